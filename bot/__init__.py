@@ -1,0 +1,1 @@
+"""ancath-bot: an IRC referee for An Cath percentile-dice duels."""

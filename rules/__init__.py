@@ -1,0 +1,5 @@
+"""Pure rules engines: no I/O, no clock, no randomness, no chat prose.
+
+Each system exposes ``apply(state, command) -> (new_state, events)``; rolls are
+commands carrying their number, and every state says who must act or roll next.
+"""

@@ -1,0 +1,277 @@
+"""The fight's state: frozen values that the engine replaces, never mutates.
+
+A :class:`FightState` holds both fighters, the range, the turn, the action being
+resolved and :attr:`FightState.awaiting`: who must act or roll next, and for what.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from rules.ancath.sheet import Sheet
+from rules.ancath.tables import Location, Weapon
+
+__all__ = [
+    "Action",
+    "ActionContext",
+    "Awaiting",
+    "Bonus",
+    "BonusUse",
+    "Defence",
+    "Defences",
+    "Ending",
+    "FightState",
+    "Fighter",
+    "Kind",
+    "Loadout",
+    "Need",
+    "Outcome",
+    "Range",
+    "RollFor",
+    "Severity",
+    "Strike",
+]
+
+
+class Kind(Enum):
+    """Fight kinds (R3.1)."""
+
+    PRACTICE = "practice"
+    DUEL = "duel"
+    MORTAL = "mortal"
+
+
+class Range(Enum):
+    STANDARD = "standard"
+    CLOSE = "close"
+
+
+class Severity(Enum):
+    WOUND = "wound"
+    DISABLED = "disabled"
+
+
+class Defence(Enum):
+    DODGE = "dodge"
+    BLOCK = "block"
+    PARRY = "parry"
+    LUCK = "luck"
+
+
+class Action(Enum):
+    ATTACK = "attack"
+    DOUBLE = "double"
+    PRESS = "press"
+    TEST = "test"
+    YIELD = "yield"
+    CLOSE = "close"
+    OPEN = "open"
+    FLEE = "flee"
+    FREE_ATTACK = "free-attack"
+    """A slow weapon's missed swing gives the foe this (R4.10); not a turn."""
+
+
+class BonusUse(Enum):
+    """Where a Test bonus goes (R4.5)."""
+
+    ATTACK = "attack"
+    DEFENCE = "defence"
+    REDUCE = "reduce"
+
+
+class Need(Enum):
+    """What the fight waits for."""
+
+    ORDER = "order"
+    """The initiative winner chooses to act first or second (R3.6)."""
+    ACTION = "action"
+    DEFENCE = "defence"
+    """The defender picks a defence against the next successful attack (R5.1)."""
+    YIELD_ANSWER = "yield-answer"
+    FLEE_ANSWER = "flee-answer"
+    """Stop the flight, or take the last turn at once (R4.8)."""
+    LAST_TURN = "last-turn"
+    """The stop failed: Attack, Double or Press as the last turn (R4.8)."""
+    ROLL = "roll"
+
+
+class RollFor(Enum):
+    """What a pending d100 roll decides."""
+
+    INITIATIVE = "initiative"
+    ATTACK = "attack"
+    TEST = "test"
+    DEFENCE = "defence"
+    DAMAGE = "damage"
+    MANOEUVRE = "manoeuvre"
+    """The actor's own Dodge to Close or Open (R4.7)."""
+    RESIST = "resist"
+    """The opponent's Dodge against a Close or Open (R4.12)."""
+    STOP = "stop"
+    """The opponent's Dodge to stop a flight (R4.8)."""
+
+
+class Ending(Enum):
+    KILL = "kill"
+    FIRST_BLOOD = "first-blood"
+    YIELD = "yield"
+    ESCAPE = "escape"
+    FORFEIT = "forfeit"
+    MODERATOR = "moderator"
+    DRAW = "draw"
+
+
+@dataclass(frozen=True, slots=True)
+class Loadout:
+    """Weapon and grip, fixed at the first action (R3.4)."""
+
+    weapon: Weapon
+    shield: bool = False
+    two_handed: bool = False
+    """Spear in both hands (+10 while both arms are uninjured, R4.1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Defences:
+    """Defensive scores, computed with the loadout and never recalculated (R3.5, R6.6)."""
+
+    dodge: int
+    block: int | None
+    parry: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bonus:
+    """A Test bonus (R4.4, R4.5)."""
+
+    amount: int
+    earned_turn: int
+    use: BonusUse | None = None
+    """None until declared; undeclared it acts as ``REDUCE``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fighter:
+    sheet: Sheet
+    loadout: Loadout
+    defences: Defences
+    weapon: Weapon
+    """The weapon in hand: the loadout's, or a secondary one once drawn (R6.5)."""
+    injuries: Mapping[Location, Severity]
+    must_draw: bool = False
+    """A two-hander's weapon arm was disabled: the next turn is spent drawing (R6.5)."""
+    dodge_only: bool = False
+    """Between that disable and the first turn with the new weapon: Dodge or Luck only."""
+    press_penalty: bool = False
+    """Pressed or club/shortsword-Doubled: Luck only in the opponent's next turn (R5.4)."""
+    pair_doubled: bool = False
+    """Doubled with the pair: no Block in the opponent's next turn (R4.2)."""
+    bonus: Bonus | None = None
+    earned: Bonus | None = None
+    """A bonus won this turn; it replaces ``bonus`` when the turn ends (R4.5)."""
+
+    @property
+    def name(self) -> str:
+        return self.sheet.name
+
+    def disabled(self, location: Location) -> bool:
+        return self.injuries.get(location) is Severity.DISABLED
+
+    def injured(self, location: Location) -> bool:
+        return location in self.injuries
+
+    @property
+    def down(self) -> bool:
+        """A disabled leg puts the warrior on the ground (R6.5)."""
+        return self.disabled(Location.RIGHT_LEG) or self.disabled(Location.LEFT_LEG)
+
+    @property
+    def armless(self) -> bool:
+        """Both arms disabled: only Yield and Flee remain (R6.5)."""
+        return self.disabled(Location.WEAPON_ARM) and self.disabled(Location.OFF_ARM)
+
+
+@dataclass(frozen=True, slots=True)
+class Strike:
+    """One roll of an action against the other side, and what came of it.
+
+    Chances are recorded when the roll is made, so a bonus declared before a roll
+    counts for it (R4.5).
+    """
+
+    weapon: Weapon | None
+    """The weapon whose damage rating decides severity; None for a Test."""
+    roll: int | None = None
+    chance: int | None = None
+    defence: Defence | None = None
+    defence_roll: int | None = None
+    defence_chance: int | None = None
+    damage_roll: int | None = None
+
+    @property
+    def hit(self) -> bool:
+        return self.roll is not None and succeeds(self.roll, self.chance or 0)
+
+    @property
+    def defended(self) -> bool:
+        return self.defence_roll is not None and succeeds(
+            self.defence_roll, self.defence_chance or 0
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ActionContext:
+    """The action being resolved, roll by roll (R4.11)."""
+
+    action: Action
+    actor: int
+    strikes: tuple[Strike, ...] = ()
+    defences_used: frozenset[Defence] = frozenset()
+    """The defender's once-per-turn defences used in this turn (R5.1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Awaiting:
+    """Who the fight waits for, and for what."""
+
+    side: int
+    need: Need
+    roll_for: RollFor | None = None
+    chance: int | None = None
+    """For a roll: the chance it is made against (None for initiative and damage)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    ending: Ending
+    winner: int | None
+    """0 (challenger), 1 (defender), or None for a draw."""
+    prisoner: bool = False
+    ransom: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FightState:
+    kind: Kind
+    fighters: tuple[Fighter, Fighter]
+    awaiting: Awaiting | None
+    """None once the fight is over."""
+    range: Range = Range.STANDARD
+    turn: int = 0
+    """Numbered from 1; a free attack is not a turn, a flight's last turn is (R4.8)."""
+    actor: int | None = None
+    started: bool = False
+    """An action has been taken: loadouts are fixed (R3.4)."""
+    initiative: tuple[int | None, int | None] = (None, None)
+    """This round's initiative rolls, challenger first (R3.6)."""
+    fleeing: int | None = None
+    """The side whose flight is being answered (R4.8)."""
+    context: ActionContext | None = None
+    outcome: Outcome | None = None
+
+
+def succeeds(roll: int, chance: int) -> bool:
+    """1 always succeeds, 100 always fails, else roll <= chance (R1.1)."""
+    return roll == 1 or (roll != 100 and roll <= chance)

@@ -1,0 +1,1 @@
+"""Persistence layer for ancath-bot (SQLAlchemy; SQLite by default)."""
