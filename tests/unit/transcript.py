@@ -1,0 +1,116 @@
+"""Write An Cath tests as duel transcripts.
+
+    state, events = play(state, '''
+        Olaf: first
+        Olaf: attack
+        Olaf rolls 23        # the attack hits
+        Gorbag: dodge
+        Gorbag rolls 80      # the dodge fails
+        Olaf rolls 5         # damage: Kill
+    ''')
+
+A line is ``<Name>: <verb> [args]`` for a decision, ``<Name> rolls <n>`` for a d100
+roll, or ``mod: end <Name>|draw`` for a moderator. ``#`` starts a comment. Every line
+is applied through ``rules.ancath.apply``; a refused line raises as the engine does.
+"""
+
+from __future__ import annotations
+
+from rules.ancath import apply, start
+from rules.ancath.commands import (
+    AcceptYield,
+    Act,
+    ChooseOrder,
+    Command,
+    DeclareBonus,
+    Defend,
+    Forfeit,
+    ModeratorEnd,
+    RejectYield,
+    Roll,
+    Stop,
+    Wield,
+)
+from rules.ancath.events import Event
+from rules.ancath.sheet import Sheet, create_warrior
+from rules.ancath.state import Action, BonusUse, Defence, FightState, Kind
+from rules.ancath.tables import Armour, Culture, Skill, Weapon
+
+__all__ = ["command", "fight", "play", "warrior"]
+
+
+def warrior(
+    name: str,
+    culture: str,
+    *skills: str,
+    armour: str | None = None,
+    bp: int = 0,
+    **levels: int,
+) -> Sheet:
+    """A sheet: ``warrior("Olaf", "free-clans", "broadsword", "shield", broadsword=60)``."""
+    sheet, _ = create_warrior(
+        name,
+        Culture(culture),
+        [Skill(s) for s in skills],
+        Armour(armour) if armour else None,
+        fairy_open=True,
+    )
+    skills_map = dict(sheet.skills)
+    for skill, value in levels.items():
+        skills_map[Skill(skill)] = value
+    return Sheet(sheet.name, sheet.culture, sheet.armour, skills_map, bp=bp)
+
+
+def fight(kind: str, challenger: Sheet, defender: Sheet) -> FightState:
+    """A fresh fight; ``kind`` is practice, duel or mortal."""
+    state, _ = start(Kind(kind), challenger, defender)
+    return state
+
+
+def command(state: FightState, line: str) -> Command:
+    """Parse one transcript line against the fight's warrior names."""
+    line = line.split("#", 1)[0].strip()
+    sides = {f.name.casefold(): i for i, f in enumerate(state.fighters)}
+    if line.startswith("mod:"):
+        words = line[4:].split()
+        assert words[0] == "end", line
+        winner = None if words[1] == "draw" else sides[words[1].casefold()]
+        return ModeratorEnd(winner, " ".join(words[2:]) or "test")
+    if " rolls " in line:
+        who, value = line.split(" rolls ")
+        return Roll(sides[who.strip().casefold()], int(value))
+    who, rest = line.split(":", 1)
+    side = sides[who.strip().casefold()]
+    verb, *args = rest.split()
+    if verb in ("first", "second"):
+        return ChooseOrder(side, verb == "first")
+    if verb in {d.value for d in Defence}:
+        return Defend(side, Defence(verb))
+    if verb == "accept":
+        prisoner = None
+        if args and args[0] in ("prisoner", "release"):
+            prisoner = args[0] == "prisoner"
+        ransom = " ".join(args[2:]) if args[1:2] == ["ransom"] else None
+        return AcceptYield(side, prisoner, ransom)
+    if verb == "reject":
+        return RejectYield(side)
+    if verb == "stop":
+        return Stop(side)
+    if verb == "forfeit":
+        return Forfeit(side)
+    if verb == "bonus":
+        return DeclareBonus(side, BonusUse(args[0]))
+    if verb == "wield":
+        return Wield(side, Weapon(args[0]), "shield" in args, "two-handed" in args)
+    return Act(side, Action(verb))
+
+
+def play(state: FightState, script: str) -> tuple[FightState, list[Event]]:
+    """Apply every line of a transcript; return the last state and all events."""
+    events: list[Event] = []
+    for raw in script.strip().splitlines():
+        if not raw.split("#", 1)[0].strip():
+            continue
+        state, new = apply(state, command(state, raw))
+        events.extend(new)
+    return state, events
