@@ -1,0 +1,170 @@
+"""The database tables, as SQLAlchemy 2 typed ORM classes.
+
+Warriors keep *cached* totals (BP, spent BP, skills, status, captor); the ledger is the
+truth they derive from (R7.3), and ``storage.ledger.verify`` proves the two agree.
+A fight is its setup plus an append-only command list; events are logged beside it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstraint, text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = [
+    "Base",
+    "Fight",
+    "FightCommand",
+    "FightEvent",
+    "FightSide",
+    "LedgerHead",
+    "LedgerRow",
+    "Setting",
+    "Warrior",
+]
+
+
+class Base(DeclarativeBase):
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON}
+
+
+class Warrior(Base):
+    __tablename__ = "warriors"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(24))
+    name_key: Mapped[str] = mapped_column(String(24), unique=True)
+    """The name case-folded: names are unique case-insensitively (R2.5)."""
+    owner: Mapped[str] = mapped_column(String(120), index=True)
+    system: Mapped[str] = mapped_column(String(16), default="ancath")
+    culture: Mapped[str | None] = mapped_column(String(16))
+    armour: Mapped[str | None] = mapped_column(String(16))
+    skills: Mapped[dict[str, Any]]
+    """Cache: skill name to percent, derived from the ledger."""
+    bp: Mapped[int] = mapped_column(default=0)
+    """Cache: BP total in tenths, the sum of the ledger's ``bp`` column."""
+    bp_spent: Mapped[int] = mapped_column(default=0)
+    """Cache: whole BP spent, the sum of the ledger's ``spent`` column."""
+    status: Mapped[str] = mapped_column(String(10), default="free")
+    captor_id: Mapped[int | None] = mapped_column(ForeignKey("warriors.id"))
+    created_at: Mapped[str] = mapped_column(String(32))
+
+
+class LedgerRow(Base):
+    """One append-only change of BP, skills, status or captor (R7.3)."""
+
+    __tablename__ = "ledger"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    warrior_id: Mapped[int] = mapped_column(ForeignKey("warriors.id"), index=True)
+    entry: Mapped[str] = mapped_column(String(24))
+    """created, award, spend, moderator-bp, moderator-skill, death, prisoner-taken,
+    prisoner-freed, or reversal (an undo taking back an earlier row)."""
+    bp: Mapped[int] = mapped_column(default=0)
+    """Tenths of BP actually added (negative to take away)."""
+    spent: Mapped[int] = mapped_column(default=0)
+    skill: Mapped[str | None] = mapped_column(String(16))
+    skill_value: Mapped[int | None]
+    """The skill's new value, when ``skill`` is set."""
+    status: Mapped[str | None] = mapped_column(String(10))
+    """The warrior's new status, when it changes."""
+    captor_id: Mapped[int | None] = mapped_column(Integer)
+    detail: Mapped[dict[str, Any] | None]
+    actor: Mapped[str] = mapped_column(String(120))
+    moderator: Mapped[str | None] = mapped_column(String(120))
+    fight_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    command_seq: Mapped[int | None]
+    reason: Mapped[str] = mapped_column(String(400))
+    created_at: Mapped[str] = mapped_column(String(32))
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class LedgerHead(Base):
+    """The chain's newest row; locked by every append so the chain never forks."""
+
+    __tablename__ = "ledger_head"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    last_id: Mapped[int] = mapped_column(default=0)
+    last_hash: Mapped[str] = mapped_column(String(64))
+
+
+class Fight(Base):
+    __tablename__ = "fights"
+    __table_args__ = (
+        Index(
+            "one_open_fight_per_channel", "channel", unique=True,
+            sqlite_where=text("active"), postgresql_where=text("active"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    channel: Mapped[str] = mapped_column(String(64))
+    system: Mapped[str] = mapped_column(String(16))
+    kind: Mapped[str] = mapped_column(String(16))
+    setup: Mapped[dict[str, Any]]
+    """What the rules system's ``start`` needs: the sheets as they were at the start."""
+    active: Mapped[bool] = mapped_column(default=True)
+    started_at: Mapped[str] = mapped_column(String(32))
+    ended_at: Mapped[str | None] = mapped_column(String(32))
+    ending: Mapped[str | None] = mapped_column(String(16))
+    winner: Mapped[int | None]
+    """The winning side, 0 (challenger) or 1 (defender); None for a draw."""
+
+
+class FightSide(Base):
+    """A warrior's seat in a fight; one active seat per warrior (R3.3), in the database."""
+
+    __tablename__ = "fight_sides"
+    __table_args__ = (
+        Index(
+            "one_open_fight_per_warrior", "warrior_id", unique=True,
+            sqlite_where=text("active"), postgresql_where=text("active"),
+        ),
+    )
+
+    fight_id: Mapped[int] = mapped_column(ForeignKey("fights.id"), primary_key=True)
+    side: Mapped[int] = mapped_column(primary_key=True)
+    warrior_id: Mapped[int] = mapped_column(ForeignKey("warriors.id"))
+    account: Mapped[str] = mapped_column(String(120))
+    """Who plays this side."""
+    active: Mapped[bool] = mapped_column(default=True)
+
+
+class FightCommand(Base):
+    """One accepted command, rolls included; an ``Undo`` record cuts the list (R8.1)."""
+
+    __tablename__ = "fight_commands"
+    __table_args__ = (UniqueConstraint("fight_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    fight_id: Mapped[int] = mapped_column(ForeignKey("fights.id"))
+    seq: Mapped[int]
+    command: Mapped[dict[str, Any]]
+    actor: Mapped[str] = mapped_column(String(120))
+    """The account that sent it, or ``bot`` for a roll the bot made."""
+    created_at: Mapped[str] = mapped_column(String(32))
+
+
+class FightEvent(Base):
+    """The duel log: the events each command caused, in order (seq 0 is the start)."""
+
+    __tablename__ = "fight_events"
+    __table_args__ = (UniqueConstraint("fight_id", "seq", "idx"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    fight_id: Mapped[int] = mapped_column(ForeignKey("fights.id"))
+    seq: Mapped[int]
+    idx: Mapped[int]
+    event: Mapped[dict[str, Any]]
+
+
+class Setting(Base):
+    __tablename__ = "settings"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[dict[str, Any]]
+    updated_by: Mapped[str] = mapped_column(String(120))
+    updated_at: Mapped[str] = mapped_column(String(32))

@@ -1,0 +1,497 @@
+"""The unit of work the bot talks to: one transaction per accepted command.
+
+Every method opens its own transaction and commits it whole or not at all. A fight
+command, the events it caused, the ledger rows they imply and the warrior caches they
+change are written together (``record``); a refused command never reaches here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from rules.ancath.events import BPAwarded, PrisonerTaken, WarriorSlain
+from rules.ancath.sheet import Sheet, Status, add_bp, buy_skill, set_skill
+from rules.ancath.tables import Armour, Culture, Skill
+from rules.codec import encode
+from rules.system import RuleSystem
+from rules.systems import SYSTEMS
+from storage import ledger
+from storage.models import (
+    Fight,
+    FightCommand,
+    FightEvent,
+    FightSide,
+    LedgerRow,
+    Setting,
+    Warrior,
+)
+
+__all__ = [
+    "Busy",
+    "DuplicateName",
+    "OpenFight",
+    "StorageError",
+    "Store",
+    "UnknownWarrior",
+    "WarriorRecord",
+]
+
+UNDO = "Undo"
+"""The ``type`` of a fight-log record that cuts the command list back (R8.1)."""
+
+
+class StorageError(Exception):
+    """A request the records refuse; the message says why."""
+
+
+class DuplicateName(StorageError):
+    pass
+
+
+class UnknownWarrior(StorageError):
+    pass
+
+
+class Busy(StorageError):
+    """A warrior or channel already has an open fight (R3.3), enforced by the database."""
+
+
+@dataclass(frozen=True, slots=True)
+class WarriorRecord:
+    id: int
+    sheet: Sheet
+    owner: str
+    captor: str | None
+    in_fight: bool
+
+
+@dataclass(frozen=True, slots=True)
+class OpenFight:
+    """An unfinished fight as the bot holds it: rebuilt from its commands."""
+
+    id: int
+    channel: str
+    system: RuleSystem
+    kind: str
+    sheets: tuple[Any, ...]
+    accounts: tuple[str, ...]
+    state: Any
+    commands: tuple[Any, ...]
+    """The effective command list (undone commands left out)."""
+    seq: int
+    """The last sequence number written for this fight."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _sheet(row: Warrior) -> Sheet:
+    return Sheet(
+        row.name,
+        Culture(row.culture),
+        Armour(row.armour),
+        {Skill(k): v for k, v in row.skills.items()},
+        row.bp,
+        row.bp_spent,
+        Status(row.status),
+    )
+
+
+class Store:
+    """Warriors, the ledger, settings and fights over one SQLAlchemy engine."""
+
+    def __init__(self, engine: Engine, clock: Callable[[], str] = _now) -> None:
+        self.engine = engine
+        self._clock = clock
+
+    @contextmanager
+    def _tx(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    # -- warriors -----------------------------------------------------------------------
+
+    def _warrior_row(self, session: Session, name: str, lock: bool = False) -> Warrior:
+        query = select(Warrior).where(Warrior.name_key == name.casefold())
+        row = session.scalars(query.with_for_update() if lock else query).one_or_none()
+        if row is None:
+            raise UnknownWarrior(f"no warrior named {name}")
+        return row
+
+    def _record(self, session: Session, row: Warrior) -> WarriorRecord:
+        captor = session.get_one(Warrior, row.captor_id).name if row.captor_id else None
+        seated = session.scalar(
+            select(func.count()).select_from(FightSide)
+            .where(FightSide.warrior_id == row.id, FightSide.active)
+        )
+        return WarriorRecord(row.id, _sheet(row), row.owner, captor, bool(seated))
+
+    def create_warrior(self, sheet: Sheet, owner: str, actor: str | None = None) -> WarriorRecord:
+        """Add a new warrior and its ``created`` ledger row."""
+        now = self._clock()
+        skills = {s.value: v for s, v in sheet.skills.items()}
+        try:
+            with self._tx() as session:
+                row = Warrior(
+                    name=sheet.name, name_key=sheet.name.casefold(), owner=owner,
+                    system="ancath", culture=sheet.culture.value, armour=sheet.armour.value,
+                    skills=skills, bp=0, bp_spent=0, status="free", created_at=now,
+                )
+                session.add(row)
+                session.flush()
+                ledger.append(
+                    session, warrior_id=row.id, entry="created", detail={"skills": skills},
+                    actor=actor or owner, reason="warrior created", created_at=now,
+                )
+                return self._record(session, row)
+        except IntegrityError as error:
+            raise DuplicateName(f"the name {sheet.name} is taken") from error
+
+    def warrior(self, name: str) -> WarriorRecord:
+        with self._tx() as session:
+            return self._record(session, self._warrior_row(session, name))
+
+    def warriors(self, owner: str | None = None) -> list[WarriorRecord]:
+        with self._tx() as session:
+            query = select(Warrior).order_by(Warrior.name_key)
+            if owner is not None:
+                query = query.where(Warrior.owner == owner)
+            return [self._record(session, row) for row in session.scalars(query)]
+
+    def buy_skill(self, name: str, skill: Skill, actor: str) -> WarriorRecord:
+        """Spend BP on a skill, outside any fight (R2.8)."""
+        with self._tx() as session:
+            row = self._warrior_row(session, name, lock=True)
+            if self._record(session, row).in_fight:
+                raise Busy(f"{row.name} is in a fight; buy skills after it")
+            sheet, (bought,) = buy_skill(_sheet(row), skill)
+            self._apply_sheet(row, sheet)
+            ledger.append(
+                session, warrior_id=row.id, entry="spend", spent=bought.cost,
+                skill=skill.value, skill_value=bought.new, actor=actor,
+                reason=f"bought {skill.value} {bought.old}->{bought.new}",
+                created_at=self._clock(),
+            )
+            return self._record(session, row)
+
+    def adjust_bp(self, name: str, tenths: int, moderator: str, reason: str) -> int:
+        """A moderator's BP change (R8.1); returns the tenths actually applied (R2.6)."""
+        with self._tx() as session:
+            row = self._warrior_row(session, name, lock=True)
+            sheet, (changed,) = add_bp(_sheet(row), tenths)
+            self._apply_sheet(row, sheet)
+            ledger.append(
+                session, warrior_id=row.id, entry="moderator-bp", bp=changed.applied,
+                actor=moderator, moderator=moderator, reason=reason, created_at=self._clock(),
+            )
+            return changed.applied
+
+    def set_skill(self, name: str, skill: Skill, value: int, moderator: str, reason: str) -> None:
+        """A moderator sets a skill (R8.1)."""
+        with self._tx() as session:
+            row = self._warrior_row(session, name, lock=True)
+            sheet, _ = set_skill(_sheet(row), skill, value)
+            self._apply_sheet(row, sheet)
+            ledger.append(
+                session, warrior_id=row.id, entry="moderator-skill", skill=skill.value,
+                skill_value=value, actor=moderator, moderator=moderator, reason=reason,
+                created_at=self._clock(),
+            )
+
+    def free(self, name: str, actor: str, reason: str, moderator: str | None = None) -> None:
+        """Release a prisoner; the bot checks that ``actor`` is the captor or a moderator."""
+        with self._tx() as session:
+            row = self._warrior_row(session, name, lock=True)
+            if row.status != "prisoner":
+                raise StorageError(f"{row.name} is not a prisoner")
+            row.status, row.captor_id = "free", None
+            ledger.append(
+                session, warrior_id=row.id, entry="prisoner-freed", status="free",
+                actor=actor, moderator=moderator, reason=reason, created_at=self._clock(),
+            )
+
+    def captor_account(self, name: str) -> str | None:
+        """The owner of the warrior holding ``name`` prisoner."""
+        with self._tx() as session:
+            row = self._warrior_row(session, name)
+            captor = session.get(Warrior, row.captor_id) if row.captor_id else None
+            return captor.owner if captor else None
+
+    @staticmethod
+    def _apply_sheet(row: Warrior, sheet: Sheet) -> None:
+        row.skills = {s.value: v for s, v in sheet.skills.items()}
+        row.bp, row.bp_spent = sheet.bp, sheet.bp_spent
+
+    # -- settings -----------------------------------------------------------------------
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        with self._tx() as session:
+            row = session.get(Setting, key)
+            return row.value.get("value", default) if row else default
+
+    def set_setting(self, key: str, value: Any, actor: str) -> None:
+        with self._tx() as session:
+            row = session.get(Setting, key)
+            if row is None:
+                row = Setting(key=key, value={}, updated_by=actor, updated_at="")
+                session.add(row)
+            row.value, row.updated_by, row.updated_at = {"value": value}, actor, self._clock()
+
+    # -- fights -------------------------------------------------------------------------
+
+    def open_fight(
+        self,
+        channel: str,
+        system: RuleSystem,
+        kind: str,
+        sides: Sequence[tuple[str, str]],
+        actor: str,
+    ) -> tuple[OpenFight, tuple[Any, ...]]:
+        """Start a fight between ``(warrior name, account)`` sides; the database refuses
+        a second open fight for a warrior or a channel (R3.3)."""
+        now = self._clock()
+        try:
+            with self._tx() as session:
+                rows = [self._warrior_row(session, name) for name, _ in sides]
+                sheets = tuple(_sheet(row) for row in rows)
+                state, events = system.start(kind, sheets)
+                fight = Fight(
+                    channel=channel, system=system.name, kind=kind, active=True,
+                    setup={"sheets": [encode(s) for s in sheets]}, started_at=now,
+                )
+                session.add(fight)
+                session.flush()
+                for side, (row, (_, account)) in enumerate(zip(rows, sides, strict=True)):
+                    session.add(FightSide(fight_id=fight.id, side=side, warrior_id=row.id,
+                                          account=account, active=True))
+                self._log_events(session, fight.id, 0, events)
+                session.flush()
+        except IntegrityError as error:
+            raise Busy("a warrior is already fighting, or this channel has a fight") from error
+        accounts = tuple(account for _, account in sides)
+        return OpenFight(fight.id, channel, system, kind, sheets, accounts, state, (), 0), events
+
+    @staticmethod
+    def _log_events(session: Session, fight_id: int, seq: int, events: Sequence[Any]) -> None:
+        for idx, item in enumerate(events):
+            session.add(FightEvent(fight_id=fight_id, seq=seq, idx=idx, event=encode(item)))
+
+    def record(
+        self, fight: OpenFight, command: Any, actor: str, state: Any, events: Sequence[Any]
+    ) -> OpenFight:
+        """Write one accepted command with its events, ledger rows and warrior changes."""
+        seq = fight.seq + 1
+        now = self._clock()
+        with self._tx() as session:
+            session.add(FightCommand(fight_id=fight.id, seq=seq, command=encode(command),
+                                     actor=actor, created_at=now))
+            self._log_events(session, fight.id, seq, events)
+            self._ledger_from_events(session, fight, seq, events, actor, now)
+            if getattr(state, "outcome", None) is not None:
+                self._close(session, fight.id, state.outcome, now)
+        commands = (*fight.commands, command)
+        return OpenFight(fight.id, fight.channel, fight.system, fight.kind, fight.sheets,
+                         fight.accounts, state, commands, seq)
+
+    def _side_rows(self, session: Session, fight_id: int) -> list[Warrior]:
+        sides = session.scalars(
+            select(FightSide).where(FightSide.fight_id == fight_id).order_by(FightSide.side)
+        )
+        return [session.get_one(Warrior, s.warrior_id, with_for_update=True) for s in sides]
+
+    def _ledger_from_events(
+        self, session: Session, fight: OpenFight, seq: int, events: Sequence[Any],
+        actor: str, now: str,
+    ) -> None:
+        rewarding = [e for e in events if isinstance(e, BPAwarded | WarriorSlain | PrisonerTaken)]
+        if not rewarding:
+            return
+        warriors = self._side_rows(session, fight.id)
+        base = {"fight_id": fight.id, "command_seq": seq, "actor": actor, "created_at": now}
+        for item in rewarding:
+            row = warriors[item.side]
+            if isinstance(item, BPAwarded):
+                sheet, (changed,) = add_bp(_sheet(row), item.tenths)
+                row.bp = sheet.bp
+                ledger.append(session, warrior_id=row.id, entry="award", bp=changed.applied,
+                              reason=f"{fight.kind} fight: {item.reason.value}", **base)
+            elif isinstance(item, WarriorSlain):
+                row.status, row.captor_id = "dead", None
+                ledger.append(session, warrior_id=row.id, entry="death", status="dead",
+                              reason="slain in a mortal fight", **base)
+            else:
+                captor = warriors[item.captor]
+                row.status, row.captor_id = "prisoner", captor.id
+                ledger.append(session, warrior_id=row.id, entry="prisoner-taken",
+                              status="prisoner", captor_id=captor.id,
+                              detail={"ransom": item.ransom} if item.ransom else None,
+                              reason=f"taken prisoner by {captor.name}", **base)
+
+    @staticmethod
+    def _close(session: Session, fight_id: int, outcome: Any, now: str) -> None:
+        session.execute(update(Fight).where(Fight.id == fight_id).values(
+            active=False, ended_at=now, ending=outcome.ending.value, winner=outcome.winner))
+        session.execute(update(FightSide).where(FightSide.fight_id == fight_id)
+                        .values(active=False))
+
+    def undo(self, fight_id: int, moderator: str, reason: str) -> OpenFight:
+        """Append an undo record, take back the ledger rows of the undone commands, and
+        replay (R8.1). History is never deleted; a finished fight reopens."""
+        now = self._clock()
+        try:
+            with self._tx() as session:
+                fight = self._load(session, fight_id)
+                keep = fight.system.undo_point(fight.commands)
+                seq = fight.seq + 1
+                session.add(FightCommand(
+                    fight_id=fight_id, seq=seq, actor=moderator, created_at=now,
+                    command={"type": UNDO, "keep": keep, "reason": reason},
+                ))
+                kept_seqs = self._effective_seqs(session, fight_id)[:keep]
+                self._reverse_after(session, fight_id, kept_seqs, seq, moderator, reason, now)
+                row = session.get_one(Fight, fight_id)
+                if not row.active:
+                    row.active, row.ended_at, row.ending, row.winner = True, None, None, None
+                    session.execute(update(FightSide).where(FightSide.fight_id == fight_id)
+                                    .values(active=True))
+                session.flush()
+                rebuilt = self._load(session, fight_id)
+        except IntegrityError as error:
+            raise Busy("a fighter or the channel is busy in another fight") from error
+        return rebuilt
+
+    def _reverse_after(
+        self, session: Session, fight_id: int, kept: list[int], seq: int,
+        moderator: str, reason: str, now: str,
+    ) -> None:
+        """Ledger reversal rows for every row an undone command wrote."""
+        rows = session.scalars(
+            select(LedgerRow).where(LedgerRow.fight_id == fight_id, LedgerRow.entry != "reversal")
+            .order_by(LedgerRow.id)
+        ).all()
+        reversed_ids = {
+            r.detail["reverses"] for r in session.scalars(
+                select(LedgerRow).where(LedgerRow.fight_id == fight_id,
+                                        LedgerRow.entry == "reversal"))
+            if r.detail
+        }
+        for row in rows:
+            if row.command_seq in kept or row.id in reversed_ids:
+                continue
+            warrior = session.get_one(Warrior, row.warrior_id, with_for_update=True)
+            warrior.bp -= row.bp
+            status = None
+            if row.status is not None:
+                status, warrior.status, warrior.captor_id = "free", "free", None
+            ledger.append(
+                session, warrior_id=row.warrior_id, entry="reversal", bp=-row.bp,
+                status=status, detail={"reverses": row.id}, actor=moderator,
+                moderator=moderator, fight_id=fight_id, command_seq=seq,
+                reason=f"undo: {reason}", created_at=now,
+            )
+
+    @staticmethod
+    def _effective_seqs(session: Session, fight_id: int) -> list[int]:
+        seqs: list[int] = []
+        rows = session.execute(
+            select(FightCommand.seq, FightCommand.command)
+            .where(FightCommand.fight_id == fight_id).order_by(FightCommand.seq)
+        )
+        for seq, data in rows:
+            if data.get("type") == UNDO:
+                del seqs[data["keep"]:]
+            else:
+                seqs.append(seq)
+        return seqs
+
+    def _load(self, session: Session, fight_id: int) -> OpenFight:
+        fight = session.get_one(Fight, fight_id)
+        system = SYSTEMS[fight.system]
+        sheets = tuple(system.codec.decode(s) for s in fight.setup["sheets"])
+        sides = session.scalars(
+            select(FightSide).where(FightSide.fight_id == fight_id).order_by(FightSide.side)
+        ).all()
+        commands: list[Any] = []
+        last = 0
+        for seq, data in session.execute(
+            select(FightCommand.seq, FightCommand.command)
+            .where(FightCommand.fight_id == fight_id).order_by(FightCommand.seq)
+        ):
+            last = seq
+            if data.get("type") == UNDO:
+                del commands[data["keep"]:]
+            else:
+                commands.append(system.codec.decode(data))
+        state, _ = system.start(fight.kind, sheets)
+        for command in commands:
+            state, _ = system.apply(state, command)
+        return OpenFight(fight.id, fight.channel, system, fight.kind, sheets,
+                         tuple(s.account for s in sides), state, tuple(commands), last)
+
+    def open_fights(self) -> tuple[list[OpenFight], list[str]]:
+        """Every unfinished fight rebuilt by replay, and what disagreed (never patched)."""
+        fights: list[OpenFight] = []
+        problems: list[str] = []
+        with self._tx() as session:
+            for fight_id, channel in session.execute(
+                select(Fight.id, Fight.channel).where(Fight.active).order_by(Fight.id)
+            ):
+                try:
+                    fight = self._load(session, fight_id)
+                except Exception as error:  # a replay that fails is reported, not fixed
+                    problems.append(f"fight {fight_id} in {channel}: replay failed: {error}")
+                    continue
+                if getattr(fight.state, "outcome", None) is not None:
+                    problems.append(f"fight {fight_id} in {channel}: replay ends the fight "
+                                    "but it is stored as unfinished")
+                    continue
+                fights.append(fight)
+        return fights, problems
+
+    def fight(self, fight_id: int) -> OpenFight:
+        with self._tx() as session:
+            return self._load(session, fight_id)
+
+    def fight_events(self, fight_id: int) -> list[Any]:
+        with self._tx() as session:
+            system = SYSTEMS[session.get_one(Fight, fight_id).system]
+            rows = session.scalars(select(FightEvent.event).where(FightEvent.fight_id == fight_id)
+                                   .order_by(FightEvent.seq, FightEvent.idx))
+            return [system.codec.decode(data) for data in rows]
+
+    # -- audit --------------------------------------------------------------------------
+
+    def ledger(self, name: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """Ledger rows, oldest first (the last ``limit`` when given), with warrior names."""
+        with self._tx() as session:
+            query = select(LedgerRow, Warrior.name).join(Warrior,
+                                                         Warrior.id == LedgerRow.warrior_id)
+            if name is not None:
+                query = query.where(Warrior.id == self._warrior_row(session, name).id)
+            query = query.order_by(LedgerRow.id.desc())
+            if limit is not None:
+                query = query.limit(limit)
+            result = []
+            for row, warrior in reversed(session.execute(query).all()):
+                result.append({
+                    "id": row.id, "warrior": warrior, "entry": row.entry, "bp": row.bp / 10,
+                    "spent": row.spent, "skill": row.skill, "skill_value": row.skill_value,
+                    "status": row.status, "actor": row.actor, "moderator": row.moderator,
+                    "fight": row.fight_id, "reason": row.reason, "at": row.created_at,
+                    "hash": row.hash,
+                })
+            return result
+
+    def verify(self) -> list[str]:
+        """Chain, head and every cached total checked against the ledger."""
+        with self._tx() as session:
+            return ledger.verify(session)
