@@ -429,7 +429,7 @@ def _defence_problem(state: FightState, side: int, defence: Defence) -> str:
 
 def _roll(state: FightState, command: Roll, out: Out) -> FightState:
     value = command.value
-    if not 1 <= value <= 100:
+    if type(value) is not int or not 1 <= value <= 100:
         raise InvalidRoll(f"a d100 roll is 1..100, not {value}")
     awaiting = state.awaiting
     assert awaiting is not None and awaiting.roll_for is not None

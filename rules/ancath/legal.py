@@ -4,7 +4,7 @@ simulators read this instead of re-deriving the rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rules.ancath.chances import (
     action_problem,
@@ -107,8 +107,13 @@ def legal_actions(state: FightState) -> tuple[Option, ...]:
             options = [Option(AcceptYield(side))]
         options.append(Option(RejectYield(side)))
     elif need in (Need.FLEE_ANSWER, Need.LAST_TURN):
-        stop = resist_chance(state, side)
-        if need is Need.FLEE_ANSWER and stop is not None:
-            options.append(Option(Stop(side), (stop,)))
-        options += _acts(state, side, tuple(sorted(strike_actions(), key=TURN_ACTIONS.index)))
+        strikes = tuple(sorted(strike_actions(), key=TURN_ACTIONS.index))
+        if need is Need.FLEE_ANSWER:
+            stop = resist_chance(state, side)
+            if stop is not None:
+                options.append(Option(Stop(side), (stop,)))
+            # an attack now is the answerer's last turn, the next one (R4.8)
+            options += _acts(replace(state, turn=state.turn + 1), side, strikes)
+        else:
+            options += _acts(state, side, strikes)
     return tuple(options + _bonus_options(state))

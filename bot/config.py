@@ -1,0 +1,100 @@
+"""Configuration: YAML validated by pydantic, secrets from the environment.
+
+Errors name the file, the key and the problem (``config.yaml: irc.port: Input should
+be a valid integer``). With no ``irc`` section the bot serves a local console.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+__all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "load_config"]
+
+DEFAULT_DATABASE = "sqlite:///ancath.sqlite3"
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message names file, key and problem."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FloodConfig(_Strict):
+    burst: int = Field(4, ge=1, le=50)
+    """Lines sent at once before pacing starts."""
+    per_second: float = Field(1.0, gt=0, le=20)
+    """Sustained lines per second after the burst."""
+    max_backlog: int = Field(200, ge=10)
+
+
+class IrcConfig(_Strict):
+    server: str
+    port: int = Field(6697, ge=1, le=65535)
+    tls: bool = True
+    nick: str = "AnCath"
+    alt_nicks: list[str] = ["AnCath_", "AnCath__"]
+    username: str = "ancath"
+    realname: str = "An Cath referee"
+    channels: list[str] = []
+    sasl_account: str | None = None
+    sasl_password_env: str = "ANCATH_SASL_PASSWORD"
+    """The environment variable that holds the SASL password (never the file)."""
+    server_password_env: str | None = None
+    connect_timeout: float = 20.0
+    ping_idle_seconds: float = 90.0
+    ping_timeout_seconds: float = 60.0
+    reconnect_max_seconds: float = 300.0
+    flood: FloodConfig = FloodConfig()
+
+    @field_validator("channels")
+    @classmethod
+    def _channels(cls, value: list[str]) -> list[str]:
+        for channel in value:
+            if not channel.startswith(("#", "&")) or any(c in channel for c in " ,\a\r\n\0"):
+                raise ValueError(f"{channel!r} is not a channel name")
+        return value
+
+    def sasl_password(self) -> str | None:
+        return os.environ.get(self.sasl_password_env)
+
+
+class BotConfig(_Strict):
+    database: str = DEFAULT_DATABASE
+    """A SQLAlchemy URL, or a path to a SQLite file."""
+    moderators: list[str] = []
+    """Services accounts, or exact ``nick!user@host`` masks (R8.2)."""
+    fairy_folk_open: bool = False
+    rolls: Literal["auto", "manual"] = "auto"
+    turn_timeout_minutes: float = Field(10, gt=0)
+    command_prefix: str = Field("!", min_length=1, max_length=3)
+    irc: IrcConfig | None = None
+
+
+def load_config(path: str | Path | None) -> BotConfig:
+    """Read and validate a YAML file; None gives the defaults (console, SQLite)."""
+    if path is None:
+        return BotConfig()
+    source = Path(path)
+    try:
+        data = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
+    except OSError as error:
+        raise ConfigError(f"{source}: cannot read: {error.strerror}") from error
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{source}: not valid YAML: {error}") from error
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping of keys")
+    try:
+        return BotConfig.model_validate(data)
+    except ValidationError as error:
+        lines = [
+            f"{source}: {'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}"
+            for e in error.errors()
+        ]
+        raise ConfigError("\n".join(lines)) from error
