@@ -1,31 +1,138 @@
-"""Command-line entry point for ancath-bot (stub)."""
+"""The ``ancath-bot`` command line (a contract: other tools drive the bot through it).
+
+``run`` and ``console`` referee fights; ``warrior show``, ``ledger`` and ``audit
+verify`` serve leadership; ``db upgrade`` migrates the schema.
+"""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 import sys
+from typing import Any
 
-NOT_IMPLEMENTED = "ancath-bot: not implemented yet"
+from bot.config import ConfigError, load_config
+from rules.ancath.sheet import derived_test
+from storage.db import make_engine, open_database, upgrade
+from storage.store import StorageError, Store
+
+__all__ = ["main"]
+
+NOT_IMPLEMENTED = "ancath-bot: the referee itself arrives with the bot issue (run, console)"
+
+
+def _database(args: argparse.Namespace) -> str:
+    if getattr(args, "db", None):
+        return str(args.db)
+    return load_config(getattr(args, "config", None)).database
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="ancath-bot",
-        description="IRC referee bot for An Cath percentile-dice duels.",
+        prog="ancath-bot", description="IRC referee bot for An Cath percentile-dice duels."
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    sub.add_parser("run", help="connect to IRC (or a local console channel) and referee fights")
-    sub.add_parser("console", help="referee fights in a local console channel")
+
+    def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--config", help="YAML configuration file")
+        p.add_argument("--db", help="SQLAlchemy URL or SQLite file path")
+        return p
+
+    run = sub.add_parser("run", help="referee on IRC, or in a local console channel")
+    run.add_argument("--config")
+    console = with_db(sub.add_parser("console", help="one local console channel"))
+    console.add_argument("--dice", help="scripted dice: N,N,...")
+
+    warrior = sub.add_parser("warrior", help="warrior records").add_subparsers(
+        dest="action", required=True)
+    show = with_db(warrior.add_parser("show", help="one warrior"))
+    show.add_argument("name")
+    show.add_argument("--json", action="store_true")
+
+    ledger = with_db(sub.add_parser("ledger", help="the BP ledger"))
+    ledger.add_argument("--warrior")
+    ledger.add_argument("--format", choices=("json", "csv", "table"), default="table")
+
+    audit = sub.add_parser("audit", help="audit tools").add_subparsers(dest="action",
+                                                                       required=True)
+    with_db(audit.add_parser("verify", help="check the ledger chain and every total"))
+
+    db = sub.add_parser("db", help="database tools").add_subparsers(dest="action",
+                                                                    required=True)
+    with_db(db.add_parser("upgrade", help="migrate the schema to the newest revision"))
     return parser
 
 
+def _warrior_json(store: Store, name: str) -> dict[str, Any]:
+    record = store.warrior(name)
+    sheet = record.sheet
+    return {
+        "name": sheet.name,
+        "owner": record.owner,
+        "culture": sheet.culture.value,
+        "armour": sheet.armour.value,
+        "skills": {s.value: v for s, v in sorted(sheet.skills.items(), key=lambda i: i[0].value)},
+        "bp": round(sheet.bp / 10, 1),
+        "bp_spent": sheet.bp_spent,
+        "test": derived_test(sheet.bp),
+        "status": sheet.status.value,
+        "captor": record.captor,
+    }
+
+
+def _print_ledger(rows: list[dict[str, Any]], form: str) -> None:
+    if form == "json":
+        print(json.dumps(rows, indent=1))
+        return
+    columns = ["id", "at", "warrior", "entry", "bp", "spent", "skill", "skill_value", "status",
+               "actor", "moderator", "fight", "reason"]
+    if form == "csv":
+        writer = csv.DictWriter(sys.stdout, columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+        return
+    for row in rows:
+        bp = f"{row['bp']:+.1f}" if row["bp"] else ""
+        spent = f"spent {row['spent']}" if row["spent"] else ""
+        skill = f"{row['skill']}={row['skill_value']}" if row["skill"] else ""
+        who = row["actor"] + (f" (mod {row['moderator']})" if row["moderator"] else "")
+        fields = [str(row["id"]), row["at"][:19], row["warrior"], row["entry"], bp, spent,
+                  skill, row["status"] or "", who, row["reason"]]
+        print("  ".join(f for f in fields if f))
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command in ("run", "console"):
-        print(NOT_IMPLEMENTED, file=sys.stderr)
-        return 1
-    parser.error(f"unknown command: {args.command}")  # pragma: no cover
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command in ("run", "console"):
+            print(NOT_IMPLEMENTED, file=sys.stderr)
+            return 1
+        url = _database(args)
+        if args.command == "db":
+            upgrade(make_engine(url))
+            print("database schema is up to date")
+            return 0
+        store = Store(open_database(url))
+        if args.command == "warrior":
+            data = _warrior_json(store, args.name)
+            if args.json:
+                print(json.dumps(data))
+            else:
+                print("\n".join(f"{k}: {v}" for k, v in data.items()))
+            return 0
+        if args.command == "ledger":
+            _print_ledger(store.ledger(args.warrior), args.format)
+            return 0
+        problems = store.verify()
+        for problem in problems:
+            print(problem)
+        if not problems:
+            print("ledger intact; every total matches")
+        return 1 if problems else 0
+    except (ConfigError, StorageError) as error:
+        print(f"ancath-bot: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
