@@ -23,7 +23,7 @@ class RulesError(Exception):
 
 
 class InvalidSheet(RulesError):
-    """A warrior cannot be created, changed or equipped like that."""
+    """A warrior cannot be created or changed like that (a bad loadout is Unavailable)."""
 
 
 class IllegalCommand(RulesError):
@@ -43,4 +43,4 @@ class FightOver(IllegalCommand):
 
 
 class InvalidRoll(RulesError):
-    """A roll outside its die's range, or a roll nobody asked for."""
+    """A roll outside its die's range (a roll when a decision is awaited is IllegalCommand)."""
