@@ -45,7 +45,7 @@ def test_refusals_name_the_problem(text: str) -> None:
         parse(text)
 
 
-def test_scripted_dice_fail_loudly() -> None:
+def test_R1_4_scripted_dice_fail_loudly() -> None:
     dice = ScriptedDice([3])
     assert dice.roll(6) == 3
     with pytest.raises(DiceExhausted, match="ran out"):
@@ -54,7 +54,7 @@ def test_scripted_dice_fail_loudly() -> None:
         ScriptedDice([7]).roll(6)
 
 
-def test_os_dice_stay_on_the_die() -> None:
+def test_R1_4_os_dice_stay_on_the_die() -> None:
     dice = OsDice()
     assert {dice.roll(4) for _ in range(400)} == {1, 2, 3, 4}
 
