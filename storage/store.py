@@ -38,6 +38,7 @@ __all__ = [
     "Busy",
     "DuplicateName",
     "OpenFight",
+    "StaleFight",
     "StorageError",
     "Store",
     "UnknownWarrior",
@@ -62,6 +63,11 @@ class UnknownWarrior(StorageError):
 
 class Busy(StorageError):
     """A warrior or channel already has an open fight (R3.3), enforced by the database."""
+
+
+class StaleFight(StorageError):
+    """The fight moved on (another command or an undo took the next sequence number)
+    since this copy was read; reload it with ``Store.fight``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,7 +267,7 @@ class Store:
         now = self._clock()
         try:
             with self._tx() as session:
-                rows = [self._warrior_row(session, name) for name, _ in sides]
+                rows = self._lock_warriors(session, [name for name, _ in sides])
                 sheets = tuple(_sheet(row) for row in rows)
                 state, events = system.start(kind, sheets)
                 fight = Fight(
@@ -281,6 +287,28 @@ class Store:
         return OpenFight(fight.id, channel, system, kind, sheets, accounts, state, (), 0), events
 
     @staticmethod
+    def _lock(session: Session, ids: Sequence[int]) -> list[Warrior]:
+        """The warriors ``ids``, row-locked in ascending id order whatever the order asked.
+
+        Every writer that locks several warriors goes through here, and takes the ledger
+        head only after them, so two transactions over the same warriors (two challenges
+        at once, an undo beside another fight's end) queue instead of deadlocking on
+        PostgreSQL; SQLite's ``BEGIN IMMEDIATE`` serialises writers anyway."""
+        locked = {i: session.get_one(Warrior, i, with_for_update=True) for i in sorted(set(ids))}
+        return [locked[i] for i in ids]
+
+    def _lock_warriors(self, session: Session, names: Sequence[str]) -> list[Warrior]:
+        """The named warriors, locked (``_lock``): a purchase cannot slip in between
+        reading a sheet and seating its warrior."""
+        keys = [name.casefold() for name in names]
+        found = {key: id_ for key, id_ in session.execute(
+            select(Warrior.name_key, Warrior.id).where(Warrior.name_key.in_(keys)))}
+        for name, key in zip(names, keys, strict=True):
+            if key not in found:
+                raise UnknownWarrior(f"no warrior named {name}")
+        return self._lock(session, [found[key] for key in keys])
+
+    @staticmethod
     def _log_events(session: Session, fight_id: int, seq: int, events: Sequence[Any]) -> None:
         for idx, item in enumerate(events):
             session.add(FightEvent(fight_id=fight_id, seq=seq, idx=idx, event=encode(item)))
@@ -291,22 +319,28 @@ class Store:
         """Write one accepted command with its events, ledger rows and warrior changes."""
         seq = fight.seq + 1
         now = self._clock()
-        with self._tx() as session:
-            session.add(FightCommand(fight_id=fight.id, seq=seq, command=encode(command),
-                                     actor=actor, created_at=now))
-            self._log_events(session, fight.id, seq, events)
-            self._ledger_from_events(session, fight, seq, events, actor, now)
-            if getattr(state, "outcome", None) is not None:
-                self._close(session, fight.id, state.outcome, now)
+        try:
+            with self._tx() as session:
+                session.add(FightCommand(fight_id=fight.id, seq=seq, command=encode(command),
+                                         actor=actor, created_at=now))
+                self._log_events(session, fight.id, seq, events)
+                self._ledger_from_events(session, fight, seq, events, actor, now)
+                if getattr(state, "outcome", None) is not None:
+                    self._close(session, fight.id, state.outcome, now)
+        except IntegrityError as error:
+            raise StaleFight(f"fight {fight.id} already has a command {seq}: "
+                             "it changed since it was read") from error
         commands = (*fight.commands, command)
         return OpenFight(fight.id, fight.channel, fight.system, fight.kind, fight.sheets,
                          fight.accounts, state, commands, seq)
 
     def _side_rows(self, session: Session, fight_id: int) -> list[Warrior]:
-        sides = session.scalars(
-            select(FightSide).where(FightSide.fight_id == fight_id).order_by(FightSide.side)
-        )
-        return [session.get_one(Warrior, s.warrior_id, with_for_update=True) for s in sides]
+        """The fight's warriors by side, locked (``_lock``)."""
+        ids = session.scalars(
+            select(FightSide.warrior_id).where(FightSide.fight_id == fight_id)
+            .order_by(FightSide.side)
+        ).all()
+        return self._lock(session, ids)
 
     def _ledger_from_events(
         self, session: Session, fight: OpenFight, seq: int, events: Sequence[Any],
@@ -349,6 +383,7 @@ class Store:
         now = self._clock()
         try:
             with self._tx() as session:
+                self._side_rows(session, fight_id)   # warriors before the ledger head
                 fight = self._load(session, fight_id)
                 keep = fight.system.undo_point(fight.commands)
                 seq = fight.seq + 1
@@ -360,6 +395,11 @@ class Store:
                 self._reverse_after(session, fight_id, kept_seqs, seq, moderator, reason, now)
                 row = session.get_one(Fight, fight_id)
                 if not row.active:
+                    for warrior in self._side_rows(session, fight_id):
+                        if warrior.status != "free":   # dead or taken in a later fight
+                            raise StorageError(
+                                f"{warrior.name} is {warrior.status} since this fight ended; "
+                                "it cannot reopen")
                     row.active, row.ended_at, row.ending, row.winner = True, None, None, None
                     session.execute(update(FightSide).where(FightSide.fight_id == fight_id)
                                     .values(active=True))
@@ -373,7 +413,16 @@ class Store:
         self, session: Session, fight_id: int, kept: list[int], seq: int,
         moderator: str, reason: str, now: str,
     ) -> None:
-        """Ledger reversal rows for every row an undone command wrote."""
+        """Ledger reversal rows for every row an undone command wrote.
+
+        BP come back within 0..40.0 (R2.6) and the row says what was actually taken. A
+        status (dead, prisoner) goes back to free only while it is still the one this
+        fight gave: a prisoner since freed, or a warrior whose status changed in a later
+        fight, keeps the later status."""
+        latest_status = dict(session.execute(
+            select(LedgerRow.warrior_id, func.max(LedgerRow.id))
+            .where(LedgerRow.status.is_not(None)).group_by(LedgerRow.warrior_id)
+        ).all())
         rows = session.scalars(
             select(LedgerRow).where(LedgerRow.fight_id == fight_id, LedgerRow.entry != "reversal")
             .order_by(LedgerRow.id)
@@ -388,12 +437,13 @@ class Store:
             if row.command_seq in kept or row.id in reversed_ids:
                 continue
             warrior = session.get_one(Warrior, row.warrior_id, with_for_update=True)
-            warrior.bp -= row.bp
+            sheet, (changed,) = add_bp(_sheet(warrior), -row.bp)
+            warrior.bp = sheet.bp
             status = None
-            if row.status is not None:
+            if row.status is not None and latest_status.get(warrior.id) == row.id:
                 status, warrior.status, warrior.captor_id = "free", "free", None
             ledger.append(
-                session, warrior_id=row.warrior_id, entry="reversal", bp=-row.bp,
+                session, warrior_id=row.warrior_id, entry="reversal", bp=changed.applied,
                 status=status, detail={"reverses": row.id}, actor=moderator,
                 moderator=moderator, fight_id=fight_id, command_seq=seq,
                 reason=f"undo: {reason}", created_at=now,
@@ -454,8 +504,34 @@ class Store:
                     problems.append(f"fight {fight_id} in {channel}: replay ends the fight "
                                     "but it is stored as unfinished")
                     continue
+                try:
+                    differs = self._log_mismatch(session, fight)
+                except Exception as error:
+                    differs = f"its event log cannot be read: {error}"
+                if differs:
+                    problems.append(f"fight {fight_id} in {channel}: {differs}")
+                    continue
                 fights.append(fight)
         return fights, problems
+
+    def _log_mismatch(self, session: Session, fight: OpenFight) -> str | None:
+        """Where replaying the fight's commands gives other events than the ones logged
+        when they were accepted (a changed rules engine, an edited command row)."""
+        logged: dict[int, list[Any]] = {}
+        for seq, data in session.execute(
+            select(FightEvent.seq, FightEvent.event)
+            .where(FightEvent.fight_id == fight.id).order_by(FightEvent.seq, FightEvent.idx)
+        ):
+            logged.setdefault(seq, []).append(fight.system.codec.decode(data))
+        state, events = fight.system.start(fight.kind, fight.sheets)
+        if list(events) != logged.get(0, []):
+            return "replayed start differs from the event log"
+        seqs = self._effective_seqs(session, fight.id)
+        for seq, command in zip(seqs, fight.commands, strict=True):
+            state, events = fight.system.apply(state, command)
+            if list(events) != logged.get(seq, []):
+                return f"replay of command {seq} differs from the event log"
+        return None
 
     def fight(self, fight_id: int) -> OpenFight:
         with self._tx() as session:
