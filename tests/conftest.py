@@ -5,6 +5,9 @@ supports: ``sqlite`` (a file in the test's ``tmp_path``) and ``postgresql`` (a f
 created database on the server that ``ANCATH_TEST_PG_URL`` names, dropped afterwards).
 Without that variable the PostgreSQL cases skip, except under ``CI=true``, where they
 fail: CI must not pass by testing only one backend.
+
+Under ``CI=true`` hypothesis runs derandomized, so a landing never hinges on a new
+random draw; local runs keep exploring and save what they find in ``.hypothesis``.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 PG_ENV = "ANCATH_TEST_PG_URL"
 
@@ -26,6 +30,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() == "true"
+
+
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if _in_ci():
+    settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")
