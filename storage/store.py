@@ -391,7 +391,7 @@ class Store:
                     fight_id=fight_id, seq=seq, actor=moderator, created_at=now,
                     command={"type": UNDO, "keep": keep, "reason": reason},
                 ))
-                kept_seqs = self._effective_seqs(session, fight_id)[:keep]
+                kept_seqs = [seq for seq, _ in self._command_log(session, fight_id)[0][:keep]]
                 self._reverse_after(session, fight_id, kept_seqs, seq, moderator, reason, now)
                 row = session.get_one(Fight, fight_id)
                 if not row.active:
@@ -450,18 +450,21 @@ class Store:
             )
 
     @staticmethod
-    def _effective_seqs(session: Session, fight_id: int) -> list[int]:
-        seqs: list[int] = []
-        rows = session.execute(
+    def _command_log(session: Session, fight_id: int) -> tuple[list[tuple[int, Any]], int]:
+        """The effective ``(seq, command data)`` rows, undo records applied, and the
+        last sequence number written."""
+        rows: list[tuple[int, Any]] = []
+        last = 0
+        for seq, data in session.execute(
             select(FightCommand.seq, FightCommand.command)
             .where(FightCommand.fight_id == fight_id).order_by(FightCommand.seq)
-        )
-        for seq, data in rows:
+        ):
+            last = seq
             if data.get("type") == UNDO:
-                del seqs[data["keep"]:]
+                del rows[data["keep"]:]
             else:
-                seqs.append(seq)
-        return seqs
+                rows.append((seq, data))
+        return rows, last
 
     def _load(self, session: Session, fight_id: int) -> OpenFight:
         fight = session.get_one(Fight, fight_id)
@@ -470,17 +473,8 @@ class Store:
         sides = session.scalars(
             select(FightSide).where(FightSide.fight_id == fight_id).order_by(FightSide.side)
         ).all()
-        commands: list[Any] = []
-        last = 0
-        for seq, data in session.execute(
-            select(FightCommand.seq, FightCommand.command)
-            .where(FightCommand.fight_id == fight_id).order_by(FightCommand.seq)
-        ):
-            last = seq
-            if data.get("type") == UNDO:
-                del commands[data["keep"]:]
-            else:
-                commands.append(system.codec.decode(data))
+        rows, last = self._command_log(session, fight_id)
+        commands = [system.codec.decode(data) for _, data in rows]
         state, _ = system.start(fight.kind, sheets)
         for command in commands:
             state, _ = system.apply(state, command)
@@ -526,7 +520,7 @@ class Store:
         state, events = fight.system.start(fight.kind, fight.sheets)
         if list(events) != logged.get(0, []):
             return "replayed start differs from the event log"
-        seqs = self._effective_seqs(session, fight.id)
+        seqs = [seq for seq, _ in self._command_log(session, fight.id)[0]]
         for seq, command in zip(seqs, fight.commands, strict=True):
             state, events = fight.system.apply(state, command)
             if list(events) != logged.get(seq, []):
