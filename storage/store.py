@@ -467,6 +467,13 @@ class Store:
         return rows, last
 
     def _load(self, session: Session, fight_id: int) -> OpenFight:
+        return self._replay(session, fight_id)[0]
+
+    def _replay(
+        self, session: Session, fight_id: int
+    ) -> tuple[OpenFight, list[tuple[int, tuple[Any, ...]]]]:
+        """The fight rebuilt from its commands, with the events each step gave (seq 0 is
+        the start)."""
         fight = session.get_one(Fight, fight_id)
         system = SYSTEMS[fight.system]
         sheets = tuple(system.codec.decode(s) for s in fight.setup["sheets"])
@@ -475,11 +482,14 @@ class Store:
         ).all()
         rows, last = self._command_log(session, fight_id)
         commands = [system.codec.decode(data) for _, data in rows]
-        state, _ = system.start(fight.kind, sheets)
-        for command in commands:
-            state, _ = system.apply(state, command)
-        return OpenFight(fight.id, fight.channel, system, fight.kind, sheets,
-                         tuple(s.account for s in sides), state, tuple(commands), last)
+        state, events = system.start(fight.kind, sheets)
+        steps = [(0, events)]
+        for (seq, _), command in zip(rows, commands, strict=True):
+            state, events = system.apply(state, command)
+            steps.append((seq, events))
+        loaded = OpenFight(fight.id, fight.channel, system, fight.kind, sheets,
+                           tuple(s.account for s in sides), state, tuple(commands), last)
+        return loaded, steps
 
     def open_fights(self) -> tuple[list[OpenFight], list[str]]:
         """Every unfinished fight rebuilt by replay, and what disagreed (never patched)."""
@@ -490,7 +500,7 @@ class Store:
                 select(Fight.id, Fight.channel).where(Fight.active).order_by(Fight.id)
             ):
                 try:
-                    fight = self._load(session, fight_id)
+                    fight, steps = self._replay(session, fight_id)
                 except Exception as error:  # a replay that fails is reported, not fixed
                     problems.append(f"fight {fight_id} in {channel}: replay failed: {error}")
                     continue
@@ -499,7 +509,7 @@ class Store:
                                     "but it is stored as unfinished")
                     continue
                 try:
-                    differs = self._log_mismatch(session, fight)
+                    differs = self._log_mismatch(session, fight, steps)
                 except Exception as error:
                     differs = f"its event log cannot be read: {error}"
                 if differs:
@@ -508,22 +518,22 @@ class Store:
                 fights.append(fight)
         return fights, problems
 
-    def _log_mismatch(self, session: Session, fight: OpenFight) -> str | None:
-        """Where replaying the fight's commands gives other events than the ones logged
-        when they were accepted (a changed rules engine, an edited command row)."""
+    @staticmethod
+    def _log_mismatch(
+        session: Session, fight: OpenFight, steps: list[tuple[int, tuple[Any, ...]]]
+    ) -> str | None:
+        """Where the replay gave other events than the ones logged when the commands
+        were accepted (a changed rules engine, an edited command row)."""
         logged: dict[int, list[Any]] = {}
         for seq, data in session.execute(
             select(FightEvent.seq, FightEvent.event)
             .where(FightEvent.fight_id == fight.id).order_by(FightEvent.seq, FightEvent.idx)
         ):
             logged.setdefault(seq, []).append(fight.system.codec.decode(data))
-        state, events = fight.system.start(fight.kind, fight.sheets)
-        if list(events) != logged.get(0, []):
-            return "replayed start differs from the event log"
-        seqs = [seq for seq, _ in self._command_log(session, fight.id)[0]]
-        for seq, command in zip(seqs, fight.commands, strict=True):
-            state, events = fight.system.apply(state, command)
+        for seq, events in steps:
             if list(events) != logged.get(seq, []):
+                if seq == 0:
+                    return "replayed start differs from the event log"
                 return f"replay of command {seq} differs from the event log"
         return None
 
