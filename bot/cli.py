@@ -12,14 +12,17 @@ import json
 import sys
 from typing import Any
 
+from bot.app import build_referee
 from bot.config import ConfigError, load_config
+from bot.console import DEFAULT_CHANNEL, serve
+from bot.dice import DiceExhausted, DiceSource, ScriptedDice
 from rules.ancath.sheet import derived_test
 from storage.db import make_engine, open_database, upgrade
 from storage.store import StorageError, Store
 
 __all__ = ["main"]
 
-NOT_IMPLEMENTED = "ancath-bot: the referee itself arrives with the bot issue (run, console)"
+IRC_PENDING = "ancath-bot: the IRC transport arrives with the IRC issue; remove the irc section"
 
 
 def _database(args: argparse.Namespace) -> str:
@@ -102,12 +105,42 @@ def _print_ledger(rows: list[dict[str, Any]], form: str) -> None:
         print("  ".join(f for f in fields if f))
 
 
+def _dice(text: str | None) -> DiceSource | None:
+    if text is None:
+        return None
+    try:
+        return ScriptedDice(int(n) for n in text.split(",") if n.strip())
+    except ValueError:
+        raise ConfigError("--dice takes whole numbers separated by commas: 57,12,90") from None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    """``run`` and ``console``: a console channel on stdin until end of input."""
+    config = load_config(args.config)
+    if args.command == "run" and config.irc is not None:
+        print(IRC_PENDING, file=sys.stderr)
+        return 1
+    dice = _dice(getattr(args, "dice", None))
+    referee = build_referee(config, database=getattr(args, "db", None), dice=dice)
+    if sys.stdin.isatty():
+        print(f"ancath-bot: console channel {DEFAULT_CHANNEL}; type '<nick> <message>', "
+              "e.g. 'ann !help'; Ctrl-D quits", file=sys.stderr)
+    try:
+        serve(referee, sys.stdin, lambda line: print(line, flush=True))
+    except DiceExhausted as error:
+        print(f"ancath-bot: {error}", file=sys.stderr)
+        return 3
+    if isinstance(dice, ScriptedDice) and dice.left:
+        print(f"ancath-bot: {dice.left} scripted dice left over", file=sys.stderr)
+        return 4
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command in ("run", "console"):
-            print(NOT_IMPLEMENTED, file=sys.stderr)
-            return 1
+            return _serve(args)
         url = _database(args)
         if args.command == "db":
             upgrade(make_engine(url))

@@ -78,6 +78,10 @@ class ScriptedDice:
         self.used += 1
         return value
 
+    def push(self, *numbers: int) -> None:
+        """Script more numbers (a test adding the next turn's rolls)."""
+        self._numbers.extend(numbers)
+
     @property
     def left(self) -> int:
         return len(self._numbers) - self.used

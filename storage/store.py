@@ -314,9 +314,11 @@ class Store:
             session.add(FightEvent(fight_id=fight_id, seq=seq, idx=idx, event=encode(item)))
 
     def record(
-        self, fight: OpenFight, command: Any, actor: str, state: Any, events: Sequence[Any]
+        self, fight: OpenFight, command: Any, actor: str, state: Any, events: Sequence[Any],
+        moderator: str | None = None,
     ) -> OpenFight:
-        """Write one accepted command with its events, ledger rows and warrior changes."""
+        """Write one accepted command with its events, ledger rows and warrior changes;
+        ``moderator`` names who ruled when a moderator's command caused them."""
         seq = fight.seq + 1
         now = self._clock()
         try:
@@ -324,7 +326,7 @@ class Store:
                 session.add(FightCommand(fight_id=fight.id, seq=seq, command=encode(command),
                                          actor=actor, created_at=now))
                 self._log_events(session, fight.id, seq, events)
-                self._ledger_from_events(session, fight, seq, events, actor, now)
+                self._ledger_from_events(session, fight, seq, events, actor, now, moderator)
                 if getattr(state, "outcome", None) is not None:
                     self._close(session, fight.id, state.outcome, now)
         except IntegrityError as error:
@@ -344,13 +346,14 @@ class Store:
 
     def _ledger_from_events(
         self, session: Session, fight: OpenFight, seq: int, events: Sequence[Any],
-        actor: str, now: str,
+        actor: str, now: str, moderator: str | None = None,
     ) -> None:
         rewarding = [e for e in events if isinstance(e, BPAwarded | WarriorSlain | PrisonerTaken)]
         if not rewarding:
             return
         warriors = self._side_rows(session, fight.id)
-        base = {"fight_id": fight.id, "command_seq": seq, "actor": actor, "created_at": now}
+        base = {"fight_id": fight.id, "command_seq": seq, "actor": actor, "created_at": now,
+                "moderator": moderator}
         for item in rewarding:
             row = warriors[item.side]
             if isinstance(item, BPAwarded):

@@ -1,0 +1,38 @@
+"""The local console channel: stdin lines in, ``<target> <text>`` lines out.
+
+A line is ``<nick> <message>`` for the default channel, or ``<#channel> <nick>
+<message>`` for another. On the console a nick is its own account, so moderators are
+listed by nick in the configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from bot.messages import Incoming, Sender
+from bot.referee import Referee
+
+__all__ = ["DEFAULT_CHANNEL", "parse_line", "serve"]
+
+DEFAULT_CHANNEL = "#console"
+
+
+def parse_line(line: str) -> Incoming | None:
+    """The message a console line stands for; None for a blank or one-word line."""
+    words = line.strip().split(" ", 2 if line.startswith(("#", "&")) else 1)
+    channel = DEFAULT_CHANNEL
+    if words and words[0].startswith(("#", "&")):
+        channel, words = words[0], words[1:]
+    if len(words) < 2 or not words[0]:
+        return None
+    nick, text = words
+    return Incoming(sender=Sender(nick=nick, account=nick), text=text, channel=channel)
+
+
+def serve(referee: Referee, lines: Iterable[str], write: Callable[[str], None]) -> None:
+    """Feed every line to the referee and write what it says, in order."""
+    for line in lines:
+        msg = parse_line(line)
+        out = referee.handle(msg) if msg is not None else []
+        for item in out + referee.tick():
+            write(f"{item.target} {item.text}")

@@ -1,0 +1,436 @@
+"""Fights in channels: challenges, the fighters' commands, automatic or manual rolls,
+decision time limits (R7.4) and the moderator's rulings on a fight (R8.1).
+
+One :class:`Table` per channel holds the pending challenge or the open fight. Every
+accepted engine command is recorded before anything is said about it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bot.commands import Ctx, Example, Refusal, command
+from bot.messages import Outgoing, Priority
+from bot.render import describe, prompt, status
+from rules.ancath.commands import (
+    AcceptYield,
+    Act,
+    ChooseOrder,
+    DeclareBonus,
+    Defend,
+    Forfeit,
+    ModeratorEnd,
+    RejectYield,
+    Roll,
+    Stop,
+    Wield,
+)
+from rules.ancath.state import Action, BonusUse, Defence, Need
+from rules.ancath.tables import Weapon
+from rules.systems import AN_CATH
+from storage.store import OpenFight
+
+__all__ = ["Challenge", "Table", "fight_step", "tick"]
+
+KINDS = AN_CATH.kinds
+
+
+@dataclass
+class Challenge:
+    challenger: str
+    """The challenging warrior's name."""
+    challenger_account: str
+    target: str
+    target_account: str
+    kind: str
+    expires: float
+
+
+@dataclass
+class Table:
+    channel: str
+    challenge: Challenge | None = None
+    fight: OpenFight | None = None
+    last_fight_id: int | None = None
+    """The newest fight here, open or just ended: what ``!mod undo`` works on."""
+    deadline: float | None = None
+    warned: bool = False
+    expired: bool = False
+
+    def fighting(self) -> OpenFight:
+        if self.fight is None:
+            raise Refusal("there is no fight in this channel; start one with !challenge")
+        return self.fight
+
+
+def _table(ctx: Ctx) -> Table:
+    return ctx.referee.table(ctx.channel())
+
+
+def _timeout(ctx: Ctx) -> float:
+    return ctx.referee.config.turn_timeout_minutes * 60
+
+
+def _names(fight: OpenFight) -> tuple[str, ...]:
+    return tuple(sheet.name for sheet in fight.sheets)
+
+
+# -- challenges -------------------------------------------------------------------------
+
+
+def _parse_challenge(args: list[str]) -> tuple[str, str | None, str]:
+    words = list(args)
+    kind = KINDS[0]
+    if words and words[-1].lower() in KINDS:
+        kind = words.pop().lower()
+    mine = None
+    if len(words) >= 3 and words[-2].lower() == "as":
+        mine = words.pop()
+        words.pop()
+    if len(words) != 1:
+        raise Refusal("usage: !challenge <warrior> [as <your warrior>] [practice|duel|mortal]")
+    return words[0], mine, kind
+
+
+def _own_warrior(ctx: Ctx, name: str | None) -> str:
+    """The sender's warrior by name, or their only one that is free to fight."""
+    store = ctx.referee.store
+    if name is not None:
+        record = store.warrior(name)
+        if record.owner != ctx.who:
+            raise Refusal(f"{record.sheet.name} is not yours")
+        return record.sheet.name
+    ready = [r for r in store.warriors(ctx.who)
+             if r.sheet.status.value == "free" and not r.in_fight]
+    if not ready:
+        raise Refusal("you have no warrior free to fight; make one with !create")
+    if len(ready) > 1:
+        listed = ", ".join(r.sheet.name for r in ready)
+        raise Refusal(f"say which of yours fights: add 'as <name>' ({listed})")
+    return ready[0].sheet.name
+
+
+def _ready(ctx: Ctx, name: str) -> None:
+    record = ctx.referee.store.warrior(name)
+    if record.sheet.status.value != "free":
+        raise Refusal(f"{record.sheet.name} is {record.sheet.status.value} and cannot fight")
+    if record.in_fight:
+        raise Refusal(f"{record.sheet.name} is already in a fight")
+
+
+@command("challenge", "!challenge <warrior> [as <yours>] [practice|duel|mortal]",
+         "Challenge a warrior in this channel; practice unless you say duel or mortal.",
+         group="fight", examples=(Example(
+             ("gob !create Gorbag goblin club spear", "olaf !create Olaf free-clans axe shield",
+              "olaf !challenge Gorbag duel"), "Gorbag, Olaf challenges you"),))
+def challenge(ctx: Ctx) -> None:
+    table = _table(ctx)
+    if table.fight is not None or table.challenge is not None:
+        raise Refusal("this channel already has a fight or a challenge; try another channel")
+    target_name, mine, kind = _parse_challenge(ctx.args)
+    target = ctx.referee.store.warrior(target_name)
+    if target.owner == ctx.who:
+        raise Refusal("you cannot challenge your own warrior")
+    me = _own_warrior(ctx, mine)
+    _ready(ctx, me)
+    _ready(ctx, target.sheet.name)
+    table.challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
+                                ctx.referee.clock.now() + _timeout(ctx))
+    ctx.say(f"{target.sheet.name}, {me} challenges you to a {kind} fight: "
+            f"{target.owner} may !accept or !decline.")
+
+
+@command("decline", "!decline", "Decline the challenge made to your warrior.", group="fight")
+def decline(ctx: Ctx) -> None:
+    table = _table(ctx)
+    pending = table.challenge
+    if pending is None or pending.target_account != ctx.who:
+        raise Refusal("there is no challenge to you here")
+    table.challenge = None
+    ctx.say(f"{pending.target} declines {pending.challenger}'s challenge.")
+
+
+@command("withdraw", "!withdraw", "Take back your challenge.", group="fight")
+def withdraw(ctx: Ctx) -> None:
+    table = _table(ctx)
+    pending = table.challenge
+    if pending is None or pending.challenger_account != ctx.who:
+        raise Refusal("you have no challenge here to withdraw")
+    table.challenge = None
+    ctx.say(f"{pending.challenger} withdraws the challenge.")
+
+
+def _accept_challenge(ctx: Ctx, table: Table) -> None:
+    pending = table.challenge
+    if pending is None or pending.target_account != ctx.who:
+        raise Refusal("there is no challenge to you here")
+    target = pending.target
+    if len(ctx.args) == 2 and ctx.args[0].lower() == "as":
+        target = _own_warrior(ctx, ctx.args[1])
+    elif ctx.args:
+        raise Refusal("usage: !accept [as <your warrior>]")
+    referee = ctx.referee
+    fight, events = referee.store.open_fight(
+        table.channel, AN_CATH, pending.kind,
+        [(pending.challenger, pending.challenger_account), (target, ctx.who)], ctx.who,
+    )
+    table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
+    _after(ctx, table, list(events) + _auto_rolls(ctx, table))
+
+
+# -- fight commands ---------------------------------------------------------------------
+
+
+def _side(ctx: Ctx, fight: OpenFight) -> int:
+    if ctx.who not in fight.accounts:
+        raise Refusal(f"only {' and '.join(_names(fight))}'s players act in this fight")
+    return fight.accounts.index(ctx.who)
+
+
+def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
+               moderator: str | None = None) -> list[Any]:
+    """Apply, record, then make the automatic rolls that follow; returns the events."""
+    referee = ctx.referee
+    fight = table.fighting()
+    state, events = AN_CATH.apply(fight.state, engine_command)
+    table.fight = referee.store.record(fight, engine_command, actor, state, events, moderator)
+    return list(events) + _auto_rolls(ctx, table)
+
+
+def _auto_rolls(ctx: Ctx, table: Table) -> list[Any]:
+    """In automatic mode the bot rolls every d100 the fight waits for, each recorded."""
+    referee = ctx.referee
+    collected: list[Any] = []
+    if referee.rolls_mode(table.channel) != "auto":
+        return collected
+    fight = table.fighting()
+    side = _roll_due(fight)
+    while side is not None:
+        roll = Roll(side, referee.dice.roll(100))
+        state, events = AN_CATH.apply(fight.state, roll)
+        fight = table.fight = referee.store.record(fight, roll, "bot", state, events)
+        collected.extend(events)
+        side = _roll_due(fight)
+    return collected
+
+
+def _roll_due(fight: OpenFight) -> int | None:
+    awaiting = fight.state.awaiting
+    return awaiting.side if awaiting is not None and awaiting.need is Need.ROLL else None
+
+
+def _after(ctx: Ctx, table: Table, events: list[Any]) -> None:
+    """Say the turn in one line and the next move in another; reset the clock."""
+    fight = table.fighting()
+    ctx.say(describe(events, _names(fight)))
+    if fight.state.outcome is not None:
+        table.fight, table.deadline = None, None
+        return
+    manual = ctx.referee.rolls_mode(table.channel) == "manual"
+    ctx.say(prompt(fight.state, manual))
+    table.deadline = ctx.referee.clock.now() + _timeout(ctx)
+    table.warned = table.expired = False
+
+
+def _act(ctx: Ctx, make: Any) -> None:
+    table = _table(ctx)
+    fight = table.fighting()
+    side = _side(ctx, fight)
+    _after(ctx, table, fight_step(ctx, table, make(side), ctx.who))
+
+
+def _register_action(action: Action, summary: str) -> None:
+    command(action.value, f"!{action.value}", summary, group="fight")(
+        lambda ctx: _act(ctx, lambda side: Act(side, action)))
+
+
+def _register_defence(defence: Defence) -> None:
+    command(defence.value, f"!{defence.value}",
+            f"Defend against the next hit with {defence.value}.", group="fight")(
+        lambda ctx: _act(ctx, lambda side: Defend(side, defence)))
+
+
+for _action, _summary in (
+    (Action.ATTACK, "Attack: one roll against your weapon skill."),
+    (Action.DOUBLE, "Two attacks (club, shortsword or a pair of shortswords)."),
+    (Action.PRESS, "Attack at +25; only Luck (5) to defend in the foe's next turn."),
+    (Action.TEST, "Probe for a weakness: win a bonus of 10 or 30 (!bonus)."),
+    (Action.CLOSE, "Move to close quarters (Dodge rolls)."),
+    (Action.OPEN, "Move back to standard range (Dodge rolls)."),
+    (Action.FLEE, "Run from the fight at standard range."),
+):
+    _register_action(_action, _summary)
+
+for _defence in Defence:
+    _register_defence(_defence)
+
+
+@command("yield", "!yield", "Offer to yield; the foe accepts or rejects.", group="fight")
+def yield_(ctx: Ctx) -> None:
+    _act(ctx, lambda side: Act(side, Action.YIELD))
+
+
+@command("first", "!first", "Act first (when you won the initiative).", group="fight")
+def first(ctx: Ctx) -> None:
+    _act(ctx, lambda side: ChooseOrder(side, True))
+
+
+@command("second", "!second", "Let the foe act first.", group="fight")
+def second(ctx: Ctx) -> None:
+    _act(ctx, lambda side: ChooseOrder(side, False))
+
+
+@command("stop", "!stop", "Try to cut off a fleeing foe (a Dodge roll).", group="fight")
+def stop(ctx: Ctx) -> None:
+    _act(ctx, lambda side: Stop(side))
+
+
+@command("reject", "!reject", "Reject the foe's yield: they lose their turn.", group="fight")
+def reject(ctx: Ctx) -> None:
+    _act(ctx, lambda side: RejectYield(side))
+
+
+@command("accept", "!accept [as <yours>] | !accept [prisoner [ransom <terms>]|release]",
+         "Accept a challenge, or a foe's yield (mortal fights: prisoner or release).",
+         group="fight")
+def accept(ctx: Ctx) -> None:
+    table = _table(ctx)
+    if table.fight is None:
+        _accept_challenge(ctx, table)
+        return
+    words = ctx.args
+    prisoner: bool | None = None
+    ransom = None
+    if words and words[0].lower() in ("prisoner", "release"):
+        prisoner = words[0].lower() == "prisoner"
+        if len(words) > 2 and words[1].lower() == "ransom":
+            ransom = " ".join(words[2:])[:200]
+    _act(ctx, lambda side: AcceptYield(side, prisoner, ransom))
+
+
+@command("bonus", "!bonus attack|defence|reduce",
+         "Say where your Test bonus goes (undeclared it reduces the foe's defence).",
+         group="fight")
+def bonus(ctx: Ctx) -> None:
+    word = (ctx.args[0].lower() if ctx.args else "").replace("defense", "defence")
+    if word not in {u.value for u in BonusUse}:
+        raise Refusal("usage: !bonus attack|defence|reduce")
+    _act(ctx, lambda side: DeclareBonus(side, BonusUse(word)))
+
+
+@command("wield", "!wield <weapon> [shield|two-handed]",
+         "Choose your weapon before the first action; countersword is the pair.",
+         group="fight")
+def wield(ctx: Ctx) -> None:
+    if not ctx.args or ctx.args[0].lower() not in {w.value for w in Weapon}:
+        weapons = "|".join(w.value for w in Weapon)
+        raise Refusal(f"usage: !wield <{weapons}> [shield|two-handed]")
+    extras = {a.lower() for a in ctx.args[1:]}
+    if extras - {"shield", "two-handed"}:
+        raise Refusal("after the weapon say shield or two-handed, or nothing")
+    weapon = Weapon(ctx.args[0].lower())
+    _act(ctx, lambda side: Wield(side, weapon, "shield" in extras, "two-handed" in extras))
+
+
+@command("status", "!status", "The fight at a glance and whose move it is.", group="fight")
+def show_status(ctx: Ctx) -> None:
+    table = _table(ctx)
+    if table.challenge is not None and table.fight is None:
+        pending = table.challenge
+        ctx.say(f"{pending.challenger} has challenged {pending.target} ({pending.kind}).")
+        return
+    fight = table.fighting()
+    ctx.say(status(fight.state))
+    ctx.say(prompt(fight.state, ctx.referee.rolls_mode(table.channel) == "manual"))
+
+
+@command("claim", "!claim", "Win by forfeit when the foe has let the time limit pass.",
+         group="fight")
+def claim(ctx: Ctx) -> None:
+    table = _table(ctx)
+    fight = table.fighting()
+    side = _side(ctx, fight)
+    awaiting = fight.state.awaiting
+    if awaiting is None or awaiting.side == side:
+        raise Refusal("the fight is waiting for you, not your foe")
+    if table.deadline is None or ctx.referee.clock.now() < table.deadline:
+        left = max(0.0, (table.deadline or 0) - ctx.referee.clock.now())
+        raise Refusal(f"your foe still has {left / 60:.0f} min to act")
+    _after(ctx, table, fight_step(ctx, table, Forfeit(awaiting.side), ctx.who))
+
+
+def manual_roll(ctx: Ctx) -> bool:
+    """In manual mode, the awaited fighter's own d100 roll drives the fight."""
+    if ctx.msg.channel is None or ctx.args[:1] not in (["d100"], ["d%"], ["1d100"]):
+        return False
+    table = ctx.referee.table(ctx.msg.channel)
+    fight = table.fight
+    if fight is None or ctx.referee.rolls_mode(table.channel) != "manual":
+        return False
+    due = _roll_due(fight)
+    if due is None or fight.accounts[due] != ctx.who:
+        return False
+    value = ctx.referee.dice.roll(100)
+    ctx.say(f"{ctx.msg.sender.nick} rolls d100: {value}")
+    _after(ctx, table, fight_step(ctx, table, Roll(due, value), ctx.who))
+    return True
+
+
+# -- a moderator's rulings on a fight ----------------------------------------------------
+
+
+def moderator_undo(ctx: Ctx, reason: str) -> None:
+    table = _table(ctx)
+    if table.last_fight_id is None:
+        raise Refusal("no fight here to undo")
+    fight = ctx.referee.store.undo(table.last_fight_id, ctx.who, reason)
+    table.fight = fight
+    ctx.say(f"Undone by a moderator ({reason}).")
+    ctx.say(prompt(fight.state, ctx.referee.rolls_mode(table.channel) == "manual"))
+    table.deadline = ctx.referee.clock.now() + _timeout(ctx)
+    table.warned = table.expired = False
+
+
+def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
+    table = _table(ctx)
+    fight = table.fighting()
+    winner = None
+    if winner_name.lower() != "draw":
+        names = [n.casefold() for n in _names(fight)]
+        if winner_name.casefold() not in names:
+            raise Refusal(f"the winner must be {' or '.join(_names(fight))}, or draw")
+        winner = names.index(winner_name.casefold())
+    end = ModeratorEnd(winner, reason)
+    _after(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who))
+
+
+# -- time limits ------------------------------------------------------------------------
+
+
+def tick(referee: Any) -> list[Outgoing]:
+    """Warn at half the time limit, announce when it is up, expire stale challenges."""
+    now = referee.clock.now()
+    half = referee.config.turn_timeout_minutes * 30
+    out: list[Outgoing] = []
+    for table in referee.tables.values():
+        pending = table.challenge
+        if pending is not None and now >= pending.expires:
+            table.challenge = None
+            out.append(Outgoing(table.channel, f"{pending.challenger}'s challenge to "
+                                f"{pending.target} has lapsed.", Priority.CHATTER))
+        fight = table.fight
+        if fight is None or table.deadline is None or fight.state.awaiting is None:
+            continue
+        waiting = fight.sheets[fight.state.awaiting.side].name
+        foe = fight.sheets[1 - fight.state.awaiting.side].name
+        if not table.expired and now >= table.deadline:
+            table.expired = table.warned = True
+            out.append(Outgoing(table.channel, f"Time is up for {waiting}: {foe} may !claim "
+                                "the fight.", Priority.FIGHT))
+        elif not table.warned and now >= table.deadline - half:
+            table.warned = True
+            minutes = round((table.deadline - now) / 60)
+            out.append(Outgoing(table.channel, f"{waiting} has {minutes} min left to act; "
+                                f"then {foe} may !claim the fight.", Priority.FIGHT))
+    return out

@@ -1,0 +1,122 @@
+"""The referee: routes each chat line to its command, turns every refusal into one
+short reply, and never lets an exception reach the channel.
+
+``handle`` and ``tick`` are synchronous and return the lines to send; transports own
+the sending. Built by :func:`bot.app.build_referee` from the configuration.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot import duels, records  # noqa: F401  (they register their commands)
+from bot.clock import Clock
+from bot.commands import REGISTRY, Ctx, Example, Refusal, command, split_command
+from bot.config import BotConfig
+from bot.dice import DiceError, DiceExhausted, DiceSource, roll
+from bot.duels import Table
+from bot.messages import Incoming, Outgoing, Priority, Sender
+from rules.errors import RulesError
+from storage.store import StorageError, Store
+
+__all__ = ["Referee"]
+
+log = logging.getLogger("ancath.referee")
+
+
+class Referee:
+    def __init__(self, config: BotConfig, store: Store, dice: DiceSource, clock: Clock) -> None:
+        self.config = config
+        self.store = store
+        self.dice = dice
+        self.clock = clock
+        self.tables: dict[str, Table] = {}
+
+    def resume(self) -> list[str]:
+        """Take up every unfinished fight from storage; returns what failed to replay."""
+        fights, problems = self.store.open_fights()
+        for fight in fights:
+            table = self.table(fight.channel)
+            table.fight, table.last_fight_id = fight, fight.id
+            table.deadline = self.clock.now() + self.config.turn_timeout_minutes * 60
+        for problem in problems:
+            log.error("not resumed: %s", problem)
+        return problems
+
+    def table(self, channel: str) -> Table:
+        key = channel.casefold()
+        if key not in self.tables:
+            self.tables[key] = Table(channel)
+        return self.tables[key]
+
+    def is_moderator(self, sender: Sender) -> bool:
+        """By services account or exact host mask, never by nick alone (R8.2)."""
+        mods = self.config.moderators
+        return (sender.account is not None and sender.account in mods) or (
+            sender.mask is not None and sender.mask in mods)
+
+    def rolls_mode(self, channel: str) -> str:
+        return str(self.store.setting(f"rolls:{channel.casefold()}", self.config.rolls))
+
+    def fairy_open(self) -> bool:
+        return bool(self.store.setting("fairy_folk_open", self.config.fairy_folk_open))
+
+    def handle(self, msg: Incoming) -> list[Outgoing]:
+        """The lines to send in answer to one chat line (none for chatter)."""
+        parsed = split_command(msg.text, self.config.command_prefix)
+        if parsed is None:
+            return []
+        name, args = parsed
+        spec = REGISTRY.get(name)
+        ctx = Ctx(self, msg, name, args)
+        if spec is None:
+            if name.isalpha():
+                ctx.reply(f"I don't know !{name}; !help lists the commands")
+            return ctx.out
+        try:
+            spec.handler(ctx)
+        except DiceExhausted:
+            raise  # scripted dice ran out: a test or replay is wrong, not the user
+        except (Refusal, RulesError, StorageError, DiceError) as error:
+            ctx.reply(str(error))
+        except Exception:
+            log.exception("command failed: %r from %s", msg.text, msg.sender.identity)
+            ctx.reply("that went wrong on my side and changed nothing; a moderator can "
+                      "check the log")
+        return ctx.out
+
+    def tick(self) -> list[Outgoing]:
+        """Time-limit warnings and lapsed challenges; call about once a second."""
+        return duels.tick(self)
+
+
+@command("roll", "!roll <dice>  (also !rol d100 or /rol d100)",
+         "Roll dice: NdM, d%, keep 4d6kh3, exploding 1d8!, + and -. In a manual-roll "
+         "fight your /rol d100 is your roll.", aliases=("rol",),
+         examples=(Example(("ann !roll 4d6kh3",), "ann rolls 4d6kh3 = [6, 5, 3, (1)] = 14",
+                                 dice=(6, 5, 3, 1)),))
+def roll_dice(ctx: Ctx) -> None:
+    if duels.manual_roll(ctx):
+        return
+    result = roll(" ".join(ctx.args), ctx.referee.dice)
+    ctx.say(f"{ctx.msg.sender.nick} rolls {result.describe()}", Priority.CHATTER)
+
+
+@command("help", "!help [command]", "The commands, or one command with an example.",
+         examples=(Example(("ann !help buy",), "!buy <warrior> <skill>"),))
+def help_(ctx: Ctx) -> None:
+    if ctx.args:
+        spec = REGISTRY.get(ctx.args[0].lower().lstrip("!/"))
+        if spec is None:
+            raise Refusal(f"no command {ctx.args[0]}; !help lists them")
+        example = f" Example: {spec.examples[0].lines[-1].split(' ', 1)[1]}" if spec.examples \
+            else ""
+        ctx.reply(f"{spec.usage}: {spec.summary}{example}")
+        return
+    groups: dict[str, list[str]] = {}
+    for key, spec in REGISTRY.items():
+        if key == spec.name:
+            groups.setdefault(spec.group, []).append("!" + key)
+    ctx.reply(" | ".join(f"{group}: {' '.join(sorted(names))}"
+                         for group, names in sorted(groups.items()))
+              + " | !help <command> for one")

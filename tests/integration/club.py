@@ -1,0 +1,76 @@
+"""A club for bot transcript tests: a real SQLite file, scripted dice, a fake clock,
+and the referee behind a fake transport that records every line it would send.
+
+    club = Club(tmp_path)
+    club.dice.push(50, 40)            # the next rolls the bot makes
+    club.say("olaf !challenge Gorbag")
+    assert club.last() == "#arena Gorbag, Olaf challenges you ..."
+
+``say`` takes ``"<nick> <text>"`` (default channel ``#arena``) or ``"#chan <nick>
+<text>"``, like the console, and returns the lines sent, as ``"<target> <text>"``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.app import build_referee
+from bot.clock import FakeClock
+from bot.config import BotConfig
+from bot.dice import ScriptedDice
+from bot.messages import Incoming, Sender
+from bot.referee import Referee
+
+__all__ = ["Club"]
+
+
+class Club:
+    def __init__(self, tmp_path: Path, *, moderators: tuple[str, ...] = ("mod",),
+                 rolls: str = "auto", timeout_minutes: float = 10,
+                 fairy: bool = False) -> None:
+        self.db = str(tmp_path / "club.sqlite3")
+        self.config = BotConfig(database=self.db, moderators=list(moderators), rolls=rolls,
+                                turn_timeout_minutes=timeout_minutes, fairy_folk_open=fairy)
+        self.dice = ScriptedDice([])
+        self.clock = FakeClock()
+        self.sent: list[str] = []
+        self.referee: Referee = build_referee(self.config, dice=self.dice, clock=self.clock)
+
+    def restart(self) -> list[str]:
+        """A new referee on the same database (as after a crash); returns problems."""
+        self.referee = build_referee(self.config, dice=self.dice, clock=self.clock)
+        return self.referee.store.open_fights()[1]
+
+    def say(self, line: str, *, account: str | None = None, mask: str | None = None) -> list[str]:
+        channel = "#arena"
+        if line.startswith("#"):
+            channel, line = line.split(" ", 1)
+        nick, text = line.split(" ", 1)
+        sender = Sender(nick=nick, account=account if account is not None else nick, mask=mask)
+        out = self.referee.handle(Incoming(sender=sender, text=text, channel=channel))
+        lines = [f"{o.target} {o.text}" for o in out]
+        self.sent += lines
+        return lines
+
+    def pm(self, line: str) -> list[str]:
+        """A private message to the bot."""
+        nick, text = line.split(" ", 1)
+        out = self.referee.handle(Incoming(sender=Sender(nick=nick, account=nick), text=text))
+        return [f"{o.target} {o.text}" for o in out]
+
+    def wait(self, minutes: float) -> list[str]:
+        """Let time pass and return what the referee says about it."""
+        self.clock.advance(minutes * 60)
+        lines = [f"{o.target} {o.text}" for o in self.referee.tick()]
+        self.sent += lines
+        return lines
+
+    def last(self) -> str:
+        return self.sent[-1] if self.sent else ""
+
+    def warrior(self, name: str) -> dict[str, object]:
+        record = self.referee.store.warrior(name)
+        return {"bp": record.sheet.bp, "spent": record.sheet.bp_spent,
+                "status": record.sheet.status.value, "captor": record.captor,
+                "skills": {s.value: v for s, v in record.sheet.skills.items()},
+                "in_fight": record.in_fight}
