@@ -7,6 +7,8 @@ listed by nick in the configuration.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Callable, Iterable
 
 from bot.messages import Incoming, Sender
@@ -29,9 +31,29 @@ def parse_line(line: str) -> Incoming | None:
     return Incoming(sender=Sender(nick=nick, account=nick), text=text, channel=channel)
 
 
-def serve(referee: Referee, lines: Iterable[str], write: Callable[[str], None]) -> None:
-    """Feed every line to the referee and write what it says, in order."""
-    for line in lines:
+def serve(
+    referee: Referee, lines: Iterable[str], write: Callable[[str], None],
+    tick_seconds: float = 1.0,
+) -> None:
+    """Feed every line to the referee and write what it says, in order; between lines
+    the clock ticks about once a second, so time-limit warnings come on their own."""
+    inbox: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        try:
+            for line in lines:
+                inbox.put(line)
+        finally:
+            inbox.put(None)
+
+    threading.Thread(target=read, name="console-input", daemon=True).start()
+    while True:
+        try:
+            line = inbox.get(timeout=tick_seconds)
+        except queue.Empty:
+            line = ""
+        if line is None:
+            return
         msg = parse_line(line)
         out = referee.handle(msg) if msg is not None else []
         for item in out + referee.tick():
