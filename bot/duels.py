@@ -7,6 +7,7 @@ accepted engine command is recorded before anything is said about it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ from storage.store import OpenFight
 __all__ = ["Challenge", "Table", "fight_step", "tick"]
 
 KINDS = AN_CATH.kinds
+_STATUS_WORDS = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
 
 
 @dataclass
@@ -104,7 +106,12 @@ def _own_warrior(ctx: Ctx, name: str | None) -> str:
     ready = [r for r in store.warriors(ctx.who)
              if r.sheet.status.value == "free" and not r.in_fight]
     if not ready:
-        raise Refusal("you have no warrior free to fight; make one with !create")
+        owned = store.warriors(ctx.who)
+        busy = ", ".join(
+            f"{r.sheet.name} is {'fighting' if r.in_fight else _STATUS_WORDS[r.sheet.status.value]}"
+            for r in owned)
+        raise Refusal(f"none of your warriors can fight ({busy})" if owned
+                      else "you have no warrior yet; make one with !create")
     if len(ready) > 1:
         listed = ", ".join(r.sheet.name for r in ready)
         raise Refusal(f"say which of yours fights: add 'as <name>' ({listed})")
@@ -114,7 +121,8 @@ def _own_warrior(ctx: Ctx, name: str | None) -> str:
 def _ready(ctx: Ctx, name: str) -> None:
     record = ctx.referee.store.warrior(name)
     if record.sheet.status.value != "free":
-        raise Refusal(f"{record.sheet.name} is {record.sheet.status.value} and cannot fight")
+        raise Refusal(f"{record.sheet.name} is {_STATUS_WORDS[record.sheet.status.value]} "
+                      "and cannot fight")
     if record.in_fight:
         raise Refusal(f"{record.sheet.name} is already in a fight")
 
@@ -220,8 +228,10 @@ def _roll_due(fight: OpenFight) -> int | None:
     return awaiting.side if awaiting is not None and awaiting.need is Need.ROLL else None
 
 
-def _after(ctx: Ctx, table: Table, events: list[Any]) -> None:
-    """Say the turn in one line and the next move in another; reset the clock."""
+def _after(ctx: Ctx, table: Table, events: list[Any], before: Any = None) -> None:
+    """Say the turn in one line and the next move in another. The time limit starts
+    again only when the fight moved on (``before`` is its turn and awaiting before the
+    command): a loadout change or a bonus declaration does not stop the clock (R7.4)."""
     fight = table.fighting()
     ctx.say(describe(events, _names(fight)))
     if fight.state.outcome is not None:
@@ -229,6 +239,15 @@ def _after(ctx: Ctx, table: Table, events: list[Any]) -> None:
         return
     manual = ctx.referee.rolls_mode(table.channel) == "manual"
     ctx.say(prompt(fight.state, manual))
+    if before != _progress(fight):
+        _restart_clock(ctx, table)
+
+
+def _progress(fight: OpenFight) -> tuple[int, Any]:
+    return fight.state.turn, fight.state.awaiting
+
+
+def _restart_clock(ctx: Ctx, table: Table) -> None:
     table.deadline = ctx.referee.clock.now() + _timeout(ctx)
     table.warned = table.expired = False
 
@@ -237,7 +256,8 @@ def _act(ctx: Ctx, make: Any) -> None:
     table = _table(ctx)
     fight = table.fighting()
     side = _side(ctx, fight)
-    _after(ctx, table, fight_step(ctx, table, make(side), ctx.who))
+    before = _progress(fight)
+    _after(ctx, table, fight_step(ctx, table, make(side), ctx.who), before)
 
 
 def _register_action(action: Action, summary: str) -> None:
@@ -299,13 +319,15 @@ def accept(ctx: Ctx) -> None:
     if table.fight is None:
         _accept_challenge(ctx, table)
         return
-    words = ctx.args
+    words = [w.lower() for w in ctx.args[:2]]
     prisoner: bool | None = None
     ransom = None
-    if words and words[0].lower() in ("prisoner", "release"):
-        prisoner = words[0].lower() == "prisoner"
-        if len(words) > 2 and words[1].lower() == "ransom":
-            ransom = " ".join(words[2:])[:200]
+    if words in (["prisoner"], ["release"]):
+        prisoner = words[0] == "prisoner"
+    elif words == ["prisoner", "ransom"] and len(ctx.args) > 2:
+        prisoner, ransom = True, " ".join(ctx.args[2:])[:200]
+    elif words:
+        raise Refusal("usage: !accept, !accept release, or !accept prisoner [ransom <terms>]")
     _act(ctx, lambda side: AcceptYield(side, prisoner, ransom))
 
 
@@ -355,8 +377,8 @@ def claim(ctx: Ctx) -> None:
     if awaiting is None or awaiting.side == side:
         raise Refusal("the fight is waiting for you, not your foe")
     if table.deadline is None or ctx.referee.clock.now() < table.deadline:
-        left = max(0.0, (table.deadline or 0) - ctx.referee.clock.now())
-        raise Refusal(f"your foe still has {left / 60:.0f} min to act")
+        left = (table.deadline or 0) - ctx.referee.clock.now()
+        raise Refusal(f"your foe still has {_time_left(left)} to act")
     _after(ctx, table, fight_step(ctx, table, Forfeit(awaiting.side), ctx.who))
 
 
@@ -388,8 +410,7 @@ def moderator_undo(ctx: Ctx, reason: str) -> None:
     table.fight = fight
     ctx.say(f"Undone by a moderator ({reason}).")
     ctx.say(prompt(fight.state, ctx.referee.rolls_mode(table.channel) == "manual"))
-    table.deadline = ctx.referee.clock.now() + _timeout(ctx)
-    table.warned = table.expired = False
+    _restart_clock(ctx, table)
 
 
 def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
@@ -406,6 +427,13 @@ def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
 
 
 # -- time limits ------------------------------------------------------------------------
+
+
+def _time_left(seconds: float) -> str:
+    """Rounded up, so time that remains is never shown as none."""
+    if seconds < 60:
+        return f"{math.ceil(seconds)} s"
+    return f"{math.ceil(seconds / 60)} min"
 
 
 def tick(referee: Any) -> list[Outgoing]:
@@ -430,7 +458,7 @@ def tick(referee: Any) -> list[Outgoing]:
                                 "the fight.", Priority.FIGHT))
         elif not table.warned and now >= table.deadline - half:
             table.warned = True
-            minutes = round((table.deadline - now) / 60)
-            out.append(Outgoing(table.channel, f"{waiting} has {minutes} min left to act; "
+            left = _time_left(table.deadline - now)
+            out.append(Outgoing(table.channel, f"{waiting} has {left} left to act; "
                                 f"then {foe} may !claim the fight.", Priority.FIGHT))
     return out

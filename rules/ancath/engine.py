@@ -127,7 +127,8 @@ def start(kind: Kind, challenger: Sheet, defender: Sheet) -> tuple[FightState, t
     """A new fight at standard range with default loadouts (R3.1-R3.7)."""
     for sheet in (challenger, defender):
         if sheet.status is not Status.FREE:
-            raise IllegalCommand(f"{sheet.name} is {sheet.status.value} and cannot fight")
+            state = "a prisoner" if sheet.status is Status.PRISONER else sheet.status.value
+            raise IllegalCommand(f"{sheet.name} is {state} and cannot fight")
     if challenger.name.casefold() == defender.name.casefold():
         raise IllegalCommand("a warrior cannot fight themself")
     fighters = (_fighter(challenger, default_loadout(challenger)),
