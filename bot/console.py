@@ -11,6 +11,8 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 
+from pydantic import ValidationError
+
 from bot.messages import Incoming, Sender
 from bot.referee import Referee
 
@@ -20,7 +22,8 @@ DEFAULT_CHANNEL = "#console"
 
 
 def parse_line(line: str) -> Incoming | None:
-    """The message a console line stands for; None for a blank or one-word line."""
+    """The message a console line stands for; None for a blank or one-word line, or a
+    nick longer than 64 characters."""
     words = line.strip().split(" ", 2 if line.startswith(("#", "&")) else 1)
     channel = DEFAULT_CHANNEL
     if words and words[0].startswith(("#", "&")):
@@ -28,7 +31,10 @@ def parse_line(line: str) -> Incoming | None:
     if len(words) < 2 or not words[0]:
         return None
     nick, text = words
-    return Incoming(sender=Sender(nick=nick, account=nick), text=text, channel=channel)
+    try:
+        return Incoming(sender=Sender(nick=nick, account=nick), text=text, channel=channel)
+    except ValidationError:
+        return None  # a nick no IRC server would allow
 
 
 def serve(

@@ -197,12 +197,13 @@ def _side(ctx: Ctx, fight: OpenFight) -> int:
 
 
 def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
-               moderator: str | None = None) -> list[Any]:
+               moderator: str | None = None, reason: str | None = None) -> list[Any]:
     """Apply, record, then make the automatic rolls that follow; returns the events."""
     referee = ctx.referee
     fight = table.fighting()
     state, events = AN_CATH.apply(fight.state, engine_command)
-    table.fight = referee.store.record(fight, engine_command, actor, state, events, moderator)
+    table.fight = referee.store.record(fight, engine_command, actor, state, events, moderator,
+                                       reason)
     return list(events) + _auto_rolls(ctx, table)
 
 
@@ -423,7 +424,7 @@ def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
             raise Refusal(f"the winner must be {' or '.join(_names(fight))}, or draw")
         winner = names.index(winner_name.casefold())
     end = ModeratorEnd(winner, reason)
-    _after(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who))
+    _after(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who, reason=reason))
 
 
 # -- time limits ------------------------------------------------------------------------

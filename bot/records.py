@@ -113,6 +113,8 @@ def audit(ctx: Ctx) -> None:
     parts = []
     for row in rows:
         amount = f" {row['bp']:+.1f} BP" if row["bp"] else ""
+        if row["entry"] == "moderator-skill":
+            amount += f" {row['skill']}={row['skill_value']}"
         spent = f" spent {row['spent']}" if row["spent"] else ""
         mod = f" (mod {row['moderator']})" if row["moderator"] else ""
         parts.append(f"#{row['id']} {row['entry']}{amount}{spent} by {row['actor']}{mod}: "
@@ -125,15 +127,15 @@ def _tenths(word: str) -> int:
         amount = Decimal(word)
     except InvalidOperation:
         raise Refusal("the amount is like +1.5 or -0.2") from None
-    tenths = amount * 10
-    if tenths != tenths.to_integral_value() or not amount.is_finite():
+    if not amount.is_finite() or abs(amount) > 1000 or amount * 10 % 1:
         raise Refusal("BP go in tenths: +1.5, -0.2")
+    tenths = amount * 10
     return int(tenths)
 
 
 _MOD_USAGE = ("!mod undo <reason> | end <warrior>|draw <reason> | bp <warrior> <+/-n> "
               "<reason> | skill <warrior> <skill> <value> <reason> | free <warrior> <reason> "
-              "| fairy open|close | rolls auto|manual")
+              "| fairy open|close [reason] | rolls auto|manual [reason]")
 
 
 @command("mod", _MOD_USAGE, "Moderators only: rule on fights and records; every change "
@@ -152,18 +154,18 @@ def mod(ctx: Ctx) -> None:
     elif sub == "bp" and len(args) >= 3:
         applied = store.adjust_bp(args[0], _tenths(args[1]), ctx.who, " ".join(args[2:]))
         ctx.reply(f"{args[0]}: {applied / 10:+.1f} BP recorded")
-    elif sub == "skill" and len(args) >= 4 and args[2].isdigit():
+    elif sub == "skill" and len(args) >= 4 and args[2].isascii() and args[2].isdigit():
         store.set_skill(args[0], _skill(args[1]), int(args[2]), ctx.who, " ".join(args[3:]))
         ctx.reply(f"{args[0]}: {args[1].lower()} set to {args[2]}")
     elif sub == "free" and len(args) >= 2:
         store.free(args[0], ctx.who, " ".join(args[1:]), moderator=ctx.who)
         ctx.say(f"{store.warrior(args[0]).sheet.name} is free by a moderator's ruling.")
     elif sub == "fairy" and args[:1] in (["open"], ["close"]):
-        store.set_setting("fairy_folk_open", args[0] == "open", ctx.who)
+        store.set_setting("fairy_folk_open", args[0] == "open", ctx.who, " ".join(args[1:]))
         ctx.reply(f"Fairy Folk creation is {'open' if args[0] == 'open' else 'closed'}")
     elif sub == "rolls" and args[:1] in (["auto"], ["manual"]):
         channel = ctx.channel()
-        store.set_setting(f"rolls:{channel.casefold()}", args[0], ctx.who)
+        store.set_setting(f"rolls:{channel.casefold()}", args[0], ctx.who, " ".join(args[1:]))
         ctx.reply(f"rolls in {channel} are now {args[0]}")
     else:
         raise Refusal("usage: " + _MOD_USAGE)

@@ -34,6 +34,8 @@ class Referee:
 
     def resume(self) -> list[str]:
         """Take up every unfinished fight from storage; returns what failed to replay."""
+        for channel, fight_id in self.store.latest_fights().items():
+            self.table(channel).last_fight_id = fight_id
         fights, problems = self.store.open_fights()
         for fight in fights:
             table = self.table(fight.channel)

@@ -244,13 +244,15 @@ class Store:
             row = session.get(Setting, key)
             return row.value.get("value", default) if row else default
 
-    def set_setting(self, key: str, value: Any, actor: str) -> None:
+    def set_setting(self, key: str, value: Any, actor: str, reason: str = "") -> None:
+        """Change a setting; who, when and why are kept with it."""
         with self._tx() as session:
             row = session.get(Setting, key)
             if row is None:
                 row = Setting(key=key, value={}, updated_by=actor, updated_at="")
                 session.add(row)
-            row.value, row.updated_by, row.updated_at = {"value": value}, actor, self._clock()
+            row.value = {"value": value, "reason": reason} if reason else {"value": value}
+            row.updated_by, row.updated_at = actor, self._clock()
 
     # -- fights -------------------------------------------------------------------------
 
@@ -315,10 +317,11 @@ class Store:
 
     def record(
         self, fight: OpenFight, command: Any, actor: str, state: Any, events: Sequence[Any],
-        moderator: str | None = None,
+        moderator: str | None = None, reason: str | None = None,
     ) -> OpenFight:
         """Write one accepted command with its events, ledger rows and warrior changes;
-        ``moderator`` names who ruled when a moderator's command caused them."""
+        ``moderator`` and ``reason`` say who ruled, and why, when a moderator's command
+        caused them (R8.1)."""
         seq = fight.seq + 1
         now = self._clock()
         try:
@@ -326,7 +329,8 @@ class Store:
                 session.add(FightCommand(fight_id=fight.id, seq=seq, command=encode(command),
                                          actor=actor, created_at=now))
                 self._log_events(session, fight.id, seq, events)
-                self._ledger_from_events(session, fight, seq, events, actor, now, moderator)
+                self._ledger_from_events(session, fight, seq, events, actor, now, moderator,
+                                         reason)
                 if getattr(state, "outcome", None) is not None:
                     self._close(session, fight.id, state.outcome, now)
         except IntegrityError as error:
@@ -346,7 +350,7 @@ class Store:
 
     def _ledger_from_events(
         self, session: Session, fight: OpenFight, seq: int, events: Sequence[Any],
-        actor: str, now: str, moderator: str | None = None,
+        actor: str, now: str, moderator: str | None = None, ruling: str | None = None,
     ) -> None:
         rewarding = [e for e in events if isinstance(e, BPAwarded | WarriorSlain | PrisonerTaken)]
         if not rewarding:
@@ -354,24 +358,25 @@ class Store:
         warriors = self._side_rows(session, fight.id)
         base = {"fight_id": fight.id, "command_seq": seq, "actor": actor, "created_at": now,
                 "moderator": moderator}
+        why = f"; ruling: {ruling}" if ruling else ""
         for item in rewarding:
             row = warriors[item.side]
             if isinstance(item, BPAwarded):
                 sheet, (changed,) = add_bp(_sheet(row), item.tenths)
                 row.bp = sheet.bp
                 ledger.append(session, warrior_id=row.id, entry="award", bp=changed.applied,
-                              reason=f"{fight.kind} fight: {item.reason.value}", **base)
+                              reason=f"{fight.kind} fight: {item.reason.value}{why}", **base)
             elif isinstance(item, WarriorSlain):
                 row.status, row.captor_id = "dead", None
                 ledger.append(session, warrior_id=row.id, entry="death", status="dead",
-                              reason="slain in a mortal fight", **base)
+                              reason=f"slain in a mortal fight{why}", **base)
             else:
                 captor = warriors[item.captor]
                 row.status, row.captor_id = "prisoner", captor.id
                 ledger.append(session, warrior_id=row.id, entry="prisoner-taken",
                               status="prisoner", captor_id=captor.id,
                               detail={"ransom": item.ransom} if item.ransom else None,
-                              reason=f"taken prisoner by {captor.name}", **base)
+                              reason=f"taken prisoner by {captor.name}{why}", **base)
 
     @staticmethod
     def _close(session: Session, fight_id: int, outcome: Any, now: str) -> None:
@@ -539,6 +544,13 @@ class Store:
                     return "replayed start differs from the event log"
                 return f"replay of command {seq} differs from the event log"
         return None
+
+    def latest_fights(self) -> dict[str, int]:
+        """The newest fight of every channel, open or ended (what an undo works on)."""
+        with self._tx() as session:
+            rows = session.execute(select(Fight.channel, func.max(Fight.id))
+                                   .group_by(Fight.channel))
+            return {channel: fight_id for channel, fight_id in rows}
 
     def fight(self, fight_id: int) -> OpenFight:
         with self._tx() as session:

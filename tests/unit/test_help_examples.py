@@ -1,0 +1,61 @@
+"""Every ``Example`` a command declares (its ``!help`` text) runs as a transcript test.
+
+Each example plays its lines (``"<nick> <text>"`` in #arena) on a fresh club with its
+dice scripted first; the bot's last reply must contain the example's ``expect``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import bot.referee  # noqa: F401  (registers every command)
+from bot.commands import REGISTRY, Example
+
+INTEGRATION = str(Path(__file__).resolve().parents[1] / "integration")
+if INTEGRATION not in sys.path:
+    sys.path.insert(0, INTEGRATION)
+
+from club import Club  # noqa: E402  (tests/integration/club.py)
+
+SPECS = {spec.name: spec for spec in REGISTRY.values()}
+"""One entry per command (aliases share their command's spec)."""
+
+CASES = [
+    pytest.param(example, id=f"{name}-{index}")
+    for name, spec in sorted(SPECS.items())
+    for index, example in enumerate(spec.examples)
+]
+
+
+def test_there_are_examples() -> None:
+    assert len(CASES) >= 5
+
+
+@pytest.mark.parametrize("example", CASES)
+def test_help_example(tmp_path: Path, example: Example) -> None:
+    club = Club(tmp_path)
+    club.dice.push(*example.dice)
+    replies: list[str] = []
+    for line in example.lines:
+        replies = club.say(line)
+    assert replies, f"no reply to {example.lines[-1]!r}"
+    assert example.expect in replies[-1]
+    assert club.dice.left == 0, "the example scripts dice it never rolls"
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY))
+def test_help_for_every_command_shows_its_usage(tmp_path: Path, name: str) -> None:
+    spec = REGISTRY[name]
+    (reply,) = Club(tmp_path).say(f"ann !help {name}")
+    assert reply.startswith(f"#arena ann: {spec.usage}: {spec.summary}")
+    if spec.examples:
+        assert reply.endswith("Example: " + spec.examples[0].lines[-1].split(" ", 1)[1])
+
+
+def test_help_lists_every_command(tmp_path: Path) -> None:
+    (reply,) = Club(tmp_path).say("ann !help")
+    listed = {word for word in reply.split() if word.startswith("!")}
+    assert listed >= {"!" + name for name in SPECS}
