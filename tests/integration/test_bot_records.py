@@ -683,7 +683,7 @@ def test_mod_rolls_is_per_channel_and_needs_a_channel(tmp_path: Path) -> None:
     pytest.param("boss", "", "boss!b@evil.example", id="other-host"),
     pytest.param("boss", "", "Boss!b@club.example", id="mask-not-exact"),
 ])
-def test_non_moderators_are_refused_every_mod_command(
+def test_R8_2_non_moderators_are_refused_every_mod_command(
     tmp_path: Path, text: str, nick: str, account: str | None, mask: str | None
 ) -> None:
     club = make_club(tmp_path, moderators=("mod", "boss!b@club.example"), fairy=True)
@@ -704,7 +704,7 @@ def test_non_moderators_are_refused_every_mod_command(
     pytest.param("boss", "bossacct", "boss!b@club.example", "bossacct",
                  id="exact-mask-any-account"),
 ])
-def test_moderators_are_recognised_by_account_or_exact_mask(
+def test_R8_2_moderators_are_recognised_by_account_or_exact_mask(
     tmp_path: Path, nick: str, account: str | None, mask: str | None, who: str
 ) -> None:
     club = make_club(tmp_path, moderators=("mod", "boss!b@club.example"))
@@ -724,7 +724,7 @@ def test_moderators_are_recognised_by_account_or_exact_mask(
     ("!mod undo REASON", "undo"),
     ("!mod fairy open REASON", "fairy"),
 ])
-def test_every_moderator_ruling_keeps_its_reason(tmp_path: Path, text: str, reason: str) -> None:
+def test_R8_1_every_moderator_ruling_keeps_its_reason(tmp_path: Path, text: str, reason: str) -> None:
     club = make_club(tmp_path)
     start_fight(club)
     marker = f"ruling-{reason}-because-of-this"
