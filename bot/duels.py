@@ -8,6 +8,7 @@ accepted engine command is recorded before anything is said about it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -261,55 +262,38 @@ def _act(ctx: Ctx, make: Any) -> None:
     _after(ctx, table, fight_step(ctx, table, make(side), ctx.who), before)
 
 
-def _register_action(action: Action, summary: str) -> None:
-    command(action.value, f"!{action.value}", summary, group="fight")(
-        lambda ctx: _act(ctx, lambda side: Act(side, action)))
+def _register(name: str, summary: str, make: Callable[[int], Any]) -> None:
+    """A fight command that is one engine command for the sender's side."""
+    command(name, f"!{name}", summary, group="fight")(lambda ctx: _act(ctx, make))
 
 
-def _register_defence(defence: Defence) -> None:
-    command(defence.value, f"!{defence.value}",
-            f"Defend against the next hit with {defence.value}.", group="fight")(
-        lambda ctx: _act(ctx, lambda side: Defend(side, defence)))
+def _acting(action: Action) -> Callable[[int], Any]:
+    return lambda side: Act(side, action)
 
 
-for _action, _summary in (
-    (Action.ATTACK, "Attack: one roll against your weapon skill."),
-    (Action.DOUBLE, "Two attacks (club, shortsword or a pair of shortswords)."),
-    (Action.PRESS, "Attack at +25; only Luck (5) to defend in the foe's next turn."),
-    (Action.TEST, "Probe for a weakness: win a bonus of 10 or 30 (!bonus)."),
-    (Action.CLOSE, "Move to close quarters (Dodge rolls)."),
-    (Action.OPEN, "Move back to standard range (Dodge rolls)."),
-    (Action.FLEE, "Run from the fight at standard range."),
+def _defending(defence: Defence) -> Callable[[int], Any]:
+    return lambda side: Defend(side, defence)
+
+
+for _name, _summary, _make in (
+    ("attack", "Attack: one roll against your weapon skill.", _acting(Action.ATTACK)),
+    ("double", "Two attacks (club, shortsword or a pair of shortswords).",
+     _acting(Action.DOUBLE)),
+    ("press", "Attack at +25; only Luck (5) to defend in the foe's next turn.",
+     _acting(Action.PRESS)),
+    ("test", "Probe for a weakness: win a bonus of 10 or 30 (!bonus).", _acting(Action.TEST)),
+    ("close", "Move to close quarters (Dodge rolls).", _acting(Action.CLOSE)),
+    ("open", "Move back to standard range (Dodge rolls).", _acting(Action.OPEN)),
+    ("flee", "Run from the fight at standard range.", _acting(Action.FLEE)),
+    ("yield", "Offer to yield; the foe accepts or rejects.", _acting(Action.YIELD)),
+    *((d.value, f"Defend against the next hit with {d.value}.", _defending(d))
+      for d in Defence),
+    ("first", "Act first (when you won the initiative).", lambda side: ChooseOrder(side, True)),
+    ("second", "Let the foe act first.", lambda side: ChooseOrder(side, False)),
+    ("stop", "Try to cut off a fleeing foe (a Dodge roll).", Stop),
+    ("reject", "Reject the foe's yield: they lose their turn.", RejectYield),
 ):
-    _register_action(_action, _summary)
-
-for _defence in Defence:
-    _register_defence(_defence)
-
-
-@command("yield", "!yield", "Offer to yield; the foe accepts or rejects.", group="fight")
-def yield_(ctx: Ctx) -> None:
-    _act(ctx, lambda side: Act(side, Action.YIELD))
-
-
-@command("first", "!first", "Act first (when you won the initiative).", group="fight")
-def first(ctx: Ctx) -> None:
-    _act(ctx, lambda side: ChooseOrder(side, True))
-
-
-@command("second", "!second", "Let the foe act first.", group="fight")
-def second(ctx: Ctx) -> None:
-    _act(ctx, lambda side: ChooseOrder(side, False))
-
-
-@command("stop", "!stop", "Try to cut off a fleeing foe (a Dodge roll).", group="fight")
-def stop(ctx: Ctx) -> None:
-    _act(ctx, lambda side: Stop(side))
-
-
-@command("reject", "!reject", "Reject the foe's yield: they lose their turn.", group="fight")
-def reject(ctx: Ctx) -> None:
-    _act(ctx, lambda side: RejectYield(side))
+    _register(_name, _summary, _make)
 
 
 @command("accept", "!accept [as <yours>] | !accept [prisoner [ransom <terms>]|release]",
