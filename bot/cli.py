@@ -7,8 +7,10 @@ verify`` serve leadership; ``db upgrade`` migrates the schema.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import csv
 import json
+import logging
 import sys
 from typing import Any
 
@@ -16,13 +18,13 @@ from bot.app import build_referee
 from bot.config import ConfigError, load_config
 from bot.console import DEFAULT_CHANNEL, serve
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
+from bot.network import IrcBot
 from rules.ancath.sheet import derived_test
 from storage.db import make_engine, open_database, upgrade
 from storage.store import StorageError, Store
 
 __all__ = ["main"]
 
-IRC_PENDING = "ancath-bot: the IRC transport arrives with the IRC issue; remove the irc section"
 
 
 def _database(args: argparse.Namespace) -> str:
@@ -115,13 +117,20 @@ def _dice(text: str | None) -> DiceSource | None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    """``run`` and ``console``: a console channel on stdin until end of input."""
+    """``run``: IRC when configured, else the console; ``console``: a console channel on
+    stdin until end of input."""
     config = load_config(args.config)
-    if args.command == "run" and config.irc is not None:
-        print(IRC_PENDING, file=sys.stderr)
-        return 1
     dice = _dice(getattr(args, "dice", None))
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice)
+    if args.command == "run" and config.irc is not None:
+        logging.basicConfig(level=logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+        bot = IrcBot(config.irc, referee)
+        try:
+            asyncio.run(bot.run())
+        except KeyboardInterrupt:
+            bot.stop()
+        return 0
     if sys.stdin.isatty():
         print(f"ancath-bot: console channel {DEFAULT_CHANNEL}; type '<nick> <message>', "
               "e.g. 'ann !help'; Ctrl-D quits", file=sys.stderr)

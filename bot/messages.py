@@ -22,13 +22,16 @@ class Sender(BaseModel):
     account: str | None = None
     """A services account (R8.2), when the network has them."""
     mask: str | None = None
-    """``nick!user@host``, when the transport knows it."""
+    """``nick!user@host``, when the transport knows it; matched against moderator
+    masks only."""
+    host: str | None = None
+    """``user@host`` on a network without accounts: it survives a nick change."""
 
     @property
     def identity(self) -> str:
-        """Who this is for ownership and turns: the account, else the exact mask,
+        """Who this is for ownership and turns: the services account, else ``user@host``,
         else the nick (the console)."""
-        return self.account or self.mask or self.nick
+        return self.account or self.host or self.nick
 
 
 class Incoming(BaseModel):

@@ -1,0 +1,387 @@
+"""The IRC transport: a supervisor around ``irc.client_aio`` that survives a real
+network (shared/IRC-NOTES.md lists the library defaults this works around).
+
+One session is: connect with a timeout (TLS with certificate checks when configured),
+``CAP LS 302`` and the IRCv3 capabilities on offer, SASL PLAIN when configured,
+register, join, then read until the link drops, PINGing when idle and dropping the link
+when it stays silent. The supervisor then reconnects with capped, jittered exponential
+backoff. The send queue (``Outbox``) and every fight (in storage) outlive a session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+import os
+import random
+import ssl
+import time
+from collections.abc import Callable
+from typing import Any
+
+from irc.client import Event, NickMask, ServerConnection
+from irc.client_aio import AioReactor
+from irc.connection import AioFactory
+from jaraco.stream.buffer import LenientDecodingLineBuffer
+
+from bot.accounts import Accounts
+from bot.config import IrcConfig
+from bot.messages import Incoming, Outgoing, Priority, Sender
+from bot.outbox import Outbox, TokenBucket
+from bot.referee import Referee
+from bot.text import clean
+
+__all__ = ["VERSION", "IrcBot"]
+
+log = logging.getLogger("ancath.irc")
+
+VERSION = "ancath-bot 0.1 (An Cath referee)"
+WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
+USER_BURST, USER_RATE = 5, 0.5
+"""Per-player command pacing: 5 at once, then one every 2 s; more are dropped."""
+
+
+class IrcBot:
+    """The referee on one IRC network."""
+
+    def __init__(self, config: IrcConfig, referee: Referee) -> None:
+        self.config = config
+        self.referee = referee
+        self.outbox = Outbox(config.flood.burst, config.flood.per_second,
+                             config.flood.max_backlog)
+        self.accounts = Accounts()
+        self.connected = asyncio.Event()
+        """Set while registered: the outbox sends only then."""
+        self.connection: ServerConnection | None = None
+        self.nick = config.nick
+        self.sessions = 0
+        self._users: dict[str, TokenBucket] = {}
+        self._caps: set[str] = set()
+        self._offered: set[str] = set()
+        self._last_rx = time.monotonic()
+        self._pinged = False
+        self._closed: asyncio.Event | None = None
+        self._stopping = False
+        self._welcomed = False
+
+    # -- supervisor ---------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect, serve, reconnect: until ``stop``."""
+        sender = asyncio.create_task(self.outbox.run(self._send_line, self.connected))
+        ticker = asyncio.create_task(self._tick())
+        backoff = 1.0
+        try:
+            while not self._stopping:
+                registered = False
+                try:
+                    registered = await self._session()
+                except (TimeoutError, OSError, ssl.SSLError) as error:
+                    log.warning("connection to %s:%s failed: %s", self.config.server,
+                                self.config.port, error)
+                if self._stopping:
+                    break
+                backoff = 1.0 if registered else min(self.config.reconnect_max_seconds,
+                                                     backoff * 2)
+                delay = backoff * random.uniform(0.5, 1.0)  # jitter: not dice, R1.4
+                log.info("reconnecting in %.1f s", delay)
+                await asyncio.sleep(delay)
+        finally:
+            sender.cancel()
+            ticker.cancel()
+
+    def stop(self) -> None:
+        self._stopping = True
+        if self.connection is not None and self.connection.is_connected():
+            self.connection.disconnect("referee stopping")
+
+    async def _session(self) -> bool:
+        """One connection, until it closes; True when it got as far as registering."""
+        loop = asyncio.get_running_loop()
+        self._closed = asyncio.Event()
+        self._caps, self._offered = set(), set()
+        self._welcomed = False
+        self.accounts.clear()
+        self.nick = self.config.nick
+        reactor = AioReactor(loop=loop, on_connect=self._on_transport)
+        conn = reactor.server()
+        conn.buffer_class = LenientDecodingLineBuffer
+        self._register_handlers(reactor)
+        factory = AioFactory()
+        if self.config.tls:
+            factory = AioFactory(ssl=ssl.create_default_context(),
+                                 server_hostname=self.config.server)
+        password = None
+        if self.config.server_password_env:
+            password = os.environ.get(self.config.server_password_env)
+        self.connection = conn
+        await asyncio.wait_for(
+            conn.connect(self.config.server, self.config.port, self.nick, password=password,
+                         username=self.config.username, ircname=self.config.realname,
+                         connect_factory=factory),
+            self.config.connect_timeout,
+        )
+        self._last_rx, self._pinged = time.monotonic(), False
+        self.sessions += 1
+        keepalive = asyncio.create_task(self._keepalive(conn))
+        try:
+            await self._closed.wait()
+        finally:
+            keepalive.cancel()
+            self.connected.clear()
+        return self._welcomed
+
+    def _on_transport(self, _protocol: Any, transport: Any) -> None:
+        """Before NICK/USER go out: open capability negotiation (IRC-NOTES)."""
+        transport.write(b"CAP LS 302\r\n")
+
+    async def _keepalive(self, conn: ServerConnection) -> None:
+        """PING when the link is idle; drop it when it stays silent; give up on a
+        registration that never completes."""
+        started = time.monotonic()
+        while True:
+            await asyncio.sleep(min(5.0, self.config.ping_idle_seconds / 3))
+            now = time.monotonic()
+            idle = now - self._last_rx
+            if not self._welcomed and now - started > self.config.connect_timeout:
+                log.warning("registration timed out")
+                self._drop(conn, "registration timed out")
+                return
+            if idle > self.config.ping_idle_seconds + self.config.ping_timeout_seconds:
+                log.warning("no answer for %.0f s, dropping the link", idle)
+                self._drop(conn, "ping timeout")
+                return
+            if idle > self.config.ping_idle_seconds and not self._pinged:
+                self._pinged = True
+                self._raw(f"PING :{int(now)}")
+
+    def _drop(self, conn: ServerConnection, reason: str) -> None:
+        try:
+            conn.disconnect(reason)
+        except Exception:  # the transport may already be gone
+            log.debug("disconnect failed", exc_info=True)
+        if self._closed is not None:
+            self._closed.set()
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            self._deliver(self._guard(self.referee.tick) or [])
+
+    # -- sending ------------------------------------------------------------------------
+
+    def _raw(self, line: str) -> bool:
+        """A protocol line straight to the server (not paced; used for control only)."""
+        conn = self.connection
+        if conn is None or not conn.is_connected():
+            return False
+        try:
+            conn.send_raw(clean(line))
+        except Exception:
+            log.warning("send failed: %s", line, exc_info=True)
+            return False
+        return True
+
+    def _send_line(self, line: str) -> bool:
+        return self._raw(line)
+
+    def _deliver(self, out: list[Outgoing]) -> None:
+        for item in out:
+            self.outbox.message(item.target, item.text, item.priority)
+
+    # -- receiving ----------------------------------------------------------------------
+
+    def _register_handlers(self, reactor: AioReactor) -> None:
+        handlers: dict[str, Callable[[ServerConnection, Event], None]] = {
+            "all_raw_messages": self._on_raw,
+            "cap": self._on_cap,
+            "authenticate": self._on_authenticate,
+            "saslsuccess": self._on_sasl_done,
+            "saslfail": self._on_sasl_failed,
+            "sasltoolong": self._on_sasl_failed,
+            "saslaborted": self._on_sasl_failed,
+            "saslalready": self._on_sasl_done,
+            "welcome": self._on_welcome,
+            "nicknameinuse": self._on_nick_taken,
+            "erroneusnickname": self._on_nick_taken,
+            "unavailresource": self._on_nick_taken,
+            "join": self._on_join,
+            "nick": self._on_nick,
+            "quit": self._on_quit,
+            "account": self._on_account,
+            "whospcrpl": self._on_whox,
+            "pubmsg": self._on_pubmsg,
+            "privmsg": self._on_privmsg,
+            "ctcp": self._on_ctcp,
+            "disconnect": self._on_disconnect,
+        }
+        for name, handler in handlers.items():
+            reactor.add_global_handler(name, self._wrap(handler))
+
+    def _wrap(self, handler: Callable[[ServerConnection, Event], None]) -> Callable[..., None]:
+        """One failing handler never takes the connection down (IRC-NOTES)."""
+
+        def guarded(conn: ServerConnection, event: Event) -> None:
+            try:
+                handler(conn, event)
+            except Exception:
+                log.exception("handler %s failed on %s", handler.__name__, event.type)
+
+        return guarded
+
+    def _guard(self, call: Callable[[], list[Outgoing]]) -> list[Outgoing] | None:
+        try:
+            return call()
+        except Exception:
+            log.exception("referee failed")
+            return None
+
+    def _on_raw(self, _conn: ServerConnection, _event: Event) -> None:
+        self._last_rx, self._pinged = time.monotonic(), False
+
+    def _on_cap(self, _conn: ServerConnection, event: Event) -> None:
+        args = list(event.arguments)
+        sub = args[0].upper() if args else ""
+        if sub == "LS":
+            more = len(args) > 2 and args[1] == "*"
+            self._offered |= {c.split("=", 1)[0] for c in args[-1].split()}
+            if more:
+                return
+            wanted = [c for c in WANTED_CAPS if c in self._offered]
+            if self.config.sasl_account and "sasl" in self._offered:
+                wanted.append("sasl")
+            elif self.config.sasl_account:
+                log.error("SASL is configured but %s does not offer it", self.config.server)
+            if wanted:
+                self._raw("CAP REQ :" + " ".join(wanted))
+            else:
+                self._raw("CAP END")
+        elif sub == "ACK":
+            self._caps |= set(args[-1].split())
+            if "sasl" in self._caps and self.config.sasl_account:
+                self._raw("AUTHENTICATE PLAIN")
+            else:
+                self._raw("CAP END")
+        elif sub == "NAK":
+            log.warning("capabilities refused: %s", args[-1])
+            self._raw("CAP END")
+
+    def _on_authenticate(self, _conn: ServerConnection, event: Event) -> None:
+        if event.target != "+" and list(event.arguments)[:1] != ["+"]:
+            return
+        password = self.config.sasl_password()
+        if not password:
+            log.error("SASL: the environment variable %s is empty",
+                      self.config.sasl_password_env)
+            self._raw("AUTHENTICATE *")
+            return
+        account = self.config.sasl_account or ""
+        token = base64.b64encode(f"{account}\0{account}\0{password}".encode()).decode()
+        for start in range(0, len(token), 400):
+            self._raw(f"AUTHENTICATE {token[start:start + 400]}")
+        if len(token) % 400 == 0:
+            self._raw("AUTHENTICATE +")
+
+    def _on_sasl_done(self, _conn: ServerConnection, _event: Event) -> None:
+        log.info("SASL: logged in as %s", self.config.sasl_account)
+        self._raw("CAP END")
+
+    def _on_sasl_failed(self, _conn: ServerConnection, event: Event) -> None:
+        log.error("SASL login as %s failed (%s): check the account and $%s",
+                  self.config.sasl_account, event.type, self.config.sasl_password_env)
+        self._raw("CAP END")
+
+    def _on_welcome(self, conn: ServerConnection, event: Event) -> None:
+        self._welcomed = True
+        self.nick = event.target or conn.get_nickname()
+        self.connected.set()
+        for channel in self.config.channels:
+            self._raw(f"JOIN {channel}")
+        if self.nick.casefold() != self.config.nick.casefold():
+            asyncio.get_running_loop().call_later(60, self._regain_nick)
+
+    def _regain_nick(self) -> None:
+        if self.connected.is_set() and self.nick.casefold() != self.config.nick.casefold():
+            self._raw(f"NICK {self.config.nick}")
+            asyncio.get_running_loop().call_later(60, self._regain_nick)
+
+    def _on_nick_taken(self, _conn: ServerConnection, event: Event) -> None:
+        if self._welcomed:
+            return  # a regain attempt failed; try again later
+        options = [self.config.nick, *self.config.alt_nicks]
+        tried = event.arguments[0] if event.arguments else self.nick
+        following = options[options.index(tried) + 1] if tried in options[:-1] else (
+            f"{self.config.nick[:20]}{random.randint(100, 999)}")
+        self.nick = following
+        self._raw(f"NICK {following}")
+
+    def _on_join(self, _conn: ServerConnection, event: Event) -> None:
+        source = NickMask(event.source)
+        channel = event.target
+        if source.nick.casefold() == self.nick.casefold():
+            self.outbox.prefix = str(source)
+            if "account-notify" in self._caps or "extended-join" in self._caps:
+                self._raw(f"WHO {channel} %tnuhact,42")  # WHOX: who is logged in here
+            return
+        if "extended-join" in self._caps and event.arguments:
+            self.accounts.set(source.nick, event.arguments[0])
+
+    def _on_nick(self, _conn: ServerConnection, event: Event) -> None:
+        old, new = NickMask(event.source).nick, event.target
+        self.accounts.renamed(old, new)
+        if old.casefold() == self.nick.casefold():
+            self.nick = new
+            user_host = str(NickMask(event.source)).split("!", 1)[-1]
+            self.outbox.prefix = f"{new}!{user_host}"
+
+    def _on_quit(self, _conn: ServerConnection, event: Event) -> None:
+        self.accounts.forget(NickMask(event.source).nick)
+
+    def _on_account(self, _conn: ServerConnection, event: Event) -> None:
+        self.accounts.set(NickMask(event.source).nick, event.target)
+
+    def _on_whox(self, _conn: ServerConnection, event: Event) -> None:
+        # :server 354 me 42 user host nick account
+        args = list(event.arguments)
+        if len(args) >= 5 and args[0] == "42":
+            self.accounts.set(args[3], args[4])
+
+    def _sender(self, event: Event) -> Sender:
+        source = NickMask(event.source)
+        tags = {t["key"]: t.get("value") for t in (event.tags or [])}
+        account = tags.get("account") if "account-tag" in self._caps else None
+        account = account or self.accounts.get(source.nick)
+        user_host = f"{source.user}@{source.host}"
+        return Sender(nick=source.nick[:64], account=account, mask=str(source), host=user_host)
+
+    def _allowed(self, sender: Sender) -> bool:
+        bucket = self._users.setdefault(sender.identity, TokenBucket(USER_BURST, USER_RATE))
+        return bucket.take()
+
+    def _incoming(self, event: Event, channel: str | None) -> None:
+        text = event.arguments[0] if event.arguments else ""
+        sender = self._sender(event)
+        msg = Incoming(sender=sender, text=text, channel=channel)
+        if not (msg.text.startswith((self.referee.config.command_prefix, "/rol"))):
+            return
+        if not self._allowed(sender):
+            log.info("rate limit: dropped %r from %s", msg.text[:40], sender.identity)
+            return
+        self._deliver(self._guard(lambda: self.referee.handle(msg)) or [])
+
+    def _on_pubmsg(self, _conn: ServerConnection, event: Event) -> None:
+        self._incoming(event, event.target)
+
+    def _on_privmsg(self, _conn: ServerConnection, event: Event) -> None:
+        self._incoming(event, None)
+
+    def _on_ctcp(self, _conn: ServerConnection, event: Event) -> None:
+        if event.arguments and event.arguments[0].upper() == "VERSION":
+            nick = NickMask(event.source).nick
+            self.outbox.message(nick, f"\x01VERSION {VERSION}\x01", Priority.CHATTER, "NOTICE")
+
+    def _on_disconnect(self, _conn: ServerConnection, _event: Event) -> None:
+        self.connected.clear()
+        if self._closed is not None:
+            self._closed.set()
