@@ -11,6 +11,7 @@ import asyncio
 import csv
 import json
 import logging
+import signal
 import sys
 from typing import Any
 
@@ -116,6 +117,14 @@ def _dice(text: str | None) -> DiceSource | None:
         raise ConfigError("--dice takes whole numbers separated by commas: 57,12,90") from None
 
 
+async def _serve_irc(bot: IrcBot) -> None:
+    """The IRC bot until SIGINT or SIGTERM, which send QUIT and end cleanly."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, bot.stop)
+    await bot.run()
+
+
 def _serve(args: argparse.Namespace) -> int:
     """``run``: IRC when configured, else the console; ``console``: a console channel on
     stdin until end of input."""
@@ -125,11 +134,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.command == "run" and config.irc is not None:
         logging.basicConfig(level=logging.INFO,
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        bot = IrcBot(config.irc, referee)
-        try:
-            asyncio.run(bot.run())
-        except KeyboardInterrupt:
-            bot.stop()
+        asyncio.run(_serve_irc(IrcBot(config.irc, referee)))
         return 0
     if sys.stdin.isatty():
         print(f"ancath-bot: console channel {DEFAULT_CHANNEL}; type '<nick> <message>', "

@@ -46,7 +46,9 @@ class Club:
         if line.startswith("#"):
             channel, line = line.split(" ", 1)
         nick, text = line.split(" ", 1)
-        sender = Sender(nick=nick, account=account if account is not None else nick, mask=mask)
+        host = mask.split("!", 1)[1] if mask and "!" in mask else None
+        sender = Sender(nick=nick, account=account if account is not None else nick, mask=mask,
+                        host=host)
         out = self.referee.handle(Incoming(sender=sender, text=text, channel=channel))
         lines = [f"{o.target} {o.text}" for o in out]
         self.sent += lines

@@ -700,7 +700,7 @@ def test_R8_2_non_moderators_are_refused_every_mod_command(
 @pytest.mark.parametrize(("nick", "account", "mask", "who"), [
     pytest.param("mod", None, None, "mod", id="account-is-the-nick"),
     pytest.param("zed", "mod", None, "mod", id="account-other-nick"),
-    pytest.param("boss", "", "boss!b@club.example", "boss!b@club.example", id="exact-mask"),
+    pytest.param("boss", "", "boss!b@club.example", "b@club.example", id="exact-mask"),
     pytest.param("boss", "bossacct", "boss!b@club.example", "bossacct",
                  id="exact-mask-any-account"),
 ])
@@ -724,7 +724,9 @@ def test_R8_2_moderators_are_recognised_by_account_or_exact_mask(
     ("!mod undo REASON", "undo"),
     ("!mod fairy open REASON", "fairy"),
 ])
-def test_R8_1_every_moderator_ruling_keeps_its_reason(tmp_path: Path, text: str, reason: str) -> None:
+def test_R8_1_every_moderator_ruling_keeps_its_reason(
+    tmp_path: Path, text: str, reason: str
+) -> None:
     club = make_club(tmp_path)
     start_fight(club)
     marker = f"ruling-{reason}-because-of-this"
