@@ -1,0 +1,78 @@
+"""The referee on a real ngircd, for tests: ``async with bot_on(server, tmp_path) as run``.
+
+``run.bot`` is the :class:`bot.network.IrcBot`, ``run.dice`` its scripted dice,
+``run.referee`` the referee with its store. ``from_bot(client, text)`` waits for the
+bot's PRIVMSG containing ``text``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ircserver import IrcClient, IrcLine, NgircdServer
+
+from bot.app import build_referee
+from bot.config import BotConfig, FloodConfig, IrcConfig
+from bot.dice import ScriptedDice
+from bot.network import IrcBot
+from bot.referee import Referee
+
+BOT_NICK = "Ref"
+
+
+@dataclass
+class Running:
+    bot: IrcBot
+    dice: ScriptedDice
+    referee: Referee
+
+
+async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Poll a condition of the bot's own state (no fixed sleeps: it returns at once)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not met in time")
+        await asyncio.sleep(0.01)
+
+
+@contextlib.asynccontextmanager
+async def bot_on(
+    server: NgircdServer, tmp_path: Path, *, moderators: tuple[str, ...] = (),
+    burst: int = 4, per_second: float = 1.0, database: str | None = None,
+) -> AsyncIterator[Running]:
+    config = BotConfig(
+        database=database or str(tmp_path / "bot.sqlite3"), moderators=list(moderators),
+        irc=IrcConfig(server=server.host, port=server.port, tls=False, nick=BOT_NICK,
+                      channels=["#arena"], reconnect_max_seconds=1.0, connect_timeout=5.0,
+                      flood=FloodConfig(burst=burst, per_second=per_second)),
+    )
+    assert config.irc is not None
+    dice = ScriptedDice([])
+    referee = build_referee(config, dice=dice)
+    bot = IrcBot(config.irc, referee)
+    task = asyncio.create_task(bot.run())
+    try:
+        await until(lambda: bot.outbox.prefix is not None)  # our own JOIN echoed
+        yield Running(bot, dice, referee)
+    finally:
+        bot.stop()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+async def player(server: NgircdServer, nick: str, user: str | None = None) -> IrcClient:
+    client = await IrcClient.connect(server.port, nick, user)
+    await client.join("#arena")
+    return client
+
+
+async def from_bot(client: IrcClient, text: str, timeout: float = 10.0) -> IrcLine:
+    return await client.expect(
+        lambda line: line.command == "PRIVMSG" and line.nick == BOT_NICK and text in line.text,
+        timeout=timeout)

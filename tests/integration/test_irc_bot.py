@@ -1,0 +1,198 @@
+"""The referee on a real IRC server (Debian's ngircd on 127.0.0.1), driven by plain
+socket clients; every wait is on an event, never a fixed sleep."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from ircbot import BOT_NICK, bot_on, from_bot, player, until
+from ircserver import NgircdServer
+
+from bot.messages import Outgoing, Priority
+
+
+def quick(server: NgircdServer) -> NgircdServer:
+    """Penalties off: these tests are about behaviour, not the server's pacing."""
+    server.max_penalty_time = 0
+    server.stop()
+    return server.start()
+
+
+def test_a_whole_practice_fight_through_the_server(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            gob, olaf = await player(ngircd, "gob"), await player(ngircd, "olaf")
+            await gob.say("#arena", "!create Gorbag goblin club spear")
+            await from_bot(gob, "created Gorbag")
+            await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
+            await from_bot(olaf, "created Olaf")
+            await olaf.say("#arena", "!challenge Gorbag")
+            await from_bot(gob, "Olaf challenges you")
+            run.dice.push(50, 40)  # initiative: Olaf 50, Gorbag 40
+            await gob.say("#arena", "!accept")
+            await from_bot(olaf, "Olaf chooses: !first | !second")
+            await olaf.say("#arena", "!first")
+            await from_bot(olaf, "Olaf to act:")
+            run.dice.push(20)  # 20 vs 25: hit
+            await olaf.say("#arena", "!attack")
+            await from_bot(gob, "Gorbag, defend:")
+            run.dice.push(80, 5)  # dodge 80 vs 30 fails; damage 5: kill on leather
+            await gob.say("#arena", "!dodge")
+            line = await from_bot(olaf, "Olaf wins by a kill")
+            assert "BP: Olaf +0.2, Gorbag +0.1." in line.text
+            store = run.referee.store
+            assert store.warrior("Olaf").sheet.bp == 2 and store.warrior("Gorbag").sheet.bp == 1
+            assert store.verify() == [] and run.dice.left == 0
+    asyncio.run(scenario())
+
+
+def test_bad_bytes_and_a_failing_handler_do_not_drop_the_bot(
+    ngircd: NgircdServer, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            ann = await player(ngircd, "ann")
+            await ann.send_raw(b"PRIVMSG #arena :!roll \xff\xfe\xc3(\r\n")
+            await from_bot(ann, "ann: cannot read")
+            real = run.referee.handle
+
+            def explode(msg: object) -> list[Outgoing]:
+                raise RuntimeError("a handler bug")
+
+            run.referee.handle = explode  # type: ignore[method-assign]
+            await ann.say("#arena", "!help")
+            run.referee.handle = real  # type: ignore[method-assign]
+            run.bot.accounts.set = explode  # type: ignore[assignment,method-assign]
+            bea = await player(ngircd, "bea")  # a JOIN whose handler raises
+            run.dice.push(1)
+            await bea.say("#arena", "!roll 1d1")
+            await from_bot(bea, "bea rolls 1d1 = [1] = 1")
+            assert run.bot.sessions == 1  # never reconnected
+    asyncio.run(scenario())
+
+
+def test_cr_lf_and_nul_never_reach_the_server_raw(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            ann = await player(ngircd, "ann")
+            # ngircd ends a line at a lone CR: the client's own tail becomes a command.
+            await ann.send_raw("PRIVMSG #arena :!create Gob\rNICK hacker goblin club spear")
+            await from_bot(ann, "usage: !create")  # the bot saw only "!create Gob"
+            # What the bot itself sends is cleaned, whatever a reply carries.
+            run.bot.outbox.message("#arena", "hi\rNICK hacked\nJOIN #evil\0 end", Priority.FIGHT)
+            line = await from_bot(ann, "hi NICK hacked JOIN #evil end")
+            assert line.nick == BOT_NICK
+            run.bot.outbox.message("#arena\rJOIN #evil", "targets are checked too")
+            run.dice.push(1)
+            await ann.say("#arena", "!roll 1d1")
+            await from_bot(ann, "ann rolls 1d1")
+            assert not any("targets are checked" in x.raw for x in ann.lines)
+            assert run.bot.nick == BOT_NICK
+    asyncio.run(scenario())
+
+
+def test_a_long_reply_arrives_split_and_whole(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            ann = await player(ngircd, "ann")
+            words = [f"w{i:03d}" for i in range(120)]  # 600 bytes with spaces
+            run.bot.outbox.message("#arena", " ".join(words), Priority.FIGHT)
+            first = await from_bot(ann, "w000")
+            second = await from_bot(ann, "w119")
+            assert (first.text + " " + second.text).split() == words
+            assert all(len(x.raw.encode()) <= 510 for x in (first, second))
+    asyncio.run(scenario())
+
+
+def test_a_burst_of_30_keeps_to_the_bucket_and_loses_nothing(
+    ngircd: NgircdServer, tmp_path: Path
+) -> None:
+    burst, rate = 4, 10.0
+
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path, burst=burst, per_second=rate) as run:
+            ann = await player(ngircd, "ann")
+            await asyncio.sleep(0.5)  # let the bucket fill after the JOIN
+            for i in range(30):
+                run.bot.outbox.message("#arena", f"line {i}")
+            arrivals = []
+            for i in range(30):
+                await from_bot(ann, f"line {i}")
+                arrivals.append(time.monotonic())
+            start = arrivals[0]
+            for i, moment in enumerate(arrivals):
+                # never more than the burst plus what the rate refilled (20 ms slack)
+                assert i + 1 <= burst + (moment - start + 0.02) * rate, (i, moment - start)
+    asyncio.run(scenario())
+
+
+def test_the_fight_goes_on_after_the_server_restarts(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        server = quick(ngircd)
+        async with bot_on(server, tmp_path) as run:
+            gob, olaf = await player(server, "gob"), await player(server, "olaf")
+            await gob.say("#arena", "!create Gorbag goblin club spear")
+            await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
+            await from_bot(olaf, "created Olaf")
+            await olaf.say("#arena", "!challenge Gorbag")
+            run.dice.push(50, 40)
+            await gob.say("#arena", "!accept")
+            await from_bot(olaf, "Olaf chooses")
+            server.stop()
+            began = time.monotonic()
+            await until(lambda: not run.bot.connected.is_set())
+            server.start()
+            await until(lambda: run.bot.sessions == 2 and run.bot.connected.is_set(), 30)
+            gob, olaf = await player(server, "gob"), await player(server, "olaf")
+            await olaf.expect(lambda line: (line.command == "JOIN" and line.nick == BOT_NICK)
+                              or "NAMES" in line.raw or (line.command == "353"
+                              and BOT_NICK in line.text))
+            print(f"reconnected and rejoined in {time.monotonic() - began:.2f} s")
+            await olaf.say("#arena", "!first")
+            await from_bot(olaf, "Olaf acts first.")
+    asyncio.run(scenario())
+
+
+def test_outsiders_nick_changers_and_fake_moderators(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        mods = ("mod!~mod@127.0.0.1",)
+        async with bot_on(quick(ngircd), tmp_path, moderators=mods) as run:
+            gob, olaf = await player(ngircd, "gob"), await player(ngircd, "olaf")
+            eve = await player(ngircd, "eve")
+            await gob.say("#arena", "!create Gorbag goblin club spear")
+            await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
+            await from_bot(olaf, "created Olaf")
+            await olaf.say("#arena", "!challenge Gorbag")
+            run.dice.push(50, 40)
+            await gob.say("#arena", "!accept")
+            await from_bot(olaf, "Olaf chooses")
+            await eve.say("#arena", "!first")
+            await from_bot(eve, "eve: only Olaf and Gorbag's players act in this fight")
+            await olaf.nick("olafur")  # same user@host: still Olaf's player
+            await olaf.say("#arena", "!first")
+            await from_bot(olaf, "Olaf acts first.")
+            fake = await player(ngircd, "mod", user="eve")  # the nick, not the mask
+            await fake.say("#arena", "!mod bp Olaf +5.0 bribe")
+            await from_bot(fake, "mod: only moderators use !mod")
+            await fake.quit()
+            real = await player(ngircd, "mod", user="mod")
+            await real.say("#arena", "!mod bp Olaf +1.0 prize")
+            await from_bot(real, "Olaf: +1.0 BP recorded")
+            assert run.referee.store.warrior("Olaf").sheet.bp == 10  # tenths
+    asyncio.run(scenario())
+
+
+def test_ctcp_version_and_private_messages(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path):
+            ann = await player(ngircd, "ann")
+            await ann.say(BOT_NICK, "\x01VERSION\x01")
+            reply = await ann.expect(lambda line: line.command == "NOTICE"
+                                     and line.nick == BOT_NICK)
+            assert "ancath-bot" in reply.text
+            await ann.say(BOT_NICK, "!help buy")
+            line = await ann.expect(lambda x: x.command == "PRIVMSG" and x.nick == BOT_NICK)
+            assert line.target == "ann" and "!buy <warrior> <skill>" in line.text
+    asyncio.run(scenario())
