@@ -11,6 +11,7 @@ from ircbot import BOT_NICK, bot_on, from_bot, player, until
 from ircserver import NgircdServer
 
 from bot.messages import Outgoing, Priority
+from bot.network import USER_BURST
 
 
 def quick(server: NgircdServer) -> NgircdServer:
@@ -195,4 +196,18 @@ def test_ctcp_version_and_private_messages(ngircd: NgircdServer, tmp_path: Path)
             await ann.say(BOT_NICK, "!help buy")
             line = await ann.expect(lambda x: x.command == "PRIVMSG" and x.nick == BOT_NICK)
             assert line.target == "ann" and "!buy <warrior> <skill>" in line.text
+    asyncio.run(scenario())
+
+
+def test_one_player_cannot_starve_the_channel(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            spam, ann = await player(ngircd, "spam"), await player(ngircd, "ann")
+            run.dice.push(*[1] * (USER_BURST + 1))
+            for _ in range(3 * USER_BURST):
+                await spam.say("#arena", "!roll 1d1")
+            await ann.say("#arena", "!roll 1d1")
+            await from_bot(ann, "ann rolls 1d1")  # answered despite the flood
+            answered = [x for x in spam.lines if x.nick == BOT_NICK and "spam rolls" in x.text]
+            assert len(answered) == USER_BURST  # the rest were dropped, not queued
     asyncio.run(scenario())
