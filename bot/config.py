@@ -51,6 +51,8 @@ class IrcConfig(_Strict):
     ping_idle_seconds: float = 90.0
     ping_timeout_seconds: float = 60.0
     reconnect_max_seconds: float = 300.0
+    nick_regain_seconds: float = 60.0
+    """How often to try for ``nick`` again while on an alternative one."""
     flood: FloodConfig = FloodConfig()
 
     @field_validator("channels")

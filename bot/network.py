@@ -299,12 +299,14 @@ class IrcBot:
         for channel in self.config.channels:
             self._raw(f"JOIN {channel}")
         if self.nick.casefold() != self.config.nick.casefold():
-            asyncio.get_running_loop().call_later(60, self._regain_nick)
+            asyncio.get_running_loop().call_later(self.config.nick_regain_seconds,
+                                                  self._regain_nick)
 
     def _regain_nick(self) -> None:
         if self.connected.is_set() and self.nick.casefold() != self.config.nick.casefold():
             self._raw(f"NICK {self.config.nick}")
-            asyncio.get_running_loop().call_later(60, self._regain_nick)
+            asyncio.get_running_loop().call_later(self.config.nick_regain_seconds,
+                                                  self._regain_nick)
 
     def _on_nick_taken(self, _conn: ServerConnection, event: Event) -> None:
         if self._welcomed:

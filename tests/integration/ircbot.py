@@ -45,12 +45,13 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 async def bot_on(
     server: NgircdServer, tmp_path: Path, *, moderators: tuple[str, ...] = (),
     burst: int = 4, per_second: float = 1.0, database: str | None = None,
+    joined: bool = True, **irc: object,
 ) -> AsyncIterator[Running]:
     config = BotConfig(
         database=database or str(tmp_path / "bot.sqlite3"), moderators=list(moderators),
         irc=IrcConfig(server=server.host, port=server.port, tls=False, nick=BOT_NICK,
                       channels=["#arena"], reconnect_max_seconds=1.0, connect_timeout=5.0,
-                      flood=FloodConfig(burst=burst, per_second=per_second)),
+                      flood=FloodConfig(burst=burst, per_second=per_second), **irc),
     )
     assert config.irc is not None
     dice = ScriptedDice([])
@@ -58,7 +59,8 @@ async def bot_on(
     bot = IrcBot(config.irc, referee)
     task = asyncio.create_task(bot.run())
     try:
-        await until(lambda: bot.outbox.prefix is not None)  # our own JOIN echoed
+        if joined:
+            await until(lambda: bot.outbox.prefix is not None)  # our own JOIN echoed
         yield Running(bot, dice, referee)
     finally:
         bot.stop()

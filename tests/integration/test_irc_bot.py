@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from ircbot import BOT_NICK, bot_on, from_bot, player, until
-from ircserver import NgircdServer
+from ircserver import IrcClient, NgircdServer
 
 from bot.messages import Outgoing, Priority
 from bot.network import USER_BURST
@@ -210,4 +210,46 @@ def test_one_player_cannot_starve_the_channel(ngircd: NgircdServer, tmp_path: Pa
             await from_bot(ann, "ann rolls 1d1")  # answered despite the flood
             answered = [x for x in spam.lines if x.nick == BOT_NICK and "spam rolls" in x.text]
             assert len(answered) == USER_BURST  # the rest were dropped, not queued
+    asyncio.run(scenario())
+
+
+def test_a_taken_nick_falls_back_and_is_regained(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        squatter = await IrcClient.connect(quick(ngircd).port, BOT_NICK, "squat")
+        async with bot_on(ngircd, tmp_path, alt_nicks=["Ref_"], nick_regain_seconds=0.3) as run:
+            assert run.bot.nick == "Ref_"
+            await squatter.quit()
+            await until(lambda: run.bot.nick == BOT_NICK)
+            assert run.bot.outbox.prefix is not None
+            assert run.bot.outbox.prefix.startswith(f"{BOT_NICK}!")
+    asyncio.run(scenario())
+
+
+def test_a_silent_link_is_pinged_then_dropped_and_reconnected(tmp_path: Path) -> None:
+    """A server that welcomes the bot and then says nothing more."""
+
+    async def scenario() -> None:
+        seen: list[list[str]] = []
+
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            lines: list[str] = []
+            seen.append(lines)
+            while line := (await reader.readline()).decode().strip():
+                lines.append(line)
+                if line.startswith("CAP LS"):
+                    writer.write(b":fake CAP * LS :\r\n")
+                if line.startswith("USER"):
+                    writer.write(b":fake 001 Ref :hi\r\n")
+                await writer.drain()
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        fake = NgircdServer.__new__(NgircdServer)
+        fake.host, fake.port = "127.0.0.1", port
+        async with bot_on(fake, tmp_path, joined=False, ping_idle_seconds=0.3,
+                          ping_timeout_seconds=0.3) as run:
+            await until(lambda: len(seen) >= 2, 15)
+            assert any(line.startswith("PING") for line in seen[0])
+            assert run.bot.sessions >= 2
+        server.close()
     asyncio.run(scenario())
