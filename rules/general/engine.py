@@ -1,0 +1,187 @@
+"""The General-rules skirmish engine (R10.2-R10.4): turns alternate, challenger first;
+an attack is a d20 Test of the weapon skill, a hit meets a Parry Test (half the skill
+plus armour Defense), then Base Damage and weapon dice, each rolled up, less Protection;
+a blow of more than half Total Health calls for a Strength Test (knockback and stun).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from rules.errors import FightOver, IllegalCommand, InvalidRoll, NotYourTurn
+from rules.general.model import (
+    Attack,
+    Attacked,
+    Awaiting,
+    DamageDie,
+    Exchange,
+    FightEnded,
+    Forfeit,
+    GeneralFighter,
+    GeneralState,
+    GotUp,
+    Hit,
+    KnockbackTest,
+    ModeratorEnd,
+    Need,
+    Outcome,
+    Parried,
+    Roll,
+    RollFor,
+    Side,
+    TurnStarted,
+    Yield,
+)
+
+__all__ = ["STUN_PENALTY", "apply", "replay", "start", "undo_point"]
+
+STUN_PENALTY = 5
+"""Defensive Tests while stunned (R10.3)."""
+
+Command = Attack | Yield | Roll | Forfeit | ModeratorEnd
+Out = list[Any]
+
+
+def start(_kind: str, fighters: Sequence[GeneralFighter]) -> tuple[GeneralState, tuple[Any, ...]]:
+    a, b = fighters
+    if a.name.casefold() == b.name.casefold():
+        raise IllegalCommand("a fighter cannot fight themself")
+    state = GeneralState((Side(a, a.health), Side(b, b.health)), Awaiting(0, Need.ACTION))
+    return state, (TurnStarted(0, 1),)
+
+
+def apply(state: GeneralState, command: Command) -> tuple[GeneralState, tuple[Any, ...]]:
+    if state.outcome is not None or state.awaiting is None:
+        raise FightOver("the fight is over")
+    out: Out = []
+    if isinstance(command, ModeratorEnd):
+        ending = "draw" if command.winner is None else "moderator"
+        return _end(state, Outcome(ending, command.winner), out), tuple(out)
+    awaiting = state.awaiting
+    if command.side != awaiting.side:
+        who = state.sides[awaiting.side].fighter.name
+        raise NotYourTurn(f"the fight waits for {who} to {_need(awaiting)}")
+    if isinstance(command, Forfeit):
+        return _end(state, Outcome("forfeit", 1 - command.side), out), tuple(out)
+    if isinstance(command, Yield | Attack):
+        if awaiting.need is not Need.ACTION:
+            raise IllegalCommand(f"first {_need(awaiting)}")
+        if isinstance(command, Yield):
+            return _end(state, Outcome("yield", 1 - command.side), out), tuple(out)
+        fighter = state.sides[command.side].fighter
+        state = replace(state, exchange=Exchange(command.side))
+        return _await(state, command.side, RollFor.ATTACK, 20, fighter.skill), ()
+    if awaiting.need is not Need.ROLL:
+        raise IllegalCommand(f"first {_need(awaiting)}")
+    if type(command.value) is not int or not 1 <= command.value <= awaiting.die:
+        raise InvalidRoll(f"a d{awaiting.die} roll is 1..{awaiting.die}, not {command.value}")
+    return _roll(state, command.value, out), tuple(out)
+
+
+def _need(awaiting: Awaiting) -> str:
+    if awaiting.need is Need.ACTION:
+        return "attack or yield"
+    assert awaiting.roll_for is not None
+    return f"roll d{awaiting.die} for {awaiting.roll_for.value}"
+
+
+def _await(state: GeneralState, side: int, roll_for: RollFor, die: int,
+           chance: int | None = None) -> GeneralState:
+    return replace(state, awaiting=Awaiting(side, Need.ROLL, roll_for, die, chance))
+
+
+def _with(state: GeneralState, index: int, side: Side) -> GeneralState:
+    sides = (side, state.sides[1]) if index == 0 else (state.sides[0], side)
+    return replace(state, sides=sides)
+
+
+def _roll(state: GeneralState, value: int, out: Out) -> GeneralState:
+    awaiting = state.awaiting
+    exchange = state.exchange
+    assert awaiting is not None and exchange is not None
+    attacker, defender = exchange.attacker, 1 - exchange.attacker
+    target = state.sides[defender]
+    if awaiting.roll_for is RollFor.ATTACK:
+        assert awaiting.chance is not None
+        hit = value <= awaiting.chance
+        out.append(Attacked(attacker, value, awaiting.chance, hit))
+        if not hit:
+            return _next_turn(state, out)
+        parry = target.fighter.parry - (STUN_PENALTY if target.stunned else 0)
+        return _await(state, defender, RollFor.PARRY, 20, parry)
+    if awaiting.roll_for is RollFor.PARRY:
+        assert awaiting.chance is not None
+        held = value <= awaiting.chance
+        out.append(Parried(defender, value, awaiting.chance, held))
+        if held:
+            return _next_turn(state, out)
+        striker = state.sides[attacker].fighter
+        dice = (striker.base.sides,) * striker.base.count + (
+            striker.weapon.sides,) * striker.weapon.count
+        exchange = replace(exchange, dice=dice, rolled=striker.base.bonus + striker.weapon.bonus)
+        return _await(replace(state, exchange=exchange), attacker, RollFor.DAMAGE, dice[0])
+    if awaiting.roll_for is RollFor.DAMAGE:
+        return _damage(state, exchange, value, out)
+    # knockback: a Strength Test (R10.3)
+    kept = value <= target.fighter.strength
+    out.append(KnockbackTest(defender, value, target.fighter.strength, kept))
+    if not kept:
+        state = _with(state, defender, replace(target, stunned=True))
+    return _next_turn(state, out)
+
+
+def _damage(state: GeneralState, exchange: Exchange, value: int, out: Out) -> GeneralState:
+    """One damage die; a top face rolls again before the next die (R10.1, R10.2)."""
+    die = exchange.dice[0]
+    rolled_up = value == die
+    out.append(DamageDie(exchange.attacker, die, value, rolled_up))
+    remaining = exchange.dice if rolled_up else exchange.dice[1:]
+    exchange = replace(exchange, dice=remaining, rolled=exchange.rolled + value)
+    state = replace(state, exchange=exchange)
+    if remaining:
+        return _await(state, exchange.attacker, RollFor.DAMAGE, remaining[0])
+    defender = 1 - exchange.attacker
+    target = state.sides[defender]
+    damage = max(0, exchange.rolled - target.fighter.protection)
+    target = replace(target, current=target.current - damage)
+    out.append(Hit(defender, exchange.rolled, damage, target.current))
+    state = _with(state, defender, target)
+    if target.current <= 0:  # unconscious (R10.4)
+        return _end(state, Outcome("unconscious", exchange.attacker), out)
+    if 2 * damage > target.fighter.health:
+        return _await(state, defender, RollFor.KNOCKBACK, 20, target.fighter.strength)
+    return _next_turn(state, out)
+
+
+def _next_turn(state: GeneralState, out: Out) -> GeneralState:
+    actor = 1 - state.actor
+    state = replace(state, actor=actor, turn=state.turn + 1, exchange=None)
+    out.append(TurnStarted(actor, state.turn))
+    side = state.sides[actor]
+    if side.stunned:  # the turn goes to getting up (R10.3)
+        out.append(GotUp(actor))
+        return _next_turn(_with(state, actor, replace(side, stunned=False)), out)
+    return replace(state, awaiting=Awaiting(actor, Need.ACTION))
+
+
+def _end(state: GeneralState, outcome: Outcome, out: Out) -> GeneralState:
+    out.append(FightEnded(outcome))
+    return replace(state, outcome=outcome, awaiting=None, exchange=None)
+
+
+def replay(kind: str, fighters: Sequence[GeneralFighter], commands: Iterable[Command]
+           ) -> GeneralState:
+    state, _ = start(kind, fighters)
+    for command in commands:
+        state, _ = apply(state, command)
+    return state
+
+
+def undo_point(commands: Sequence[Any]) -> int:
+    """Back to before the last Attack, Yield, Forfeit or end, its rolls with it."""
+    for index in range(len(commands) - 1, -1, -1):
+        if not isinstance(commands[index], Roll):
+            return index
+    raise IllegalCommand("nothing to undo")
