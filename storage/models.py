@@ -42,6 +42,8 @@ class Warrior(Base):
     armour: Mapped[str | None] = mapped_column(String(16))
     skills: Mapped[dict[str, Any]]
     """Cache: skill name to percent, derived from the ledger."""
+    profile: Mapped[dict[str, Any] | None]
+    """The whole sheet of a Simple Contest or General-rules fighter (no skills, no BP)."""
     bp: Mapped[int] = mapped_column(default=0)
     """Cache: BP total in tenths, the sum of the ledger's ``bp`` column."""
     bp_spent: Mapped[int] = mapped_column(default=0)

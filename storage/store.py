@@ -73,10 +73,13 @@ class StaleFight(StorageError):
 @dataclass(frozen=True, slots=True)
 class WarriorRecord:
     id: int
-    sheet: Sheet
+    sheet: Any
+    """An An Cath ``Sheet``, or the fighter of another rules system."""
     owner: str
     captor: str | None
     in_fight: bool
+    system: str = "ancath"
+    status: str = "free"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,9 @@ def _now() -> str:
 
 
 def _sheet(row: Warrior) -> Sheet:
+    """The An Cath sheet of a warrior row (refused for other systems' fighters)."""
+    if row.system != "ancath":
+        raise StorageError(f"{row.name} fights by {row.system} rules: no BP or skills there")
     return Sheet(
         row.name,
         Culture(row.culture),
@@ -110,6 +116,13 @@ def _sheet(row: Warrior) -> Sheet:
         row.bp_spent,
         Status(row.status),
     )
+
+
+def _fighter(row: Warrior) -> Any:
+    """Whatever the warrior's rules system fights with."""
+    if row.system == "ancath":
+        return _sheet(row)
+    return SYSTEMS[row.system].codec.decode(row.profile)
 
 
 class Store:
@@ -139,7 +152,8 @@ class Store:
             select(func.count()).select_from(FightSide)
             .where(FightSide.warrior_id == row.id, FightSide.active)
         )
-        return WarriorRecord(row.id, _sheet(row), row.owner, captor, bool(seated))
+        return WarriorRecord(row.id, _fighter(row), row.owner, captor, bool(seated), row.system,
+                             row.status)
 
     def create_warrior(self, sheet: Sheet, owner: str, actor: str | None = None) -> WarriorRecord:
         """Add a new warrior and its ``created`` ledger row."""
@@ -161,6 +175,29 @@ class Store:
                 return self._record(session, row)
         except IntegrityError as error:
             raise DuplicateName(f"the name {sheet.name} is taken") from error
+
+    def create_fighter(self, system: str, fighter: Any, owner: str) -> WarriorRecord:
+        """A fighter of another rules system (no BP, no skills: R9.6), with its
+        ``created`` ledger row holding the whole profile."""
+        now = self._clock()
+        profile = encode(fighter)
+        try:
+            with self._tx() as session:
+                row = Warrior(
+                    name=fighter.name, name_key=fighter.name.casefold(), owner=owner,
+                    system=system, skills={}, profile=profile, bp=0, bp_spent=0,
+                    status="free", created_at=now,
+                )
+                session.add(row)
+                session.flush()
+                ledger.append(
+                    session, warrior_id=row.id, entry="created",
+                    detail={"skills": {}, "profile": profile}, actor=owner,
+                    reason=f"{system} fighter created", created_at=now,
+                )
+                return self._record(session, row)
+        except IntegrityError as error:
+            raise DuplicateName(f"the name {fighter.name} is taken") from error
 
     def warrior(self, name: str) -> WarriorRecord:
         with self._tx() as session:
@@ -270,7 +307,11 @@ class Store:
         try:
             with self._tx() as session:
                 rows = self._lock_warriors(session, [name for name, _ in sides])
-                sheets = tuple(_sheet(row) for row in rows)
+                for row in rows:
+                    if row.system != system.name:
+                        raise StorageError(f"{row.name} fights by {row.system} rules, "
+                                           f"not {system.name}")
+                sheets = tuple(_fighter(row) for row in rows)
                 state, events = system.start(kind, sheets)
                 fight = Fight(
                     channel=channel, system=system.name, kind=kind, active=True,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from replays import as_json, ledger_matches_replays, replay_stored
-from sqlalchemy import Engine, insert, inspect, select, text
+from sqlalchemy import Engine, insert, inspect, select, text, update
 from sqlalchemy.orm import Session
 from transcript import command, warrior  # tests/unit, put on the path by conftest.py
 
@@ -789,22 +789,23 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
         assert {"warriors", "ledger", "ledger_head", "settings"} <= tables
         assert "fights" not in tables and "fight_sides" not in tables
         with Session(engine) as session, session.begin():     # as revision 0001's code did
+            warriors = Warrior.__table__  # only 0001's columns: no ORM select of later ones
+            ids = {}
             for name, culture, skills in (("Olaf", "free-clans", {"move": 30, "axe": 30}),
                                           ("Gorbag", "goblin", {"move": 30, "club": 30,
                                                                 "spear": 30})):
-                row = Warrior(name=name, name_key=name.casefold(), owner=name.lower(),
-                              system="ancath", culture=culture,
-                              armour="highlander" if culture == "free-clans" else "leather",
-                              skills=skills, bp=0, bp_spent=0, status="free",
-                              created_at="2024-01-01T00:00:00+00:00")
-                session.add(row)
-                session.flush()
-                ledger.append(session, warrior_id=row.id, entry="created",
+                created = "2024-01-01T00:00:00+00:00"
+                ids[name] = session.execute(insert(warriors).values(
+                    name=name, name_key=name.casefold(), owner=name.lower(), system="ancath",
+                    culture=culture,
+                    armour="highlander" if culture == "free-clans" else "leather",
+                    skills=skills, bp=0, bp_spent=0, status="free", created_at=created,
+                )).inserted_primary_key[0]
+                ledger.append(session, warrior_id=ids[name], entry="created",
                               detail={"skills": skills}, actor=name.lower(),
-                              reason="warrior created", created_at=row.created_at)
-            olaf = session.scalars(select(Warrior).where(Warrior.name_key == "olaf")).one()
-            olaf.bp = 25
-            ledger.append(session, warrior_id=olaf.id, entry="moderator-bp", bp=25,
+                              reason="warrior created", created_at=created)
+            session.execute(update(warriors).where(warriors.c.id == ids["Olaf"]).values(bp=25))
+            ledger.append(session, warrior_id=ids["Olaf"], entry="moderator-bp", bp=25,
                           actor="mod", moderator="mod", reason="old grant",
                           created_at="2024-01-02T00:00:00+00:00")
             session.execute(insert(Setting).values(key="fairy_open", value={"value": True},
@@ -816,7 +817,7 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
 
         with engine.connect() as connection:
             assert connection.execute(text("SELECT version_num FROM alembic_version")
-                                      ).scalar_one() == "0002"
+                                      ).scalar_one() == "0003"
             assert connection.execute(text("SELECT * FROM ledger ORDER BY id")).all() == before
         assert {"fights", "fight_sides", "fight_commands", "fight_events"} <= set(
             inspect(engine).get_table_names())

@@ -1,0 +1,23 @@
+"""Fighters of the other rule systems keep their whole sheet as a profile.
+
+Revision ID: 0003
+Revises: 0002
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0003"
+down_revision = "0002"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("warriors") as batch:
+        batch.add_column(sa.Column("profile", sa.JSON(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("warriors") as batch:
+        batch.drop_column("profile")
