@@ -8,34 +8,21 @@ accepted engine command is recorded before anything is said about it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from bot.commands import Ctx, Example, Refusal, command
 from bot.messages import Outgoing, Priority
-from bot.render import describe, prompt, status
-from rules.ancath.commands import (
-    AcceptYield,
-    Act,
-    ChooseOrder,
-    DeclareBonus,
-    Defend,
-    Forfeit,
-    ModeratorEnd,
-    RejectYield,
-    Roll,
-    Stop,
-    Wield,
-)
-from rules.ancath.state import Action, BonusUse, Defence, Need
+from bot.systems import UIS, VERB_SUMMARIES, SystemUI
+from rules.ancath.commands import AcceptYield, DeclareBonus, Wield
+from rules.ancath.state import BonusUse
 from rules.ancath.tables import Weapon
-from rules.systems import AN_CATH
+from rules.systems import SYSTEMS
 from storage.store import OpenFight
 
 __all__ = ["Challenge", "Table", "fight_step", "tick"]
 
-KINDS = AN_CATH.kinds
+KINDS = SYSTEMS["ancath"].kinds
 _STATUS_WORDS = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
 
 
@@ -82,9 +69,9 @@ def _names(fight: OpenFight) -> tuple[str, ...]:
 # -- challenges -------------------------------------------------------------------------
 
 
-def _parse_challenge(args: list[str]) -> tuple[str, str | None, str]:
+def _parse_challenge(args: list[str]) -> tuple[str, str | None, str | None]:
     words = list(args)
-    kind = KINDS[0]
+    kind = None
     if words and words[-1].lower() in KINDS:
         kind = words.pop().lower()
     mine = None
@@ -103,26 +90,25 @@ def _own_warrior(ctx: Ctx, name: str | None) -> str:
         record = store.warrior(name)
         if record.owner != ctx.who:
             raise Refusal(f"{record.sheet.name} is not yours")
-        return record.sheet.name
-    ready = [r for r in store.warriors(ctx.who)
-             if r.sheet.status.value == "free" and not r.in_fight]
+        return str(record.sheet.name)
+    ready = [r for r in store.warriors(ctx.who) if r.status == "free" and not r.in_fight]
     if not ready:
         owned = store.warriors(ctx.who)
         busy = ", ".join(
-            f"{r.sheet.name} is {'fighting' if r.in_fight else _STATUS_WORDS[r.sheet.status.value]}"
+            f"{r.sheet.name} is {'fighting' if r.in_fight else _STATUS_WORDS[r.status]}"
             for r in owned)
         raise Refusal(f"none of your warriors can fight ({busy})" if owned
                       else "you have no warrior yet; make one with !create")
     if len(ready) > 1:
         listed = ", ".join(r.sheet.name for r in ready)
         raise Refusal(f"say which of yours fights: add 'as <name>' ({listed})")
-    return ready[0].sheet.name
+    return str(ready[0].sheet.name)
 
 
 def _ready(ctx: Ctx, name: str) -> None:
     record = ctx.referee.store.warrior(name)
-    if record.sheet.status.value != "free":
-        raise Refusal(f"{record.sheet.name} is {_STATUS_WORDS[record.sheet.status.value]} "
+    if record.status != "free":
+        raise Refusal(f"{record.sheet.name} is {_STATUS_WORDS[record.status]} "
                       "and cannot fight")
     if record.in_fight:
         raise Refusal(f"{record.sheet.name} is already in a fight")
@@ -144,6 +130,13 @@ def challenge(ctx: Ctx) -> None:
     me = _own_warrior(ctx, mine)
     _ready(ctx, me)
     _ready(ctx, target.sheet.name)
+    system = ctx.referee.store.warrior(me).system
+    if system != target.system:
+        raise Refusal(f"{me} fights by {UIS[system].label} rules, {target.sheet.name} by "
+                      f"{UIS[target.system].label}: pick a foe of the same rules")
+    if kind is not None and system != "ancath":
+        raise Refusal(f"{UIS[system].label} fights have no kinds; leave out '{kind}'")
+    kind = kind or SYSTEMS[system].kinds[0]
     table.challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
                                 ctx.referee.clock.now() + _timeout(ctx))
     ctx.say(f"{target.sheet.name}, {me} challenges you to a {kind} fight: "
@@ -180,8 +173,9 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
     elif ctx.args:
         raise Refusal("usage: !accept [as <your warrior>]")
     referee = ctx.referee
+    system = SYSTEMS[referee.store.warrior(target).system]
     fight, events = referee.store.open_fight(
-        table.channel, AN_CATH, pending.kind,
+        table.channel, system, pending.kind,
         [(pending.challenger, pending.challenger_account), (target, ctx.who)], ctx.who,
     )
     table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
@@ -202,7 +196,7 @@ def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
     """Apply, record, then make the automatic rolls that follow; returns the events."""
     referee = ctx.referee
     fight = table.fighting()
-    state, events = AN_CATH.apply(fight.state, engine_command)
+    state, events = fight.system.apply(fight.state, engine_command)
     table.fight = referee.store.record(fight, engine_command, actor, state, events, moderator,
                                        reason)
     return list(events) + _auto_rolls(ctx, table)
@@ -215,19 +209,30 @@ def _auto_rolls(ctx: Ctx, table: Table) -> list[Any]:
     if referee.rolls_mode(table.channel) != "auto":
         return collected
     fight = table.fighting()
+    ui = _ui(fight)
     side = _roll_due(fight)
     while side is not None:
-        roll = Roll(side, referee.dice.roll(100))
-        state, events = AN_CATH.apply(fight.state, roll)
+        roll = ui.roll(side, referee.dice.roll(_die(fight)))
+        state, events = fight.system.apply(fight.state, roll)
         fight = table.fight = referee.store.record(fight, roll, "bot", state, events)
         collected.extend(events)
         side = _roll_due(fight)
     return collected
 
 
+def _ui(fight: OpenFight) -> SystemUI:
+    return UIS[fight.system.name]
+
+
 def _roll_due(fight: OpenFight) -> int | None:
     awaiting = fight.state.awaiting
-    return awaiting.side if awaiting is not None and awaiting.need is Need.ROLL else None
+    due = awaiting is not None and awaiting.need.value == "roll"
+    return int(awaiting.side) if due else None
+
+
+def _die(fight: OpenFight) -> int:
+    """The die the fight waits for: d100 in An Cath, d20 or a damage die elsewhere."""
+    return int(getattr(fight.state.awaiting, "die", 100))
 
 
 def _after(ctx: Ctx, table: Table, events: list[Any], before: Any = None) -> None:
@@ -235,12 +240,13 @@ def _after(ctx: Ctx, table: Table, events: list[Any], before: Any = None) -> Non
     again only when the fight moved on (``before`` is its turn and awaiting before the
     command): a loadout change or a bonus declaration does not stop the clock (R7.4)."""
     fight = table.fighting()
-    ctx.say(describe(events, _names(fight)))
+    ui = _ui(fight)
+    ctx.say(ui.describe(events, _names(fight)))
     if fight.state.outcome is not None:
         table.fight, table.deadline = None, None
         return
     manual = ctx.referee.rolls_mode(table.channel) == "manual"
-    ctx.say(prompt(fight.state, manual))
+    ctx.say(ui.prompt(fight.state, manual))
     if before != _progress(fight):
         _restart_clock(ctx, table)
 
@@ -258,42 +264,26 @@ def _act(ctx: Ctx, make: Any) -> None:
     table = _table(ctx)
     fight = table.fighting()
     side = _side(ctx, fight)
+    engine_command = make(side)
+    ui = _ui(fight)
+    if not isinstance(engine_command, ui.commands):
+        raise Refusal(f"!{ctx.name} is not a move in a {ui.label} fight; !status shows yours")
     before = _progress(fight)
-    _after(ctx, table, fight_step(ctx, table, make(side), ctx.who), before)
+    _after(ctx, table, fight_step(ctx, table, engine_command, ctx.who), before)
 
 
-def _register(name: str, summary: str, make: Callable[[int], Any]) -> None:
-    """A fight command that is one engine command for the sender's side."""
-    command(name, f"!{name}", summary, group="fight")(lambda ctx: _act(ctx, make))
+def _verb(ctx: Ctx) -> None:
+    """A fight verb: the fight's own rules system says which command it is."""
+    fight = _table(ctx).fighting()
+    make = _ui(fight).verbs.get(ctx.name)
+    if make is None:
+        raise Refusal(f"!{ctx.name} is not a move in a {_ui(fight).label} fight; "
+                      "!status shows yours")
+    _act(ctx, make)
 
 
-def _acting(action: Action) -> Callable[[int], Any]:
-    return lambda side: Act(side, action)
-
-
-def _defending(defence: Defence) -> Callable[[int], Any]:
-    return lambda side: Defend(side, defence)
-
-
-for _name, _summary, _make in (
-    ("attack", "Attack: one roll against your weapon skill.", _acting(Action.ATTACK)),
-    ("double", "Two attacks (club, shortsword or a pair of shortswords).",
-     _acting(Action.DOUBLE)),
-    ("press", "Attack at +25; only Luck (5) to defend in the foe's next turn.",
-     _acting(Action.PRESS)),
-    ("test", "Probe for a weakness: win a bonus of 10 or 30 (!bonus).", _acting(Action.TEST)),
-    ("close", "Move to close quarters (Dodge rolls).", _acting(Action.CLOSE)),
-    ("open", "Move back to standard range (Dodge rolls).", _acting(Action.OPEN)),
-    ("flee", "Run from the fight at standard range.", _acting(Action.FLEE)),
-    ("yield", "Offer to yield; the foe accepts or rejects.", _acting(Action.YIELD)),
-    *((d.value, f"Defend against the next hit with {d.value}.", _defending(d))
-      for d in Defence),
-    ("first", "Act first (when you won the initiative).", lambda side: ChooseOrder(side, True)),
-    ("second", "Let the foe act first.", lambda side: ChooseOrder(side, False)),
-    ("stop", "Try to cut off a fleeing foe (a Dodge roll).", Stop),
-    ("reject", "Reject the foe's yield: they lose their turn.", RejectYield),
-):
-    _register(_name, _summary, _make)
+for _name, _summary in VERB_SUMMARIES.items():
+    command(_name, f"!{_name}", _summary, group="fight")(_verb)
 
 
 @command("accept", "!accept [as <yours>] | !accept [prisoner [ransom <terms>]|release]",
@@ -348,8 +338,8 @@ def show_status(ctx: Ctx) -> None:
         ctx.say(f"{pending.challenger} has challenged {pending.target} ({pending.kind}).")
         return
     fight = table.fighting()
-    ctx.say(status(fight.state))
-    ctx.say(prompt(fight.state, ctx.referee.rolls_mode(table.channel) == "manual"))
+    ctx.say(_ui(fight).status(fight.state))
+    ctx.say(_ui(fight).prompt(fight.state, ctx.referee.rolls_mode(table.channel) == "manual"))
 
 
 @command("claim", "!claim", "Win by forfeit when the foe has let the time limit pass.",
@@ -364,23 +354,27 @@ def claim(ctx: Ctx) -> None:
     if table.deadline is None or ctx.referee.clock.now() < table.deadline:
         left = (table.deadline or 0) - ctx.referee.clock.now()
         raise Refusal(f"your foe still has {_time_left(left)} to act")
-    _after(ctx, table, fight_step(ctx, table, Forfeit(awaiting.side), ctx.who))
+    _after(ctx, table, fight_step(ctx, table, _ui(fight).forfeit(awaiting.side), ctx.who))
 
 
 def manual_roll(ctx: Ctx) -> bool:
-    """In manual mode, the awaited fighter's own d100 roll drives the fight."""
-    if ctx.msg.channel is None or ctx.args[:1] not in (["d100"], ["d%"], ["1d100"]):
+    """In manual mode, the awaited fighter's own roll of the awaited die (d100 in An
+    Cath, d20 or a damage die in the other systems) drives the fight."""
+    if ctx.msg.channel is None or len(ctx.args) != 1:
         return False
     table = ctx.referee.table(ctx.msg.channel)
     fight = table.fight
     if fight is None or ctx.referee.rolls_mode(table.channel) != "manual":
         return False
+    die = _die(fight)
+    if ctx.args[0].lower() not in (f"d{die}", f"1d{die}") + (("d%",) if die == 100 else ()):
+        return False
     due = _roll_due(fight)
     if due is None or fight.accounts[due] != ctx.who:
         return False
-    value = ctx.referee.dice.roll(100)
-    ctx.say(f"{ctx.msg.sender.nick} rolls d100: {value}")
-    _after(ctx, table, fight_step(ctx, table, Roll(due, value), ctx.who))
+    value = ctx.referee.dice.roll(_die(fight))
+    ctx.say(f"{ctx.msg.sender.nick} rolls d{_die(fight)}: {value}")
+    _after(ctx, table, fight_step(ctx, table, _ui(fight).roll(due, value), ctx.who))
     return True
 
 
@@ -394,7 +388,7 @@ def moderator_undo(ctx: Ctx, reason: str) -> None:
     fight = ctx.referee.store.undo(table.last_fight_id, ctx.who, reason)
     table.fight = fight
     ctx.say(f"Undone by a moderator ({reason}).")
-    ctx.say(prompt(fight.state, ctx.referee.rolls_mode(table.channel) == "manual"))
+    ctx.say(_ui(fight).prompt(fight.state, ctx.referee.rolls_mode(table.channel) == "manual"))
     _restart_clock(ctx, table)
 
 
@@ -407,7 +401,7 @@ def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
         if winner_name.casefold() not in names:
             raise Refusal(f"the winner must be {' or '.join(_names(fight))}, or draw")
         winner = names.index(winner_name.casefold())
-    end = ModeratorEnd(winner, reason)
+    end = _ui(fight).end(winner, reason)
     _after(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who, reason=reason))
 
 

@@ -344,10 +344,11 @@ class IrcBot:
         self.accounts.set(NickMask(event.source).nick, event.target)
 
     def _on_whox(self, _conn: ServerConnection, event: Event) -> None:
-        # :server 354 me 42 user host nick account
+        # WHOX replies in the fixed order t c u i h s n f d l a o r, whatever order the
+        # request names them in; ours (%tnuhact) gives: 354 me 42 #chan user host nick account
         args = list(event.arguments)
-        if len(args) >= 5 and args[0] == "42":
-            self.accounts.set(args[3], args[4])
+        if len(args) >= 6 and args[0] == "42":
+            self.accounts.set(args[4], args[5])
 
     def _sender(self, event: Event) -> Sender:
         source = NickMask(event.source)

@@ -1,0 +1,172 @@
+"""Identity by IRCv3 services account on a real server: Debian's InspIRCd 3 with a fake
+services server linked to it (tests/integration/inspircd.py), which logs users in with
+METADATA accountname and answers SASL PLAIN. Every wait is on an event, never a sleep.
+
+InspIRCd sends a client's 001 about a second after NICK and USER, so the clients of a
+test connect together (``asyncio.gather``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+from inspircd import FakeServices, InspircdServer
+from ircbot import BOT_NICK, bot_on, from_bot, player, until
+from ircserver import IrcClient
+
+SASL_ENV = "ANCATH_TEST_SASL_PASSWORD"
+
+
+def services_of(server: InspircdServer) -> FakeServices:
+    assert server.services is not None, "the fixture links the fake services"
+    return server.services
+
+
+async def login(server: InspircdServer, nick: str, account: str) -> None:
+    """Services log ``nick`` in; returns once the ircd has applied it."""
+    await asyncio.to_thread(services_of(server).login, nick, account)
+
+
+async def logout(server: InspircdServer, nick: str) -> None:
+    await asyncio.to_thread(services_of(server).logout, nick)
+
+
+async def whois_account(client: IrcClient, nick: str) -> str | None:
+    """The account WHOIS shows for ``nick`` (numeric 330), or None."""
+    await client.send_raw(f"WHOIS {nick}")
+    account: str | None = None
+    while True:
+        line = await client.expect(lambda x: x.command in {"330", "318"})
+        if line.command == "318":
+            return account
+        account = line.params[2]
+
+
+def test_a_moderator_is_known_by_services_account_not_by_nick(
+    inspircd: InspircdServer, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        boss, other, fake, olaf = await asyncio.gather(
+            player(inspircd, "boss"), player(inspircd, "other"),
+            player(inspircd, "BossAcct"), player(inspircd, "olaf"))
+        # Logged in before the bot comes: it learns who is who from its WHOX on join.
+        await login(inspircd, "boss", "BossAcct")
+        await login(inspircd, "other", "OtherAcct")
+        async with bot_on(inspircd, tmp_path, moderators=("BossAcct",), burst=10) as run:
+            accounts = run.bot.accounts
+            await until(lambda: accounts.get("boss") == "BossAcct"
+                        and accounts.get("other") == "OtherAcct")
+            assert accounts.get("BossAcct") is None and accounts.get("olaf") is None
+            await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
+            await from_bot(olaf, "created Olaf")
+
+            await fake.say("#arena", "!mod bp Olaf +5.0 bribe")  # the nick is not the account
+            await from_bot(fake, "BossAcct: only moderators use !mod")
+            await other.say("#arena", "!mod bp Olaf +5.0 bribe")  # another account
+            await from_bot(other, "other: only moderators use !mod")
+
+            # The bot forgets what it learnt: only the account tag on the line can say
+            # who boss is now.
+            accounts.clear()
+            await boss.say("#arena", "!mod bp Olaf +1.0 prize")
+            await from_bot(boss, "Olaf: +1.0 BP recorded")
+            assert run.referee.store.warrior("Olaf").sheet.bp == 10  # tenths
+
+            # account-notify: a logout reaches the bot, and the tag is gone too
+            await logout(inspircd, "boss")
+            await boss.say("#arena", "!mod bp Olaf +1.0 again")
+            await from_bot(boss, "boss: only moderators use !mod")
+            assert run.referee.store.warrior("Olaf").sheet.bp == 10
+    asyncio.run(scenario())
+
+
+def test_a_players_account_owns_the_warrior_across_nicks_and_connections(
+    inspircd: InspircdServer, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        joining = asyncio.gather(  # while the bot connects (each 001 takes ~1 s)
+            player(inspircd, "gob"), player(inspircd, "alt", user="elsewhere"),
+            player(inspircd, "eve", user="gob"))  # eve shares gob's user@host
+        async with bot_on(inspircd, tmp_path, burst=10) as run:
+            gob, alt, eve = await joining
+            await login(inspircd, "gob", "GobAcct")
+            await until(lambda: run.bot.accounts.get("gob") == "GobAcct")  # account-notify
+            await gob.say("#arena", "!create Gorbag goblin club spear")
+            await from_bot(gob, "created Gorbag (goblin, leather, GobAcct)")
+
+            await gob.nick("gobbo")
+            await gob.say("#arena", "!warriors")
+            await from_bot(gob, "GobAcct: Gorbag")
+            await gob.say("#arena", "!buy Gorbag axe")
+            line = await from_bot(gob, "gobbo: ")  # owner: it is the BP that is missing
+            assert line.text == "gobbo: Gorbag has 0 BP to spend; axe costs 3", line.text
+
+            # another connection, another user@host, the same account: still the owner
+            await login(inspircd, "alt", "GobAcct")
+            await alt.say("#arena", "!buy Gorbag axe")
+            line = await from_bot(alt, "alt: ")
+            assert line.text == "alt: Gorbag has 0 BP to spend; axe costs 3", line.text
+            # the same user@host without the account is someone else
+            await eve.say("#arena", "!buy Gorbag axe")
+            await from_bot(eve, "eve: Gorbag is not yours")
+    asyncio.run(scenario())
+
+
+def test_the_bot_logs_in_with_sasl_plain(
+    inspircd: InspircdServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    services = services_of(inspircd)
+    services.passwords["RefAcct"] = "s3cret pass"
+    monkeypatch.setenv(SASL_ENV, "s3cret pass")
+    caplog.set_level(logging.INFO, logger="ancath.irc")
+
+    async def scenario() -> None:
+        ann_joining = asyncio.create_task(player(inspircd, "ann"))
+        async with bot_on(inspircd, tmp_path, sasl_account="RefAcct",
+                          sasl_password_env=SASL_ENV) as run:
+            assert [(a.account, a.ok) for a in services.sasl_attempts] == [("RefAcct", True)]
+            assert run.bot.nick == BOT_NICK and run.bot.connected.is_set()
+            ann = await ann_joining
+            assert await whois_account(ann, BOT_NICK) == "RefAcct"
+    asyncio.run(scenario())
+    assert "SASL: logged in as RefAcct" in caplog.text
+
+
+@pytest.mark.parametrize(("password", "logged"), [
+    ("wrong", f"SASL login as RefAcct failed (saslfail): check the account and ${SASL_ENV}"),
+    (None, f"SASL: the environment variable {SASL_ENV} is empty"),
+], ids=["wrong-password", "no-password"])
+def test_a_failed_sasl_login_is_logged_and_the_bot_still_registers(
+    inspircd: InspircdServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture, password: str | None, logged: str,
+) -> None:
+    services = services_of(inspircd)
+    services.passwords["RefAcct"] = "s3cret"
+    if password is None:
+        monkeypatch.delenv(SASL_ENV, raising=False)
+    else:
+        monkeypatch.setenv(SASL_ENV, password)
+    caplog.set_level(logging.INFO, logger="ancath.irc")
+
+    async def scenario() -> None:
+        ann_joining = asyncio.create_task(player(inspircd, "ann"))
+        async with bot_on(inspircd, tmp_path, sasl_account="RefAcct",
+                          sasl_password_env=SASL_ENV) as run:
+            # registered (InspIRCd holds the 001 until CAP END) and joined
+            assert run.bot.connected.is_set() and run.bot.nick == BOT_NICK
+            ann = await ann_joining
+            assert await whois_account(ann, BOT_NICK) is None
+            run.dice.push(1)
+            await ann.say("#arena", "!roll 1d1")
+            await from_bot(ann, "ann rolls 1d1 = [1] = 1")
+    asyncio.run(scenario())
+    # a wrong password reached services and failed; no password never got that far
+    attempts = [(a.account, a.ok) for a in services.sasl_attempts]
+    assert attempts == ([("RefAcct", False)] if password else [])
+    assert logged in caplog.text
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors, "a failed login is an error in the log"
