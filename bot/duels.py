@@ -252,7 +252,8 @@ def _after(ctx: Ctx, table: Table, events: list[Any], before: Any = None) -> Non
 
 
 def _progress(fight: OpenFight) -> tuple[int, Any]:
-    return fight.state.turn, fight.state.awaiting
+    state = fight.state  # An Cath and General rules count turns, Simple Contest rounds
+    return getattr(state, "turn", getattr(state, "round", 0)), state.awaiting
 
 
 def _restart_clock(ctx: Ctx, table: Table) -> None:

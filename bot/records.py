@@ -7,8 +7,11 @@ from decimal import Decimal, InvalidOperation
 
 from bot import duels
 from bot.commands import Ctx, Example, Refusal, command
-from rules.ancath.sheet import Sheet, bp_available, create_warrior, derived_test
+from rules.ancath.sheet import Sheet, bp_available, create_warrior, derived_test, valid_name
 from rules.ancath.tables import Armour, Culture, Skill
+from rules.contest.model import ContestFighter, parse_fighter
+from rules.general.model import GeneralFighter, parse_dice
+from rules.general.travel import METRES_PER_MILE, Pace, travel
 from storage.store import WarriorRecord
 
 __all__ = ["sheet_line"]
@@ -24,7 +27,26 @@ def _skill(word: str) -> Skill:
         raise Refusal(f"no skill {word}; skills: {', '.join(s.value for s in Skill)}") from None
 
 
+def _contest_line(record: WarriorRecord) -> str:
+    f: ContestFighter = record.sheet
+    masteries = "W" * (f.masteries > 0) + (str(f.masteries) if f.masteries > 1 else "")
+    return (f"{f.name} (Simple Contest, {record.owner}): close combat {f.rating}{masteries}, "
+            f"{f.weapon}^{f.edge}{'W' if f.edge_mastery else ''}, armour {f.armour}; "
+            f"{record.status}")
+
+
+def _general_line(record: WarriorRecord) -> str:
+    f: GeneralFighter = record.sheet
+    return (f"{f.name} (General rules, {record.owner}): health {f.health}, str {f.strength}, "
+            f"skill {f.skill} (parry {f.parry}), weapon {f.weapon}, base {f.base}, "
+            f"defense {f.defense}, protection {f.protection}; {record.status}")
+
+
 def sheet_line(record: WarriorRecord) -> str:
+    if record.system == "contest":
+        return _contest_line(record)
+    if record.system == "general":
+        return _general_line(record)
     sheet: Sheet = record.sheet
     skills = ", ".join(f"{s.value} {v}" for s, v in sorted(sheet.skills.items(),
                                                            key=lambda i: i[0].value))
@@ -34,9 +56,54 @@ def sheet_line(record: WarriorRecord) -> str:
             f"test {derived_test(sheet.bp)}; {state}")
 
 
-@command("create", "!create <name> <culture> <skill>... [armour]",
+_CREATE_USAGE = ("!create <name> <culture> <skill>... [armour] | !create <name> contest "
+                 "<rating> <weapon>^<edge> [armour <handicap>] | !create <name> general "
+                 "health=<n> str=<n> skill=<n> weapon=<dice> base=<dice> defense=<n> "
+                 "protection=<n>")
+
+
+def _create_contest(ctx: Ctx, name: str, words: list[str]) -> None:
+    armour = 0
+    if len(words) == 4 and words[2].lower() == "armour" and words[3].isdecimal():
+        armour = int(words[3])
+        words = words[:2]
+    if len(words) != 2:
+        raise Refusal("usage: !create <name> contest <rating> <weapon>^<edge> "
+                      "[armour <handicap>], e.g. !create Alain contest 15W sword^3 armour 2")
+    if not valid_name(name):
+        raise Refusal(f"{name!r} is not a usable name: letters, digits, ' _ -")
+    fighter = parse_fighter(name, words[0], words[1], armour)
+    ctx.reply("created " + sheet_line(ctx.referee.store.create_fighter("contest", fighter,
+                                                                       ctx.who)))
+
+
+_GENERAL_KEYS = ("health", "str", "skill", "weapon", "base", "defense", "protection")
+
+
+def _create_general(ctx: Ctx, name: str, words: list[str]) -> None:
+    pairs = [w.lower().split("=", 1) for w in words]
+    values = {"health": "20"} | dict(p for p in pairs if len(p) == 2)
+    missing = [k for k in _GENERAL_KEYS if k not in values]
+    numbers = ("health", "str", "skill", "defense", "protection")
+    if missing or any(len(p) != 2 or p[0] not in _GENERAL_KEYS for p in pairs):
+        raise Refusal("usage: !create <name> general health=<n> str=<n> skill=<n> "
+                      "weapon=<dice> base=<dice> defense=<n> protection=<n>"
+                      + (f" (missing {', '.join(missing)})" if missing else ""))
+    if not all(values[k].isdecimal() for k in numbers) or not valid_name(name):
+        raise Refusal("health, str, skill, defense and protection are whole numbers; "
+                      "the name is letters, digits, ' _ -")
+    fighter = GeneralFighter(
+        name, int(values["health"]), int(values["str"]), int(values["skill"]),
+        parse_dice(values["weapon"]), parse_dice(values["base"]), int(values["defense"]),
+        int(values["protection"]))
+    ctx.reply("created " + sheet_line(ctx.referee.store.create_fighter("general", fighter,
+                                                                       ctx.who)))
+
+
+@command("create", _CREATE_USAGE,
          "Make a warrior: cultures invaders, free-clans, fairy, goblin; the skills the "
-         "culture always has may be left out; armour defaults to the culture's usual.",
+         "culture always has may be left out; armour defaults to the culture's usual. "
+         "Or a Simple Contest or General-rules fighter.",
          group="warriors", examples=(
              Example(("gob !create Gorbag goblin club spear",), "Gorbag (goblin, leather, gob)"),
              Example(("olaf !create Olaf free-clans axe shield none",), "Olaf (free-clans, none"),
@@ -45,6 +112,12 @@ def create(ctx: Ctx) -> None:
     if len(ctx.args) < 2:
         raise Refusal("usage: !create <name> <culture> <skill>... [armour]")
     name, culture_word, *rest = ctx.args
+    if culture_word.lower() == "contest":
+        _create_contest(ctx, name, rest)
+        return
+    if culture_word.lower() == "general":
+        _create_general(ctx, name, rest)
+        return
     culture = _CULTURE_NAMES.get(culture_word.lower())
     if culture is None:
         raise Refusal("culture must be invaders, free-clans, fairy or goblin")
@@ -74,9 +147,14 @@ def warriors(ctx: Ctx) -> None:
     if not found:
         ctx.reply(f"{owner} has no warriors; !create makes one")
         return
-    ctx.reply(f"{owner}: " + ", ".join(
-        f"{r.sheet.name} ({r.sheet.culture.value}, {r.sheet.status.value}, "
-        f"BP {r.sheet.bp / 10:.1f})" for r in found))
+    ctx.reply(f"{owner}: " + ", ".join(_listing(r) for r in found))
+
+
+def _listing(record: WarriorRecord) -> str:
+    if record.system != "ancath":
+        return f"{record.sheet.name} ({record.system}, {record.status})"
+    sheet: Sheet = record.sheet
+    return f"{sheet.name} ({sheet.culture.value}, {record.status}, BP {sheet.bp / 10:.1f})"
 
 
 @command("buy", "!buy <warrior> <skill>",
@@ -169,3 +247,34 @@ def mod(ctx: Ctx) -> None:
         ctx.reply(f"rolls in {channel} are now {args[0]}")
     else:
         raise Refusal("usage: " + _MOD_USAGE)
+
+
+@command("travel", "!travel move=<n> vit=<n> strain=<n> walk|jog|run [minutes=<n>|hours=<n>]",
+         "General rules: how far a pace goes a round, a minute and an hour, how long it "
+         "holds, and what a journey costs in Strain.", group="general rules", examples=(
+             Example(("sam !travel move=12 vit=10 strain=10 run minutes=50",),
+                     "50 min: 18000 m (11.2 miles), Strain 10 -> 1"),))
+def travel_(ctx: Ctx) -> None:
+    values = dict(w.lower().split("=", 1) for w in ctx.args if "=" in w)
+    paces = [w.lower() for w in ctx.args if "=" not in w]
+    keys = {"move", "vit", "strain"}
+    usage = "usage: !travel move=<n> vit=<n> strain=<n> walk|jog|run [minutes=<n>|hours=<n>]"
+    if not keys <= values.keys() or len(paces) != 1 or paces[0] not in {p.value for p in Pace}:
+        raise Refusal(usage)
+    if not all(v.isdecimal() for v in values.values()) or set(values) - keys - {"minutes",
+                                                                                   "hours"}:
+        raise Refusal(usage)
+    minutes = int(values["minutes"]) if "minutes" in values else (
+        int(values["hours"]) * 60 if "hours" in values else None)
+    report = travel(int(values["move"]), int(values["vit"]), int(values["strain"]),
+                    Pace(paces[0]), minutes)
+    text = (f"{report.pace.value.capitalize()} at Move {values['move']}: "
+            f"{report.metres_per_round} m a round, {report.metres_per_minute} m a minute, "
+            f"{float(report.miles_per_hour):g} miles an hour; holds {report.duration_minutes} "
+            f"min a Strain, {report.longest_minutes} min in all down to 1 Strain.")
+    if report.metres is not None:
+        miles = report.metres / METRES_PER_MILE
+        text += (f" {report.minutes} min: {report.metres} m ({miles:.1f} miles), Strain "
+                 f"{values['strain']} -> {report.strain_left}"
+                 + (" (unconscious)" if (report.strain_left or 0) <= 0 else "") + ".")
+    ctx.reply(text)

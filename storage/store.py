@@ -422,7 +422,8 @@ class Store:
     @staticmethod
     def _close(session: Session, fight_id: int, outcome: Any, now: str) -> None:
         session.execute(update(Fight).where(Fight.id == fight_id).values(
-            active=False, ended_at=now, ending=outcome.ending.value, winner=outcome.winner))
+            active=False, ended_at=now, ending=getattr(outcome.ending, "value", outcome.ending),
+            winner=outcome.winner))
         session.execute(update(FightSide).where(FightSide.fight_id == fight_id)
                         .values(active=False))
 
