@@ -1,0 +1,93 @@
+"""Simple Contest (R9) and General-rules (R10) fights through the referee, as chat
+transcripts with scripted dice, and the travel tool."""
+
+from pathlib import Path
+
+from club import Club
+
+
+def contest_club(tmp_path: Path) -> Club:
+    club = Club(tmp_path)
+    club.say("al !create Alain contest 15W sword^3 armour 2")
+    club.say("bo !create Bors contest 12 axe^2")
+    return club
+
+
+def test_R9_a_simple_contest_from_challenge_to_the_end(tmp_path: Path) -> None:
+    club = contest_club(tmp_path)
+    assert club.say("al !challenge Bors") == [
+        "#arena Bors, Alain challenges you to a contest fight: bo may !accept or !decline."]
+    assert club.say("bo !accept")[-1] == "#arena Round 1: Alain, !strike or !yield"
+    club.say("al !strike")
+    club.dice.push(5, 19)  # Alain 5 vs 15 success (+1 mastery: critical); Bors 19 fails
+    line = club.say("bo !strike")[0]
+    assert line.endswith("Alain wins a major victory: Bors injury (ratings 15/6).")
+    club.say("al !strike")
+    club.dice.push(3, 9)  # Alain 3: at or under the sword's edge 3, major + 1 = dying
+    assert club.say("bo !strike")[0].endswith("Alain wins: the foe is dying.")
+    store = club.referee.store
+    assert not store.warrior("Alain").in_fight and not store.warrior("Bors").in_fight
+    assert [r["entry"] for r in store.ledger("Alain")] == ["created"]  # no BP here (R9.6)
+    assert club.referee.store.verify() == [] and club.dice.left == 0
+
+
+def test_R9_6_yield_instead_of_rolling(tmp_path: Path) -> None:
+    club = contest_club(tmp_path)
+    club.say("al !challenge Bors")
+    club.say("bo !accept")
+    club.say("al !strike")
+    assert club.say("bo !yield") == ["#arena Alain wins: by yield."]
+
+
+def test_moves_of_another_system_are_refused(tmp_path: Path) -> None:
+    club = contest_club(tmp_path)
+    club.say("al !challenge Bors")
+    club.say("bo !accept")
+    assert club.say("al !attack") == [
+        "#arena al: !attack is not a move in a Simple Contest fight; !status shows yours"]
+    assert club.say("al !wield sword") == [
+        "#arena al: usage: !wield <axe|broadsword|club|countersword|greatsword|lajatang|"
+        "shortsword|spear> [shield|two-handed]"]
+    club.say("gob !create Gorbag goblin club spear")
+    assert club.say("#pit gob !challenge Alain as Gorbag") == [
+        "#pit gob: Alain is already in a fight"]
+
+
+def test_fighters_of_different_systems_cannot_meet(tmp_path: Path) -> None:
+    club = contest_club(tmp_path)
+    club.say("gob !create Gorbag goblin club spear")
+    assert club.say("gob !challenge Bors") == [
+        "#arena gob: Gorbag fights by An Cath rules, Bors by Simple Contest: "
+        "pick a foe of the same rules"]
+
+
+def test_R10_a_general_rules_fight_with_rolled_up_damage_and_knockback(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    club.say("fa !create Farthan general health=25 str=13 skill=14 weapon=1d10 base=1d8 "
+             "defense=0 protection=2")
+    club.say("tr !create Troll general health=20 str=16 skill=10 weapon=2d6 base=1d8 "
+             "defense=1 protection=3")
+    club.say("fa !challenge Troll")
+    assert club.say("tr !accept")[-1] == "#arena Farthan to act: !attack 14 | !yield"
+    # attack 5 vs 14 hits; parry 19 vs 10//2+1 = 6 fails; base d8 8 rolls up, 5; d10 4;
+    # 17 - 3 = 14 > 20/2: a Strength Test, 18 vs 16 fails: knocked down and stunned
+    club.dice.push(5, 19, 8, 5, 4, 18)
+    line, prompt = club.say("fa !attack")
+    assert line == (
+        "#arena Farthan attacks [5 vs 14: hit] Troll parries [19 vs 6: fails] Damage d8:8! "
+        "d8:5 d10:4 = 17, 14 after armour; Troll at 6 health. Troll tests Strength "
+        "[18 vs 16]: knocked down, stunned. Troll spends the turn getting up.")
+    assert prompt == "#arena Farthan to act: !attack 14 | !yield"
+    # the stun ended with the turn spent getting up: the Troll parries at 6 again
+    club.dice.push(2, 6)  # hit; parry 6 vs 6 holds
+    assert club.say("fa !attack")[0].endswith("Troll parries [6 vs 6: held]")
+    assert club.dice.left == 0
+
+
+def test_travel_sam_runs_fifty_minutes(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    assert club.say("sam !travel move=12 vit=10 strain=10 run minutes=50") == [
+        "#arena sam: Run at Move 12: 12 m a round, 360 m a minute, 12 miles an hour; holds "
+        "10 min a Strain, 50 min in all down to 1 Strain. 50 min: 18000 m (11.2 miles), "
+        "Strain 10 -> 1."]
+    assert "usage: !travel" in club.say("sam !travel move=12 run")[0]
