@@ -253,3 +253,39 @@ def test_a_silent_link_is_pinged_then_dropped_and_reconnected(tmp_path: Path) ->
             assert run.bot.sessions >= 2
         server.close()
     asyncio.run(scenario())
+
+
+def test_simple_contest_and_general_rules_fights_on_irc(
+    ngircd: NgircdServer, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path, burst=10) as run:
+            al, bo = await player(ngircd, "al"), await player(ngircd, "bo")
+            await al.say("#arena", "!create Alain contest 15W sword^3 armour 2")
+            await bo.say("#arena", "!create Bors contest 12 axe^2")
+            await from_bot(bo, "created Bors")
+            await al.say("#arena", "!challenge Bors")
+            await from_bot(bo, "Alain challenges you")
+            await bo.say("#arena", "!accept")
+            await from_bot(al, "Round 1: Alain, !strike")
+            run.dice.push(5, 19)
+            await al.say("#arena", "!strike")
+            await from_bot(bo, "Round 1: Bors, !strike")
+            await bo.say("#arena", "!strike")
+            await from_bot(al, "Alain wins a major victory: Bors injury")
+            await al.say("#arena", "!yield")  # Alain gives up the round-2 strike
+            await from_bot(bo, "Bors wins: by yield.")
+            fa, tr = await player(ngircd, "fa"), await player(ngircd, "tr")
+            await fa.say("#arena", "!create Farthan general health=25 str=13 skill=14 "
+                         "weapon=1d10 base=1d8 defense=0 protection=2")
+            await tr.say("#arena", "!create Troll general str=16 skill=10 weapon=2d6 "
+                         "base=1d8 defense=1 protection=3")
+            await from_bot(tr, "created Troll")
+            await fa.say("#arena", "!challenge Troll")
+            await tr.say("#arena", "!accept")
+            await from_bot(fa, "Farthan to act: !attack 14 | !yield")
+            run.dice.push(15)  # 15 vs 14: a miss
+            await fa.say("#arena", "!attack")
+            await from_bot(tr, "Troll to act: !attack 10 | !yield")
+            assert run.dice.left == 0
+    asyncio.run(scenario())
