@@ -13,9 +13,10 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event
 
-__all__ = ["database_url", "make_engine", "open_database", "upgrade"]
+__all__ = ["database_url", "head_revision", "make_engine", "open_database", "upgrade"]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_MS = 10_000
@@ -59,6 +60,15 @@ def _config(engine: Engine) -> Config:
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["engine"] = engine
     return config
+
+
+def head_revision() -> str:
+    """The newest migration's revision id."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:

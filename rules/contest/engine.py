@@ -2,7 +2,7 @@
 gravity with edge and armour, and the lasting effects of each blow.
 
 A round: both sides ``Strike`` (in any order), then ``Roll`` d20, challenger first;
-the second roll resolves the round. Either side may ``Yield`` instead of striking.
+the second roll resolves the round. Either side may ``Yield`` instead of rolling.
 """
 
 from __future__ import annotations
@@ -104,9 +104,9 @@ def apply(state: ContestState, command: Command) -> tuple[ContestState, tuple[An
         if command.side != state.awaiting.side:
             raise NotYourTurn(f"the fight waits for {_waiting(state)}")
         return _end(state, Outcome("forfeit", 1 - command.side))
-    if isinstance(command, Yield):
-        if state.awaiting.need is not Need.STRIKE:
-            raise IllegalCommand(f"{name}, the dice are out: yield before striking")
+    if isinstance(command, Yield):  # instead of rolling (R9.6)
+        if state.rolls[command.side] is not None:
+            raise IllegalCommand(f"{name} has rolled this round: yield next round")
         return _end(state, Outcome("yield", 1 - command.side))
     if isinstance(command, Strike):
         if state.awaiting.need is not Need.STRIKE or state.ready[command.side]:

@@ -59,7 +59,8 @@ def travel(move: int, vitality: int, strain: int, pace: Pace,
     if minutes is not None and not 1 <= minutes <= 100_000:
         raise InvalidSheet("the journey is 1..100000 minutes")
     per_round, per_minute, per_hour, holds = _TABLE[pace]
-    duration = math.floor(holds * vitality)
+    # the table gives walking in whole hours (1/2 Vit, rounded down), the rest in minutes
+    duration = 60 * (vitality // 2) if pace is Pace.WALK else math.floor(holds * vitality)
     report = Travel(
         pace, math.floor(per_round * move), math.floor(per_minute * move), per_hour * move,
         duration, duration * (strain // 2),

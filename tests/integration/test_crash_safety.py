@@ -19,7 +19,7 @@ import pytest
 from replays import ledger_matches_replays, replay_stored
 from sqlalchemy import Engine, text
 
-from storage.db import make_engine, open_database
+from storage.db import head_revision, make_engine, open_database
 from storage.store import Store
 
 WORKER = Path(__file__).with_name("crash_worker.py")
@@ -59,7 +59,7 @@ def _check(engine: Engine, output: str) -> int:
     with engine.connect() as connection:
         assert connection.exec_driver_sql("PRAGMA integrity_check").scalar() == "ok"
         assert connection.execute(text("SELECT version_num FROM alembic_version")
-                                  ).scalar_one() == "0002"
+                                  ).scalar_one() == head_revision()
         stored = dict(connection.execute(text(
             "SELECT f.id, COALESCE(MAX(c.seq), 0) FROM fights f "
             "LEFT JOIN fight_commands c ON c.fight_id = f.id GROUP BY f.id")).all())

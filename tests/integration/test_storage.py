@@ -28,7 +28,7 @@ from rules.codec import encode
 from rules.errors import RulesError
 from rules.systems import AN_CATH
 from storage import ledger
-from storage.db import make_engine, open_database, upgrade
+from storage.db import head_revision, make_engine, open_database, upgrade
 from storage.models import FightCommand, LedgerRow, Setting, Warrior
 from storage.store import (
     UNDO,
@@ -817,7 +817,7 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
 
         with engine.connect() as connection:
             assert connection.execute(text("SELECT version_num FROM alembic_version")
-                                      ).scalar_one() == "0003"
+                                      ).scalar_one() == head_revision()
             assert connection.execute(text("SELECT * FROM ledger ORDER BY id")).all() == before
         assert {"fights", "fight_sides", "fight_commands", "fight_events"} <= set(
             inspect(engine).get_table_names())
