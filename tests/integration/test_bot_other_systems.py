@@ -91,3 +91,22 @@ def test_travel_sam_runs_fifty_minutes(tmp_path: Path) -> None:
         "10 min a Strain, 50 min in all down to 1 Strain. 50 min: 18000 m (11.2 miles), "
         "Strain 10 -> 1."]
     assert "usage: !travel" in club.say("sam !travel move=12 run")[0]
+
+
+def test_R9_1_manual_rolls_are_d20_challenger_first(tmp_path: Path) -> None:
+    club = Club(tmp_path, rolls="manual")
+    club.say("al !create Alain contest 15W sword^3 armour 2")
+    club.say("bo !create Bors contest 12 axe^2")
+    club.say("al !challenge Bors")
+    club.say("bo !accept")
+    club.say("al !strike")
+    assert club.say("bo !strike")[-1] == (
+        "#arena Alain: roll d20 against 15: /rol d20 or !rol d20")
+    club.dice.push(4)
+    assert club.say("bo /rol d20") == ["#arena bo rolls d20 = [4] = 4"]  # not his turn yet
+    club.dice.push(5)
+    assert club.say("al /rol d20")[0] == "#arena al rolls d20: 5"
+    club.dice.push(19)
+    assert club.say("bo !rol d20")[1].endswith(
+        "Alain wins a major victory: Bors injury (ratings 15/6).")
+    assert club.dice.left == 0
