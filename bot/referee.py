@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from bot import duels, records  # noqa: F401  (they register their commands)
+from bot import advice, duels, records  # noqa: F401  (they register their commands)
 from bot.clock import Clock
 from bot.commands import REGISTRY, Ctx, Example, Refusal, command, split_command
 from bot.config import BotConfig
