@@ -121,7 +121,7 @@ def estimate(
     state: FightState, side: int, *, seconds: float = 1.0, max_samples: int = 20_000,
     target_margin: float = 0.01, roll: Roller | None = None,
 ) -> Estimate:
-    """How often ``side`` wins from ``state``: until the 95% margin reaches
+    """How often ``side`` wins from ``state``: until the 95% margin falls below
     ``target_margin``, ``max_samples`` fights are played, or ``seconds`` pass."""
     if roll is None:
         rng = random.Random(os.urandom(16))
@@ -133,7 +133,7 @@ def estimate(
         samples += 1
         if samples % 200 == 0:
             current = Estimate(wins, samples)
-            if current.margin <= target_margin or time.perf_counter() > deadline:
+            if current.margin < target_margin or time.perf_counter() > deadline:
                 break
     return Estimate(wins, samples)
 
