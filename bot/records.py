@@ -239,11 +239,13 @@ def mod(ctx: Ctx) -> None:
         store.free(args[0], ctx.who, " ".join(args[1:]), moderator=ctx.who)
         ctx.say(f"{store.warrior(args[0]).sheet.name} is free by a moderator's ruling.")
     elif sub == "fairy" and args[:1] in (["open"], ["close"]):
-        store.set_setting("fairy_folk_open", args[0] == "open", ctx.who, " ".join(args[1:]))
+        ctx.referee.set_setting("fairy_folk_open", args[0] == "open", ctx.who,
+                                " ".join(args[1:]))
         ctx.reply(f"Fairy Folk creation is {'open' if args[0] == 'open' else 'closed'}")
     elif sub == "rolls" and args[:1] in (["auto"], ["manual"]):
         channel = ctx.channel()
-        store.set_setting(f"rolls:{channel.casefold()}", args[0], ctx.who, " ".join(args[1:]))
+        ctx.referee.set_setting(f"rolls:{channel.casefold()}", args[0], ctx.who,
+                                " ".join(args[1:]))
         ctx.reply(f"rolls in {channel} are now {args[0]}")
     else:
         raise Refusal("usage: " + _MOD_USAGE)

@@ -8,6 +8,7 @@ the sending. Built by :func:`bot.app.build_referee` from the configuration.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from bot import advice, duels, records  # noqa: F401  (they register their commands)
 from bot.clock import Clock
@@ -31,6 +32,7 @@ class Referee:
         self.dice = dice
         self.clock = clock
         self.tables: dict[str, Table] = {}
+        self._settings: dict[str, Any] = {}
 
     def resume(self) -> list[str]:
         """Take up every unfinished fight from storage; returns what failed to replay."""
@@ -57,11 +59,21 @@ class Referee:
         return (sender.account is not None and sender.account in mods) or (
             sender.mask is not None and sender.mask in mods)
 
+    def setting(self, key: str, default: Any) -> Any:
+        """A stored setting, read once and then kept: this referee is its only writer."""
+        if key not in self._settings:
+            self._settings[key] = self.store.setting(key, default)
+        return self._settings[key]
+
+    def set_setting(self, key: str, value: Any, actor: str, reason: str) -> None:
+        self.store.set_setting(key, value, actor, reason)
+        self._settings[key] = value
+
     def rolls_mode(self, channel: str) -> str:
-        return str(self.store.setting(f"rolls:{channel.casefold()}", self.config.rolls))
+        return str(self.setting(f"rolls:{channel.casefold()}", self.config.rolls))
 
     def fairy_open(self) -> bool:
-        return bool(self.store.setting("fairy_folk_open", self.config.fairy_folk_open))
+        return bool(self.setting("fairy_folk_open", self.config.fairy_folk_open))
 
     def handle(self, msg: Incoming) -> list[Outgoing]:
         """The lines to send in answer to one chat line (none for chatter)."""
