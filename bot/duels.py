@@ -18,7 +18,7 @@ from rules.ancath.commands import AcceptYield, DeclareBonus, Wield
 from rules.ancath.state import BonusUse
 from rules.ancath.tables import Weapon
 from rules.systems import SYSTEMS
-from storage.store import OpenFight
+from storage.store import OpenFight, Step
 
 __all__ = ["Challenge", "Table", "fight_step", "tick"]
 
@@ -179,7 +179,10 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
         [(pending.challenger, pending.challenger_account), (target, ctx.who)], ctx.who,
     )
     table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
-    _after(ctx, table, list(events) + _auto_rolls(ctx, table))
+    steps = _auto_rolls(ctx, table, fight.state)  # initiative
+    if steps:
+        table.fight = referee.store.record_steps(fight, steps)
+    _after(ctx, table, list(events) + [event for step in steps for event in step.events])
 
 
 # -- fight commands ---------------------------------------------------------------------
@@ -193,46 +196,46 @@ def _side(ctx: Ctx, fight: OpenFight) -> int:
 
 def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
                moderator: str | None = None, reason: str | None = None) -> list[Any]:
-    """Apply, record, then make the automatic rolls that follow; returns the events."""
-    referee = ctx.referee
+    """Apply, then make the automatic rolls that follow, and record them all in one
+    transaction before anything is said; returns the events."""
     fight = table.fighting()
     state, events = fight.system.apply(fight.state, engine_command)
-    table.fight = referee.store.record(fight, engine_command, actor, state, events, moderator,
-                                       reason)
-    return list(events) + _auto_rolls(ctx, table)
+    steps = [Step(engine_command, actor, state, events)]
+    steps += _auto_rolls(ctx, table, state)
+    table.fight = ctx.referee.store.record_steps(fight, steps, moderator, reason)
+    return [event for step in steps for event in step.events]
 
 
-def _auto_rolls(ctx: Ctx, table: Table) -> list[Any]:
-    """In automatic mode the bot rolls every d100 the fight waits for, each recorded."""
+def _auto_rolls(ctx: Ctx, table: Table, state: Any) -> list[Step]:
+    """In automatic mode the bot rolls every die the fight waits for, from ``state`` on."""
     referee = ctx.referee
-    collected: list[Any] = []
+    steps: list[Step] = []
     if referee.rolls_mode(table.channel) != "auto":
-        return collected
+        return steps
     fight = table.fighting()
     ui = _ui(fight)
-    side = _roll_due(fight)
+    side = _roll_due(state)
     while side is not None:
-        roll = ui.roll(side, referee.dice.roll(_die(fight)))
-        state, events = fight.system.apply(fight.state, roll)
-        fight = table.fight = referee.store.record(fight, roll, "bot", state, events)
-        collected.extend(events)
-        side = _roll_due(fight)
-    return collected
+        roll = ui.roll(side, referee.dice.roll(_die(state)))
+        state, events = fight.system.apply(state, roll)
+        steps.append(Step(roll, "bot", state, events))
+        side = _roll_due(state)
+    return steps
 
 
 def _ui(fight: OpenFight) -> SystemUI:
     return UIS[fight.system.name]
 
 
-def _roll_due(fight: OpenFight) -> int | None:
-    awaiting = fight.state.awaiting
+def _roll_due(state: Any) -> int | None:
+    awaiting = state.awaiting
     due = awaiting is not None and awaiting.need.value == "roll"
     return int(awaiting.side) if due else None
 
 
-def _die(fight: OpenFight) -> int:
+def _die(state: Any) -> int:
     """The die the fight waits for: d100 in An Cath, d20 or a damage die elsewhere."""
-    return int(getattr(fight.state.awaiting, "die", 100))
+    return int(getattr(state.awaiting, "die", 100))
 
 
 def _after(ctx: Ctx, table: Table, events: list[Any], before: Any = None) -> None:
@@ -367,14 +370,14 @@ def manual_roll(ctx: Ctx) -> bool:
     fight = table.fight
     if fight is None or ctx.referee.rolls_mode(table.channel) != "manual":
         return False
-    die = _die(fight)
+    die = _die(fight.state)
     if ctx.args[0].lower() not in (f"d{die}", f"1d{die}") + (("d%",) if die == 100 else ()):
         return False
-    due = _roll_due(fight)
+    due = _roll_due(fight.state)
     if due is None or fight.accounts[due] != ctx.who:
         return False
-    value = ctx.referee.dice.roll(_die(fight))
-    ctx.say(f"{ctx.msg.sender.nick} rolls d{_die(fight)}: {value}")
+    value = ctx.referee.dice.roll(die)
+    ctx.say(f"{ctx.msg.sender.nick} rolls d{die}: {value}")
     _after(ctx, table, fight_step(ctx, table, _ui(fight).roll(due, value), ctx.who))
     return True
 

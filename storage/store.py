@@ -39,6 +39,7 @@ __all__ = [
     "DuplicateName",
     "OpenFight",
     "StaleFight",
+    "Step",
     "StorageError",
     "Store",
     "UnknownWarrior",
@@ -80,6 +81,16 @@ class WarriorRecord:
     in_fight: bool
     system: str = "ancath"
     status: str = "free"
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One accepted command, who sent it, and what it did."""
+
+    command: Any
+    actor: str
+    state: Any
+    events: tuple[Any, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,23 +374,36 @@ class Store:
         """Write one accepted command with its events, ledger rows and warrior changes;
         ``moderator`` and ``reason`` say who ruled, and why, when a moderator's command
         caused them (R8.1)."""
-        seq = fight.seq + 1
+        return self.record_steps(fight, [Step(command, actor, state, tuple(events))],
+                                 moderator, reason)
+
+    def record_steps(
+        self, fight: OpenFight, steps: Sequence[Step], moderator: str | None = None,
+        reason: str | None = None,
+    ) -> OpenFight:
+        """Write a player's command and the automatic rolls that followed it in one
+        transaction: all of them are kept, or none (and nothing was said yet)."""
         now = self._clock()
+        seq = fight.seq
         try:
             with self._tx() as session:
-                session.add(FightCommand(fight_id=fight.id, seq=seq, command=encode(command),
-                                         actor=actor, created_at=now))
-                self._log_events(session, fight.id, seq, events)
-                self._ledger_from_events(session, fight, seq, events, actor, now, moderator,
-                                         reason)
+                for step in steps:
+                    seq += 1
+                    session.add(FightCommand(fight_id=fight.id, seq=seq,
+                                             command=encode(step.command), actor=step.actor,
+                                             created_at=now))
+                    self._log_events(session, fight.id, seq, step.events)
+                    self._ledger_from_events(session, fight, seq, step.events, step.actor, now,
+                                             moderator, reason)
+                state = steps[-1].state
                 if getattr(state, "outcome", None) is not None:
                     self._close(session, fight.id, state.outcome, now)
         except IntegrityError as error:
-            raise StaleFight(f"fight {fight.id} already has a command {seq}: "
+            raise StaleFight(f"fight {fight.id} already has a command {fight.seq + 1}: "
                              "it changed since it was read") from error
-        commands = (*fight.commands, command)
+        commands = (*fight.commands, *(step.command for step in steps))
         return OpenFight(fight.id, fight.channel, fight.system, fight.kind, fight.sheets,
-                         fight.accounts, state, commands, seq)
+                         fight.accounts, steps[-1].state, commands, seq)
 
     def _side_rows(self, session: Session, fight_id: int) -> list[Warrior]:
         """The fight's warriors by side, locked (``_lock``)."""
