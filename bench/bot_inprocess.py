@@ -32,8 +32,8 @@ Prints one figure per line, ``name value``:
   policy too;
 - ``bot.ms_per_command_p50``, ``bot.ms_per_command_p99`` (goal: under 20),
   ``bot.ms_per_command_max``: per-line latency of ``handle``;
-- ``bot.commands``, ``bot.commits_per_command``: lines handled in phase 1, and durable
-  commits (engine commands recorded) per line;
+- ``bot.commands``, ``bot.engine_commands_per_line``: lines handled in phase 1, and
+  engine commands recorded per line (a line and its automatic rolls share one commit);
 - ``bot.memory_mb_1000_open_fights``: peak RSS of the phase 2 process in MiB (Linux
   ``VmHWM``; ``ru_maxrss`` elsewhere), interpreter and imports included (goal: under
   150); the names keep ``1000`` whatever ``--open`` says;
@@ -266,7 +266,7 @@ def fights_phase(database: str, fights: int, seed: int) -> dict[str, float]:
         "bot.ms_per_command_p50": cuts[49] * 1000,
         "bot.ms_per_command_p99": cuts[98] * 1000,
         "bot.ms_per_command_max": max(timings) * 1000,
-        "bot.commits_per_command": commits / len(timings),
+        "bot.engine_commands_per_line": commits / len(timings),
     }
 
 
