@@ -1,82 +1,309 @@
-"""Benchmark: reply latency through a real ngircd on loopback, and reconnect time.
+"""Benchmark: the referee through a real ngircd on loopback, next to a bare echo bot.
 
-    python bench/irc_latency.py [--samples N]
+    python bench/irc_latency.py [--samples N] [--fights K] [--batch B] [--warmup W]
+                                [--profile FILE]
 
-One player sends ``!roll 1d6`` and waits for the referee's answer, N times in a row;
-then the server is stopped and started again and the time until the bot is back in
-its channel is measured. ngircd's penalties are off, and the per-player command limit
-and the send bucket are lifted for the run, so the figures are the bot's own round trip, not pacing.
-Prints one figure per line.
+One ngircd (penalties off: ``max_penalty_time=0``), one process, one asyncio loop for
+the server's clients and both bots. The referee's per-player command limit and its send
+bucket are lifted for the whole run, so every figure is the bot's own work, not pacing.
+
+Reply latency. The referee joins ``#arena``; ``bench/irc_echo.py``, a bare echo bot on
+the same library (``AioReactor``, ``LenientDecodingLineBuffer``, no CAP, answering from
+its event handler with ``conn.privmsg``), joins ``#bench``. Each bot has its own
+channel, so a trigger wakes only the bot being timed, and the channels have names of
+the same length and the same two members (the bot and the one player, ``ann``). One
+round trip, the same client procedure for both: ``ann`` sends ``PRIVMSG <channel>
+:!roll 1d6`` and waits for the bot's PRIVMSG to that channel with the expected text;
+the echo bot's fixed reply is the very text the referee says with its scripted die
+(``ann rolls 1d6 = [3] = 3``), so the lines both ways are byte for byte the same
+length. Round trips are sequential. Fairness: first ``W`` warm-up round trips per bot,
+alternating and not timed; then ``N`` timed ones per bot in batches of ``B``, the
+order of the two bots swapped every other pair of batches (referee, echo, echo,
+referee, ...), so a drift of the machine over the run falls on both alike.
+
+Figures, one per line: ``irc.reply_latency_ms_p50`` and ``_p99`` (the referee),
+``irc.echo_latency_ms_p50`` and ``_p99`` (the echo bot), ``irc.overhead_ratio_p50``
+(referee p50 / echo p50; the goal is at most 1.2), then ``irc.lines_per_fight_turn``
+and ``irc.reconnect_seconds``.
+
+Lines per fight turn. The referee in automatic-roll mode with OS dice plays ``K``
+practice fights between Olaf (player ``olaf``) and Gorbag (player ``gob``), two more
+socket clients in ``#arena``, created once. Each fight: ``!challenge Gorbag practice``,
+``!accept``, then a tiny policy answers the bot's prompt lines: ``X chooses:`` ->
+``!first``, ``X to act:`` -> ``!attack`` (``!yield`` when no attack is offered, e.g.
+both arms disabled), ``X, defend:`` -> the first defence listed, ``X, answer the
+yield:`` -> ``!reject`` (the yielder loses the turn), sent by X's player. A practice
+fight goes on until a kill. The figure is every
+PRIVMSG the bot sent to ``#arena`` from the challenge to the fight's last line, over
+all fights, divided by the turns the fights took (``state.turn`` of each stored fight;
+a free attack is not a turn). The pacing bucket stays lifted: it only delays lines.
+
+Reconnect: last, ngircd is stopped and started again and the time until the bot is
+back in its channel (a new client sees it in NAMES) is measured.
+
+``--profile FILE`` runs the referee's side of the timed round trips under cProfile (the
+library's processing of each read, which calls the bot's event handlers, and each send)
+and writes the stats to FILE (``python -m pstats FILE``). The profiler slows the
+referee: the figures of a profiled run are not the benchmark's.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import cProfile
+import re
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "integration")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "integration"), str(ROOT / "bench")]
 
-from ircbot import BOT_NICK, bot_on, from_bot, player, until  # noqa: E402
-from ircserver import NgircdServer  # noqa: E402
+from irc_echo import TRIGGER, EchoBot  # noqa: E402
+from ircbot import BOT_NICK, Running, bot_on, from_bot, player, until  # noqa: E402
+from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 
 import bot.network  # noqa: E402
+from bot.dice import OsDice  # noqa: E402
 from bot.outbox import TokenBucket  # noqa: E402
 
+ARENA, BENCH = "#arena", "#bench"
+"""The referee's channel and the echo bot's: same length, same members."""
+ECHO_NICK = "Echo"
+PLAYER = "ann"
+REPLY = f"{PLAYER} rolls 1d6 = [3] = 3"
+"""What the referee says to ``!roll 1d6`` with a scripted 3; the echo bot's fixed reply."""
+MAX_MOVES = 400
+"""Commands per fight before the policy is taken to be stuck."""
+PROMPT = re.compile(
+    r"(?P<name>\S+?)(?P<head> chooses:| to act:|, defend:|, answer the yield:"
+    r"|, stop the flight or strike a last time:|, last turn:) (?P<options>.*)")
 
-async def measure(samples: int, server: NgircdServer, folder: Path) -> dict[str, float]:
+
+@dataclass
+class Target:
+    """One bot under test: where to send the trigger and whose reply to wait for."""
+
+    label: str
+    channel: str
+    nick: str
+    latencies: list[float] = field(default_factory=list)
+
+    def figures(self, prefix: str) -> dict[str, float]:
+        ordered = sorted(self.latencies)
+        return {
+            f"{prefix}_p50": statistics.median(ordered),
+            f"{prefix}_p99": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))],
+        }
+
+
+async def round_trip(client: IrcClient, target: Target) -> float:
+    """One ``!roll 1d6`` and the bot's answer in ms; identical for both bots."""
+    channel, nick = target.channel, target.nick
+
+    def answer(line: IrcLine) -> bool:
+        return (line.command == "PRIVMSG" and line.nick == nick and line.target == channel
+                and line.text == REPLY)
+
+    began = time.perf_counter()
+    await client.say(channel, TRIGGER)
+    await client.expect(answer)
+    return (time.perf_counter() - began) * 1000
+
+
+def schedule(first: Target, second: Target, samples: int, batch: int) -> Iterator[Target]:
+    """``samples`` turns each, in batches of ``batch``: A B, B A, A B, ... (ABBA)."""
+    left = {first.label: samples, second.label: samples}
+    swap = False
+    while any(left.values()):
+        for target in ((second, first) if swap else (first, second)):
+            count = min(batch, left[target.label])
+            left[target.label] -= count
+            for _ in range(count):
+                yield target
+        swap = not swap
+
+
+@contextlib.contextmanager
+def profiled(run: Running, profiler: cProfile.Profile | None) -> Iterator[None]:
+    """Run the referee's side of a round trip under ``profiler``: everything the library
+    does with the bytes it reads (parsing, dispatch, every handler of the bot, the
+    referee) and the send of each line the outbox hands it. The outbox's wake-up between
+    the two is an event loop hop and shows in neither."""
+    conn = run.bot.connection
+    if profiler is None or conn is None:
+        yield
+        return
+    depth = 0
+
+    def wrap(call: Callable[..., object]) -> Callable[..., object]:
+        def inner(*args: object) -> object:
+            nonlocal depth
+            if depth:  # a send from inside a handler: already profiled
+                return call(*args)
+            depth += 1
+            try:
+                return profiler.runcall(call, *args)
+            finally:
+                depth -= 1
+        return inner
+
+    conn.process_data = wrap(conn.process_data)
+    conn.send_raw = wrap(conn.send_raw)
+    try:
+        yield
+    finally:
+        del conn.process_data, conn.send_raw  # back to the class's methods
+
+
+async def latencies(run: Running, server: NgircdServer, samples: int, batch: int,
+                    warmup: int, profiler: cProfile.Profile | None) -> dict[str, float]:
+    referee = Target("referee", ARENA, BOT_NICK)
+    echo = Target("echo", BENCH, ECHO_NICK)
+    async with EchoBot(server.host, server.port, nick=ECHO_NICK, channel=BENCH,
+                       reply=REPLY) as echo_bot:
+        ann = await player(server, PLAYER)  # joins #arena
+        await ann.join(BENCH)
+        run.dice.push(*([3] * (samples + warmup)))
+        for target in schedule(referee, echo, warmup, 1):
+            await round_trip(ann, target)
+        with profiled(run, profiler):
+            for target in schedule(referee, echo, samples, batch):
+                target.latencies.append(await round_trip(ann, target))
+        assert echo_bot.answered == samples + warmup, echo_bot.answered
+        await ann.quit()
+    figures = {**referee.figures("irc.reply_latency_ms"), **echo.figures("irc.echo_latency_ms")}
+    figures["irc.overhead_ratio_p50"] = (figures["irc.reply_latency_ms_p50"]
+                                         / figures["irc.echo_latency_ms_p50"])
+    return figures
+
+
+def move(head: str, options: str) -> str:
+    """The tiny policy: the command answering one prompt line. A warrior offered no
+    ``!attack`` (both arms or the weapon gone) yields, and the foe rejects the yield,
+    which costs the yielder the turn; nobody ever flees."""
+    listed = [option.split()[0] for option in options.split(" | ") if option.startswith("!")]
+    if head == " chooses:":
+        return "!first"
+    if head == ", answer the yield:":
+        return "!reject"
+    if head == " to act:":
+        return next(word for word in ("!attack", "!yield", listed[0]) if word in listed)
+    return listed[0]  # a defence; or after a flight, which this policy never starts
+
+
+async def fight_lines(run: Running, server: NgircdServer, fights: int) -> dict[str, float]:
+    """Play ``fights`` practice fights through the server; lines and turns over all."""
+    run.referee.dice = OsDice()
+    olaf, gob = await player(server, "olaf"), await player(server, "gob")
+    players = {"Olaf": olaf, "Gorbag": gob}
+
+    async def said() -> str:
+        """The bot's next line in the channel (``olaf`` sees them all); a reply to one
+        player during a fight is a refusal: the policy went wrong."""
+        line = await olaf.expect(lambda line: line.command == "PRIVMSG"
+                                 and line.nick == BOT_NICK and line.target == ARENA)
+        if line.text.startswith(("olaf:", "gob:")):
+            raise RuntimeError(f"the referee refused a move: {line.text}")
+        return line.text
+
+    await olaf.say(ARENA, "!create Olaf free-clans broadsword shield")
+    await from_bot(olaf, "olaf: created Olaf")
+    await gob.say(ARENA, "!create Gorbag goblin club spear")
+    await from_bot(olaf, "gob: created Gorbag")
+    lines = turns = 0
+    seen: set[int] = set()
+    for _ in range(fights):
+        gob.drain()
+        start = len(olaf.lines)
+        await olaf.say(ARENA, "!challenge Gorbag practice")
+        await said()
+        await gob.say(ARENA, "!accept")
+        moves = 0
+        while True:
+            text = await said()
+            prompt = PROMPT.fullmatch(text)
+            if prompt is not None:
+                moves += 1
+                if moves > MAX_MOVES:
+                    raise RuntimeError(f"a fight ran past {MAX_MOVES} moves")
+                await players[prompt["name"]].say(ARENA, move(prompt["head"],
+                                                              prompt["options"]))
+            elif run.referee.table(ARENA).fight is None:
+                break  # the line that ended the fight; no prompt follows it
+        fight_id = run.referee.table(ARENA).last_fight_id
+        assert fight_id is not None and fight_id not in seen
+        seen.add(fight_id)
+        turns += run.referee.store.fight(fight_id).state.turn
+        lines += sum(1 for line in olaf.lines[start:] if line.command == "PRIVMSG"
+                     and line.nick == BOT_NICK and line.target == ARENA)
+    gob.drain()
+    await olaf.quit()
+    await gob.quit()
+    return {"irc.lines_per_fight_turn": lines / turns}
+
+
+async def reconnect(run: Running, server: NgircdServer) -> dict[str, float]:
+    server.stop()
+    await until(lambda: not run.bot.connected.is_set())
+    began = time.perf_counter()
+    server.start()
+    await until(lambda: run.bot.sessions == 2 and run.bot.outbox.prefix is not None
+                and run.bot.connected.is_set(), 60)
+    watcher = await player(server, "watcher")
+    await watcher.expect(lambda line: line.command == "353" and BOT_NICK in line.text)
+    figure = time.perf_counter() - began
+    await watcher.quit()
+    return {"irc.reconnect_seconds": figure}
+
+
+async def measure(samples: int, fights: int, server: NgircdServer, folder: Path, *,
+                  batch: int = 10, warmup: int = 30,
+                  profiler: cProfile.Profile | None = None) -> dict[str, float]:
     limits = bot.network.USER_BURST, bot.network.USER_RATE
     bot.network.USER_BURST, bot.network.USER_RATE = 10**6, 10**6
     try:
-        return await _measure(samples, server, folder)
+        async with bot_on(server, folder) as run:
+            run.bot.outbox.bucket = TokenBucket(10**6, 10**6)
+            figures = await latencies(run, server, samples, batch, warmup, profiler)
+            figures |= await fight_lines(run, server, fights)
+            figures |= await reconnect(run, server)
+            return figures
     finally:
         bot.network.USER_BURST, bot.network.USER_RATE = limits
 
 
-async def _measure(samples: int, server: NgircdServer, folder: Path) -> dict[str, float]:
-    async with bot_on(server, folder) as run:
-        run.bot.outbox.bucket = TokenBucket(10**6, 10**6)
-        ann = await player(server, "ann")
-        run.dice.push(*([3] * samples))
-        latencies = []
-        for _ in range(samples):
-            began = time.perf_counter()
-            await ann.say("#arena", "!roll 1d6")
-            await from_bot(ann, "ann rolls 1d6")
-            latencies.append((time.perf_counter() - began) * 1000)
-        server.stop()
-        await until(lambda: not run.bot.connected.is_set())
-        began = time.perf_counter()
-        server.start()
-        await until(lambda: run.bot.sessions == 2 and run.bot.outbox.prefix is not None
-                    and run.bot.connected.is_set(), 60)
-        watcher = await player(server, "watcher")
-        await watcher.expect(lambda line: line.command == "353" and BOT_NICK in line.text)
-        reconnect = time.perf_counter() - began
-    latencies.sort()
-    return {
-        "irc.reply_latency_ms_p50": statistics.median(latencies),
-        "irc.reply_latency_ms_p99": latencies[min(len(latencies) - 1,
-                                                  int(len(latencies) * 0.99))],
-        "irc.reconnect_seconds": reconnect,
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=300)
+    parser.add_argument("--samples", type=int, default=300,
+                        help="timed round trips per bot (300)")
+    parser.add_argument("--fights", type=int, default=20, help="practice fights (20)")
+    parser.add_argument("--batch", type=int, default=10,
+                        help="round trips per batch before the other bot's turn (10)")
+    parser.add_argument("--warmup", type=int, default=30,
+                        help="untimed round trips per bot first (30)")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="cProfile the referee's handlers; write pstats to FILE")
     args = parser.parse_args(argv)
+    if min(args.samples, args.fights, args.batch) < 1 or args.warmup < 0:
+        parser.error("--samples, --fights and --batch must be at least 1")
+    profiler = cProfile.Profile() if args.profile else None
     server = NgircdServer(max_penalty_time=0).start()
     try:
         with tempfile.TemporaryDirectory() as folder:
-            figures = asyncio.run(measure(args.samples, server, Path(folder)))
+            figures = asyncio.run(measure(args.samples, args.fights, server, Path(folder),
+                                          batch=args.batch, warmup=args.warmup,
+                                          profiler=profiler))
     finally:
         server.close()
+    if profiler is not None:
+        profiler.dump_stats(args.profile)
     for name, value in figures.items():
         print(f"{name} {value:.3f}")
     return 0
