@@ -21,6 +21,11 @@ alternating and not timed; then ``N`` timed ones per bot in batches of ``B``, th
 order of the two bots swapped every other pair of batches (referee, echo, echo,
 referee, ...), so a drift of the machine over the run falls on both alike.
 
+The ratio depends on where the scheduler puts this process and ngircd: on one core the
+shared part of a round trip is about half what it is across two (a cross-core wake-up
+each way), while the referee's own extra time stays the same, so the ratio is higher.
+``taskset -c 0 python bench/irc_latency.py`` gives the repeatable one-core figure.
+
 Figures, one per line: ``irc.reply_latency_ms_p50`` and ``_p99`` (the referee),
 ``irc.echo_latency_ms_p50`` and ``_p99`` (the echo bot), ``irc.overhead_ratio_p50``
 (referee p50 / echo p50; the goal is at most 1.2), then ``irc.lines_per_fight_turn``
@@ -32,11 +37,11 @@ socket clients in ``#arena``, created once. Each fight: ``!challenge Gorbag prac
 ``!accept``, then a tiny policy answers the bot's prompt lines: ``X chooses:`` ->
 ``!first``, ``X to act:`` -> ``!attack`` (``!yield`` when no attack is offered, e.g.
 both arms disabled), ``X, defend:`` -> the first defence listed, ``X, answer the
-yield:`` -> ``!reject`` (the yielder loses the turn), sent by X's player. A practice
-fight goes on until a kill. The figure is every
-PRIVMSG the bot sent to ``#arena`` from the challenge to the fight's last line, over
-all fights, divided by the turns the fights took (``state.turn`` of each stored fight;
-a free attack is not a turn). The pacing bucket stays lifted: it only delays lines.
+yield:`` -> ``!reject`` (the yielder loses the turn), sent by X's player; a practice
+fight goes on until a kill. The figure is every PRIVMSG the bot sent to ``#arena`` from
+the challenge line to the fight's last line (no prompt after it), over all fights,
+divided by the turns the fights took (``state.turn`` of each stored fight; a free
+attack is not a turn). The pacing bucket stays lifted: it only delays lines.
 
 Reconnect: last, ngircd is stopped and started again and the time until the bot is
 back in its channel (a new client sees it in NAMES) is measured.
@@ -118,7 +123,7 @@ async def round_trip(client: IrcClient, target: Target) -> float:
 
 
 def schedule(first: Target, second: Target, samples: int, batch: int) -> Iterator[Target]:
-    """``samples`` turns each, in batches of ``batch``: A B, B A, A B, ... (ABBA)."""
+    """``samples`` round trips each, in batches of ``batch``: A B, B A, A B, ..."""
     left = {first.label: samples, second.label: samples}
     swap = False
     while any(left.values()):
@@ -292,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="cProfile the referee's handlers; write pstats to FILE")
     args = parser.parse_args(argv)
     if min(args.samples, args.fights, args.batch) < 1 or args.warmup < 0:
-        parser.error("--samples, --fights and --batch must be at least 1")
+        parser.error("--samples, --fights and --batch must be at least 1, --warmup 0")
     profiler = cProfile.Profile() if args.profile else None
     server = NgircdServer(max_penalty_time=0).start()
     try:
