@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+from rules import commands as shared_commands
 from rules import contest, general
 from rules.ancath import apply, start, undo_point
 from rules.ancath.codec import CODEC
@@ -38,10 +39,12 @@ AN_CATH = RuleSystem(
 )
 CONTEST = RuleSystem(
     "contest", ("contest",),
-    Codec([*_dataclasses(contest_model)]), contest.start, contest.apply, contest.undo_point,
+    Codec([*_dataclasses(contest_model), *_dataclasses(shared_commands)]), contest.start,
+    contest.apply, contest.undo_point,
 )
 GENERAL = RuleSystem(
     "general", ("general",),
-    Codec([*_dataclasses(general_model)]), general.start, general.apply, general.undo_point,
+    Codec([*_dataclasses(general_model), *_dataclasses(shared_commands)]), general.start,
+    general.apply, general.undo_point,
 )
 SYSTEMS: dict[str, RuleSystem] = {s.name: s for s in (AN_CATH, CONTEST, GENERAL)}

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from rules.commands import Forfeit, ModeratorEnd, Roll, Yield
 from rules.errors import InvalidSheet
 
 __all__ = [
@@ -13,8 +14,10 @@ __all__ = [
     "ContestFighter",
     "ContestState",
     "FightEnded",
+    "Forfeit",
     "Gravity",
     "Level",
+    "ModeratorEnd",
     "Need",
     "Outcome",
     "Roll",
@@ -126,28 +129,6 @@ class ContestState:
 
 @dataclass(frozen=True, slots=True)
 class Strike:
-    side: int
-
-
-@dataclass(frozen=True, slots=True)
-class Yield:
-    side: int
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    side: int
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class ModeratorEnd:
-    winner: int | None
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Forfeit:
     side: int
 
 

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from rules.commands import Forfeit, ModeratorEnd, Roll, Yield
 from rules.errors import InvalidSheet
 
 __all__ = [
@@ -132,28 +133,6 @@ class GeneralState:
 @dataclass(frozen=True, slots=True)
 class Attack:
     side: int
-
-
-@dataclass(frozen=True, slots=True)
-class Yield:
-    side: int
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    side: int
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class Forfeit:
-    side: int
-
-
-@dataclass(frozen=True, slots=True)
-class ModeratorEnd:
-    winner: int | None
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
