@@ -110,3 +110,16 @@ def test_R9_1_manual_rolls_are_d20_challenger_first(tmp_path: Path) -> None:
     assert club.say("bo !rol d20")[1].endswith(
         "Alain wins a major victory: Bors injury (ratings 15/6).")
     assert club.dice.left == 0
+
+
+def test_a_contest_resumes_after_a_restart(tmp_path: Path) -> None:
+    club = contest_club(tmp_path)
+    club.say("al !challenge Bors")
+    club.say("bo !accept")
+    club.say("al !strike")
+    club.dice.push(5, 19)
+    club.say("bo !strike")
+    assert club.restart() == []
+    club.say("al !strike")
+    club.dice.push(3, 9)
+    assert club.say("bo !strike")[0].endswith("Alain wins: the foe is dying.")
