@@ -68,6 +68,8 @@ class Outbox:
         self._heap: list[tuple[int, int, str]] = []
         self._order = itertools.count()
         self._ready = asyncio.Event()
+        self._send: Callable[[str], bool] | None = None
+        self._connected: asyncio.Event | None = None
 
     def __len__(self) -> int:
         return len(self._heap)
@@ -91,6 +93,11 @@ class Outbox:
         return len(pieces)
 
     def _push(self, priority: int, line: str) -> None:
+        """Send at once when nothing waits and the bucket allows; else queue."""
+        send, connected = self._send, self._connected
+        ready = not self._heap and connected is not None and connected.is_set()
+        if ready and send is not None and self.bucket.take() and send(line):
+            return
         heapq.heappush(self._heap, (int(priority), next(self._order), line))
         while len(self._heap) > self.max_backlog:
             dropped = max(self._heap)  # the newest of the least urgent
@@ -101,6 +108,7 @@ class Outbox:
 
     async def run(self, send: Callable[[str], bool], connected: asyncio.Event) -> None:
         """Send forever: wait for a line, a connection and a token, in that order."""
+        self._send, self._connected = send, connected
         while True:
             if not self._heap:
                 self._ready.clear()
