@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from pydantic import ValidationError
 
-from bot.messages import Incoming, Sender
+from bot.messages import Incoming, Outgoing, Sender
 from bot.referee import Referee
 
 __all__ = ["DEFAULT_CHANNEL", "parse_line", "serve"]
@@ -42,8 +42,10 @@ def serve(
     tick_seconds: float = 1.0,
 ) -> None:
     """Feed every line to the referee and write what it says, in order; between lines
-    the clock ticks about once a second, so time-limit warnings come on their own."""
-    inbox: queue.Queue[str | None] = queue.Queue()
+    the clock ticks about once a second, so time-limit warnings come on their own, and
+    lines the referee finishes later (``!odds``) are written as they come."""
+    inbox: queue.Queue[str | list[Outgoing] | None] = queue.Queue()
+    referee.later = inbox.put
 
     def read() -> None:
         try:
@@ -60,7 +62,10 @@ def serve(
             line = ""
         if line is None:
             return
-        msg = parse_line(line)
-        out = referee.handle(msg) if msg is not None else []
+        if isinstance(line, list):
+            out = line
+        else:
+            msg = parse_line(line)
+            out = referee.handle(msg) if msg is not None else []
         for item in out + referee.tick():
             write(f"{item.target} {item.text}")

@@ -20,7 +20,7 @@ from rules.ancath.tables import Weapon
 from rules.systems import SYSTEMS
 from storage.store import OpenFight, Step
 
-__all__ = ["Challenge", "Table", "fight_step", "tick"]
+__all__ = ["Challenge", "Table", "fight_step", "resumed", "tick"]
 
 KINDS = SYSTEMS["ancath"].kinds
 _STATUS_WORDS = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
@@ -407,6 +407,14 @@ def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
         winner = names.index(winner_name.casefold())
     end = _ui(fight).end(winner, reason)
     _after(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who, reason=reason))
+
+
+def resumed(referee: Any, table: Table) -> str:
+    """``Fight resumed: turn 10, Brenna (alice) to act: ...``, for a (re)join."""
+    fight = table.fighting()
+    turn, _ = _progress(fight)
+    manual = referee.rolls_mode(table.channel) == "manual"
+    return f"Fight resumed: turn {turn}, {_ui(fight).prompt(fight.state, manual)}"
 
 
 # -- time limits ------------------------------------------------------------------------

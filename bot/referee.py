@@ -8,6 +8,7 @@ the sending. Built by :func:`bot.app.build_referee` from the configuration.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from bot import advice, duels, records  # noqa: F401  (they register their commands)
@@ -17,6 +18,7 @@ from bot.config import BotConfig
 from bot.dice import DiceError, DiceExhausted, DiceSource, roll
 from bot.duels import Table
 from bot.messages import Incoming, Outgoing, Priority, Sender
+from bot.people import People
 from rules.errors import RulesError
 from storage.store import StorageError, Store
 
@@ -33,6 +35,12 @@ class Referee:
         self.clock = clock
         self.tables: dict[str, Table] = {}
         self._settings: dict[str, Any] = {}
+        self.people = People()
+        """Who is behind which nick: for naming people in the channel, never for rights."""
+        self.later: Callable[[list[Outgoing]], None] = lambda _out: None
+        """Where lines go that are ready after ``handle`` returned (work done off the
+        event loop, such as ``!odds``); the transport sets it. It may be called from
+        another thread."""
 
     def resume(self) -> list[str]:
         """Take up every unfinished fight from storage; returns what failed to replay."""
@@ -46,6 +54,13 @@ class Referee:
         for problem in problems:
             log.error("not resumed: %s", problem)
         return problems
+
+    def resume_line(self, channel: str) -> Outgoing | None:
+        """The one line a channel gets when the bot (re)joins it with a fight open."""
+        table = self.tables.get(channel.casefold())
+        if table is None or table.fight is None:
+            return None
+        return Outgoing(table.channel, duels.resumed(self, table), Priority.FIGHT)
 
     def table(self, channel: str) -> Table:
         key = channel.casefold()
@@ -77,6 +92,7 @@ class Referee:
 
     def handle(self, msg: Incoming) -> list[Outgoing]:
         """The lines to send in answer to one chat line (none for chatter)."""
+        self.people.saw(msg.sender.nick, msg.sender.identity)
         parsed = split_command(msg.text, self.config.command_prefix)
         if parsed is None:
             return []

@@ -7,10 +7,12 @@ parameter, not only LF (shared/IRC-NOTES.md).
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_BUDGET", "clean", "split_utf8"]
+__all__ = ["DEFAULT_BUDGET", "SEPARATOR", "clean", "split_utf8"]
 
 DEFAULT_BUDGET = 380
 """Bytes of message text to assume until the bot has seen its own prefix."""
+SEPARATOR = " | "
+"""Between the options of a prompt: the preferred place to split a long line."""
 _UNSAFE = {ord("\r"): " ", ord("\n"): " ", 0: None}
 
 
@@ -19,22 +21,38 @@ def clean(text: str) -> str:
     return text.translate(_UNSAFE)
 
 
+def _cut(text: str, budget: int) -> tuple[int, int]:
+    """Where to end the first piece and where the rest starts: at the last ``" | "``
+    that fits (the separator is dropped), else at the last space that does not split
+    a ``!command`` from its arguments, else at the last space, else mid-word."""
+    fits = len(text.encode()[:budget].decode("utf-8", "ignore"))
+    bar = text.rfind(SEPARATOR, 0, fits + 1)
+    if bar > fits // 3:
+        return bar, bar + len(SEPARATOR)
+    space = fits
+    while (space := text.rfind(" ", 0, space)) > fits // 2:
+        word_start = text.rfind(" ", 0, space) + 1
+        if not text.startswith("!", word_start):
+            return space, space + 1
+    space = text.rfind(" ", 0, fits + 1)
+    if space > fits // 2:
+        return space, space + 1
+    return fits, fits
+
+
 def split_utf8(text: str, budget: int = DEFAULT_BUDGET) -> list[str]:
-    """Cleaned ``text`` in pieces of at most ``budget`` UTF-8 bytes, preferring to break
-    at a space and never inside a character."""
+    """Cleaned ``text`` in pieces of at most ``budget`` UTF-8 bytes, split between a
+    prompt's options or between words where it can be, never inside a character."""
     if budget < 4:
         raise ValueError("a budget below 4 bytes cannot hold every character")
     text = clean(text)
     pieces: list[str] = []
     while len(text.encode()) > budget:
-        cut = len(text.encode()[:budget].decode("utf-8", "ignore"))
-        space = text.rfind(" ", 0, cut + 1)
-        if space > cut // 2:
-            cut = space
-        piece = text[:cut].rstrip(" ")
+        end, rest = _cut(text, budget)
+        piece = text[:end].rstrip(" ")
         if piece:
             pieces.append(piece)
-        text = text[cut:].lstrip(" ")
+        text = text[rest:].lstrip(" ")
     if text or not pieces:
         pieces.append(text)
     return pieces
