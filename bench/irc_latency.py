@@ -87,8 +87,10 @@ REPLY = f"{PLAYER} rolls 1d6 = [3] = 3"
 MAX_MOVES = 400
 """Commands per fight before the policy is taken to be stuck."""
 PROMPT = re.compile(
-    r"(?P<name>\S+?)(?P<head> chooses:| to act:|, defend:|, answer the yield:"
-    r"|, stop the flight or strike a last time:|, last turn:) (?P<options>.*)")
+    r"(?:^|[.!\]] )(?P<name>\w+)(?: \([^)]*\))?(?P<head> chooses:| to act:|, defend:"
+    r"|, answer the yield:|, stop the flight or strike a last time:|, last turn:) "
+    r"(?P<options>!.*)$")
+"""The prompt that ends a referee line: ``... Olaf (olaf), defend: !dodge 30 | ...``."""
 
 
 @dataclass
@@ -233,7 +235,7 @@ async def fight_lines(run: Running, server: NgircdServer, fights: int) -> dict[s
         moves = 0
         while True:
             text = await said()
-            prompt = PROMPT.fullmatch(text)
+            prompt = PROMPT.search(text)
             if prompt is not None:
                 moves += 1
                 if moves > MAX_MOVES:

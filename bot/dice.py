@@ -125,8 +125,10 @@ class RollResult:
     def total(self) -> int:
         return sum(p.value for p in self.parts)
 
-    def describe(self) -> str:
-        """``4d6kh3 = [6, 5, 3, (1)] = 14``: each die, dropped ones in brackets."""
+    def describe(self, budget: int = 300) -> str:
+        """``4d6kh3 = [6, 5, 3, (1)] = 14``: each die, dropped ones in brackets. Past
+        ``budget`` characters, the total first and as many dice as fit: ``100d1000 =
+        50123: [512, 33, ... 97 more]`` (one line, whatever was rolled)."""
         shown = []
         for part in self.parts:
             sign = "-" if part.term.sign < 0 else "+"
@@ -137,7 +139,19 @@ class RollResult:
                                                                         strict=True))
             shown.append(f"{sign} [{faces}]")
         body = " ".join(shown).removeprefix("+ ")
-        return f"{self.expression.text} = {body} = {self.total}"
+        full = f"{self.expression.text} = {body} = {self.total}"
+        if len(full) <= budget:
+            return full
+        head = f"{self.expression.text} = {self.total}: ["
+        dice = [str(r) if k else f"({r})" for p in self.parts
+                for r, k in zip(p.rolls, p.kept, strict=True)]
+        listed: list[str] = []
+        for face in dice:
+            if len(head) + len(", ".join([*listed, face])) + 16 > budget:
+                break
+            listed.append(face)
+        more = len(dice) - len(listed)
+        return head + ", ".join(listed) + (f", ... {more} more]" if more else "]")
 
 
 _TOKEN = re.compile(

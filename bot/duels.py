@@ -14,6 +14,7 @@ from typing import Any
 from bot.commands import Ctx, Example, Refusal, command
 from bot.messages import Outgoing, Priority
 from bot.systems import UIS, VERB_SUMMARIES, SystemUI
+from bot.wording import Cast
 from rules.ancath.commands import AcceptYield, DeclareBonus, Wield
 from rules.ancath.state import BonusUse
 from rules.ancath.tables import Weapon
@@ -64,6 +65,18 @@ def _timeout(ctx: Ctx) -> float:
 
 def _names(fight: OpenFight) -> tuple[str, ...]:
     return tuple(sheet.name for sheet in fight.sheets)
+
+
+def cast(referee: Any, fight: OpenFight) -> Cast:
+    """The fighters, and who plays each as the channel knows them (``Olaf (olaf)``)."""
+    names = _names(fight)
+    return Cast(names, tuple(referee.people.label(name, account)
+                             for name, account in zip(names, fight.accounts, strict=True)))
+
+
+def _player(ctx: Ctx, warrior: str, identity: str) -> str:
+    """Who may answer for a warrior, as the channel knows them (never a user@host)."""
+    return ctx.referee.people.name(identity) or f"{warrior}'s player"
 
 
 # -- challenges -------------------------------------------------------------------------
@@ -140,7 +153,7 @@ def challenge(ctx: Ctx) -> None:
     table.challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
                                 ctx.referee.clock.now() + _timeout(ctx))
     ctx.say(f"{target.sheet.name}, {me} challenges you to a {kind} fight: "
-            f"{target.owner} may !accept or !decline.")
+            f"{_player(ctx, target.sheet.name, target.owner)} may !accept or !decline.")
 
 
 @command("decline", "!decline", "Decline the challenge made to your warrior.", group="fight")
@@ -182,7 +195,7 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
     steps = _auto_rolls(ctx, table, fight.state)  # initiative
     if steps:
         table.fight = referee.store.record_steps(fight, steps)
-    _after(ctx, table, list(events) + [event for step in steps for event in step.events])
+    _after(ctx, table, list(events) + [event for step in steps for event in step.events], None)
 
 
 # -- fight commands ---------------------------------------------------------------------
@@ -202,7 +215,12 @@ def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
     state, events = fight.system.apply(fight.state, engine_command)
     steps = [Step(engine_command, actor, state, events)]
     steps += _auto_rolls(ctx, table, state)
-    table.fight = ctx.referee.store.record_steps(fight, steps, moderator, reason)
+    return _record(ctx, table, steps, moderator, reason)
+
+
+def _record(ctx: Ctx, table: Table, steps: list[Step], moderator: str | None = None,
+            reason: str | None = None) -> list[Any]:
+    table.fight = ctx.referee.store.record_steps(table.fighting(), steps, moderator, reason)
     return [event for step in steps for event in step.events]
 
 
@@ -238,18 +256,22 @@ def _die(state: Any) -> int:
     return int(getattr(state.awaiting, "die", 100))
 
 
-def _after(ctx: Ctx, table: Table, events: list[Any], before: Any = None) -> None:
-    """Say the turn in one line and the next move in another. The time limit starts
-    again only when the fight moved on (``before`` is its turn and awaiting before the
+def _manual(referee: Any, table: Table) -> bool:
+    return bool(referee.rolls_mode(table.channel) == "manual")
+
+
+def _after(ctx: Ctx, table: Table, events: list[Any], before: Any) -> None:
+    """Say what happened and who moves next in one line. The time limit starts again
+    only when the fight moved on (``before`` is its turn and awaiting before the
     command): a loadout change or a bonus declaration does not stop the clock (R7.4)."""
     fight = table.fighting()
-    ui = _ui(fight)
-    ctx.say(ui.describe(events, _names(fight)))
+    ui, who = _ui(fight), cast(ctx.referee, fight)
+    said = ui.describe(events, who, fight.awarded)
     if fight.state.outcome is not None:
         table.fight, table.deadline = None, None
+        ctx.say(said)
         return
-    manual = ctx.referee.rolls_mode(table.channel) == "manual"
-    ctx.say(ui.prompt(fight.state, manual))
+    ctx.say(f"{said} {ui.prompt(fight.state, _manual(ctx.referee, table), who)}".strip())
     if before != _progress(fight):
         _restart_clock(ctx, table)
 
@@ -342,8 +364,7 @@ def show_status(ctx: Ctx) -> None:
         ctx.say(f"{pending.challenger} has challenged {pending.target} ({pending.kind}).")
         return
     fight = table.fighting()
-    ctx.say(_ui(fight).status(fight.state))
-    ctx.say(_ui(fight).prompt(fight.state, ctx.referee.rolls_mode(table.channel) == "manual"))
+    ctx.say(_ui(fight).status(fight.state, _manual(ctx.referee, table), cast(ctx.referee, fight)))
 
 
 @command("claim", "!claim", "Win by forfeit when the foe has let the time limit pass.",
@@ -358,27 +379,42 @@ def claim(ctx: Ctx) -> None:
     if table.deadline is None or ctx.referee.clock.now() < table.deadline:
         left = (table.deadline or 0) - ctx.referee.clock.now()
         raise Refusal(f"your foe still has {_time_left(left)} to act")
-    _after(ctx, table, fight_step(ctx, table, _ui(fight).forfeit(awaiting.side), ctx.who))
+    before = _progress(fight)
+    _after(ctx, table, fight_step(ctx, table, _ui(fight).forfeit(awaiting.side), ctx.who), before)
+
+
+def _one_die(word: str) -> int | None:
+    """The faces of a roll of one die (``d100``, ``1d20``, ``d%``), else None."""
+    word = word.lower().removeprefix("1")
+    if word == "d%":
+        return 100
+    faces = word.removeprefix("d")
+    return int(faces) if word.startswith("d") and faces.isdecimal() and len(faces) < 5 else None
 
 
 def manual_roll(ctx: Ctx) -> bool:
-    """In manual mode, the awaited fighter's own roll of the awaited die (d100 in An
-    Cath, d20 or a damage die in the other systems) drives the fight."""
+    """In manual mode a fighter's roll of one die is a fight roll: the awaited fighter's
+    roll of the awaited die (d100 in An Cath, d20 or a damage die elsewhere) drives the
+    fight; any other fighter's, or one when no roll is due, is refused and rolls
+    nothing. True when the line was handled here."""
     if ctx.msg.channel is None or len(ctx.args) != 1:
         return False
     table = ctx.referee.table(ctx.msg.channel)
     fight = table.fight
-    if fight is None or ctx.referee.rolls_mode(table.channel) != "manual":
+    faces = _one_die(ctx.args[0])
+    if fight is None or faces is None or ctx.who not in fight.accounts \
+            or not _manual(ctx.referee, table):
         return False
-    die = _die(fight.state)
-    if ctx.args[0].lower() not in (f"d{die}", f"1d{die}") + (("d%",) if die == 100 else ()):
-        return False
-    due = _roll_due(fight.state)
-    if due is None or fight.accounts[due] != ctx.who:
-        return False
-    value = ctx.referee.dice.roll(die)
-    ctx.say(f"{ctx.msg.sender.nick} rolls d{die}: {value}")
-    _after(ctx, table, fight_step(ctx, table, _ui(fight).roll(due, value), ctx.who))
+    ui, die, due = _ui(fight), _die(fight.state), _roll_due(fight.state)
+    if due is None:
+        raise Refusal("not a roll now: " + ui.prompt(fight.state, True, cast(ctx.referee, fight)))
+    if fight.accounts[due] != ctx.who:
+        raise Refusal(f"not your roll: {ui.waiting(fight.state)} is awaited")
+    if faces != die:
+        raise Refusal(f"roll d{die} for this, not d{faces}")
+    before = _progress(fight)
+    step = ui.roll(due, ctx.referee.dice.roll(die))
+    _after(ctx, table, fight_step(ctx, table, step, ctx.who), before)
     return True
 
 
@@ -386,13 +422,19 @@ def manual_roll(ctx: Ctx) -> bool:
 
 
 def moderator_undo(ctx: Ctx, reason: str) -> None:
+    """Take back one player's last decision and the rolls that came from it (R8.1)."""
     table = _table(ctx)
     if table.last_fight_id is None:
         raise Refusal("no fight here to undo")
-    fight = ctx.referee.store.undo(table.last_fight_id, ctx.who, reason)
+    store = ctx.referee.store
+    before = table.fight or store.fight(table.last_fight_id)
+    fight = store.undo(table.last_fight_id, ctx.who, reason)
     table.fight = fight
-    ctx.say(f"Undone by a moderator ({reason}).")
-    ctx.say(_ui(fight).prompt(fight.state, ctx.referee.rolls_mode(table.channel) == "manual"))
+    ui, rolls = _ui(fight), len(before.commands) - len(fight.commands) - 1
+    what = ui.undone(before.commands[len(fight.commands)], _names(fight))
+    tail = {0: "", 1: " and its roll"}.get(rolls, f" and its {rolls} rolls")
+    ctx.say(f"Undone: {what}{tail} ({reason}). "
+            + ui.prompt(fight.state, _manual(ctx.referee, table), cast(ctx.referee, fight)))
     _restart_clock(ctx, table)
 
 
@@ -406,15 +448,16 @@ def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
             raise Refusal(f"the winner must be {' or '.join(_names(fight))}, or draw")
         winner = names.index(winner_name.casefold())
     end = _ui(fight).end(winner, reason)
-    _after(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who, reason=reason))
+    _after(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who, reason=reason),
+           None)
 
 
 def resumed(referee: Any, table: Table) -> str:
     """``Fight resumed: turn 10, Brenna (alice) to act: ...``, for a (re)join."""
     fight = table.fighting()
     turn, _ = _progress(fight)
-    manual = referee.rolls_mode(table.channel) == "manual"
-    return f"Fight resumed: turn {turn}, {_ui(fight).prompt(fight.state, manual)}"
+    prompt = _ui(fight).prompt(fight.state, _manual(referee, table), cast(referee, fight))
+    return f"Fight resumed: turn {turn}, {prompt}"
 
 
 # -- time limits ------------------------------------------------------------------------
@@ -441,8 +484,8 @@ def tick(referee: Any) -> list[Outgoing]:
         fight = table.fight
         if fight is None or table.deadline is None or fight.state.awaiting is None:
             continue
-        waiting = fight.sheets[fight.state.awaiting.side].name
-        foe = fight.sheets[1 - fight.state.awaiting.side].name
+        labels = cast(referee, fight).labels
+        waiting, foe = labels[fight.state.awaiting.side], labels[1 - fight.state.awaiting.side]
         if not table.expired and now >= table.deadline:
             table.expired = table.warned = True
             out.append(Outgoing(table.channel, f"Time is up for {waiting}: {foe} may !claim "

@@ -70,7 +70,11 @@ class IrcBot:
     async def run(self) -> None:
         """Connect, serve, reconnect: until ``stop``."""
         loop = asyncio.get_running_loop()
-        self.referee.later = lambda out: loop.call_soon_threadsafe(self._deliver, out)
+
+        def later(out: list[Outgoing]) -> None:
+            loop.call_soon_threadsafe(self._deliver, out)
+
+        self.referee.later = later
         sender = asyncio.create_task(self.outbox.run(self._send_line, self.connected))
         ticker = asyncio.create_task(self._tick())
         backoff = 1.0

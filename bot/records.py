@@ -7,6 +7,7 @@ from decimal import Decimal, InvalidOperation
 
 from bot import duels
 from bot.commands import Ctx, Example, Refusal, command
+from bot.people import People
 from rules.ancath.sheet import Sheet, bp_available, create_warrior, derived_test, valid_name
 from rules.ancath.tables import Armour, Culture, Skill
 from rules.contest.model import ContestFighter, parse_fighter
@@ -27,31 +28,38 @@ def _skill(word: str) -> Skill:
         raise Refusal(f"no skill {word}; skills: {', '.join(s.value for s in Skill)}") from None
 
 
-def _contest_line(record: WarriorRecord) -> str:
+def _owner(record: WarriorRecord, people: People) -> str:
+    """Who owns a warrior, as the channel may be told: a nick or an account, never a
+    ``user@host``."""
+    return people.name(record.owner) or "unregistered"
+
+
+def _contest_line(record: WarriorRecord, owner: str) -> str:
     f: ContestFighter = record.sheet
     masteries = "W" * (f.masteries > 0) + (str(f.masteries) if f.masteries > 1 else "")
-    return (f"{f.name} (Simple Contest, {record.owner}): close combat {f.rating}{masteries}, "
+    return (f"{f.name} (Simple Contest, {owner}): close combat {f.rating}{masteries}, "
             f"{f.weapon}^{f.edge}{'W' if f.edge_mastery else ''}, armour {f.armour}; "
             f"{record.status}")
 
 
-def _general_line(record: WarriorRecord) -> str:
+def _general_line(record: WarriorRecord, owner: str) -> str:
     f: GeneralFighter = record.sheet
-    return (f"{f.name} (General rules, {record.owner}): health {f.health}, str {f.strength}, "
+    return (f"{f.name} (General rules, {owner}): health {f.health}, str {f.strength}, "
             f"skill {f.skill} (parry {f.parry}), weapon {f.weapon}, base {f.base}, "
             f"defense {f.defense}, protection {f.protection}; {record.status}")
 
 
-def sheet_line(record: WarriorRecord) -> str:
+def sheet_line(record: WarriorRecord, people: People) -> str:
+    owner = _owner(record, people)
     if record.system == "contest":
-        return _contest_line(record)
+        return _contest_line(record, owner)
     if record.system == "general":
-        return _general_line(record)
+        return _general_line(record, owner)
     sheet: Sheet = record.sheet
     skills = ", ".join(f"{s.value} {v}" for s, v in sorted(sheet.skills.items(),
                                                            key=lambda i: i[0].value))
     state = sheet.status.value + (f" (held by {record.captor})" if record.captor else "")
-    return (f"{sheet.name} ({sheet.culture.value}, {sheet.armour.value}, {record.owner}): "
+    return (f"{sheet.name} ({sheet.culture.value}, {sheet.armour.value}, {owner}): "
             f"{skills}; BP {sheet.bp / 10:.1f} ({bp_available(sheet)} to spend); "
             f"test {derived_test(sheet.bp)}; {state}")
 
@@ -73,8 +81,8 @@ def _create_contest(ctx: Ctx, name: str, words: list[str]) -> None:
     if not valid_name(name):
         raise Refusal(f"{name!r} is not a usable name: letters, digits, ' _ -")
     fighter = parse_fighter(name, words[0], words[1], armour)
-    ctx.reply("created " + sheet_line(ctx.referee.store.create_fighter("contest", fighter,
-                                                                       ctx.who)))
+    record = ctx.referee.store.create_fighter("contest", fighter, ctx.who)
+    ctx.reply("created " + sheet_line(record, ctx.referee.people))
 
 
 _GENERAL_KEYS = ("health", "str", "skill", "weapon", "base", "defense", "protection")
@@ -96,8 +104,8 @@ def _create_general(ctx: Ctx, name: str, words: list[str]) -> None:
         name, int(values["health"]), int(values["str"]), int(values["skill"]),
         parse_dice(values["weapon"]), parse_dice(values["base"]), int(values["defense"]),
         int(values["protection"]))
-    ctx.reply("created " + sheet_line(ctx.referee.store.create_fighter("general", fighter,
-                                                                       ctx.who)))
+    record = ctx.referee.store.create_fighter("general", fighter, ctx.who)
+    ctx.reply("created " + sheet_line(record, ctx.referee.people))
 
 
 @command("create", _CREATE_USAGE,
@@ -127,7 +135,7 @@ def create(ctx: Ctx) -> None:
     sheet, _ = create_warrior(name, culture, [_skill(w) for w in rest], armour,
                               fairy_open=ctx.referee.fairy_open())
     record = ctx.referee.store.create_warrior(sheet, ctx.who)
-    ctx.reply("created " + sheet_line(record))
+    ctx.reply("created " + sheet_line(record, ctx.referee.people))
 
 
 @command("sheet", "!sheet <warrior>", "A warrior's skills, BP, Test and status.",
@@ -136,18 +144,24 @@ def create(ctx: Ctx) -> None:
 def sheet(ctx: Ctx) -> None:
     if len(ctx.args) != 1:
         raise Refusal("usage: !sheet <warrior>")
-    ctx.reply(sheet_line(ctx.referee.store.warrior(ctx.args[0])))
+    ctx.reply(sheet_line(ctx.referee.store.warrior(ctx.args[0]), ctx.referee.people))
 
 
-@command("warriors", "!warriors [player]", "The warriors a player (you, by default) owns.",
+@command("warriors", "!warriors [player]", "The warriors a player (you, by default) owns; "
+         "a player is named by nick (whoever uses it now) or services account.",
          group="warriors")
 def warriors(ctx: Ctx) -> None:
-    owner = ctx.args[0] if ctx.args else ctx.who
+    people = ctx.referee.people
+    if ctx.args:
+        name = ctx.args[0]
+        owner = people.identity(name) or name
+    else:
+        name, owner = ctx.msg.sender.nick, ctx.who
     found = ctx.referee.store.warriors(owner)
     if not found:
-        ctx.reply(f"{owner} has no warriors; !create makes one")
+        ctx.reply(f"{name} has no warriors; !create makes one")
         return
-    ctx.reply(f"{owner}: " + ", ".join(_listing(r) for r in found))
+    ctx.reply(f"{name}: " + ", ".join(_listing(r) for r in found))
 
 
 def _listing(record: WarriorRecord) -> str:
@@ -166,7 +180,8 @@ def buy(ctx: Ctx) -> None:
     store = ctx.referee.store
     if store.warrior(ctx.args[0]).owner != ctx.who:
         raise Refusal(f"{ctx.args[0]} is not yours")
-    ctx.reply("bought: " + sheet_line(store.buy_skill(ctx.args[0], _skill(ctx.args[1]), ctx.who)))
+    bought = store.buy_skill(ctx.args[0], _skill(ctx.args[1]), ctx.who)
+    ctx.reply("bought: " + sheet_line(bought, ctx.referee.people))
 
 
 @command("free", "!free <warrior>", "Release your prisoner.", group="warriors")
@@ -188,14 +203,16 @@ def audit(ctx: Ctx) -> None:
     if len(ctx.args) != 1:
         raise Refusal("usage: !audit <warrior>")
     rows = ctx.referee.store.ledger(ctx.args[0], limit=5)
+    people = ctx.referee.people
     parts = []
     for row in rows:
         amount = f" {row['bp']:+.1f} BP" if row["bp"] else ""
         if row["entry"] == "moderator-skill":
             amount += f" {row['skill']}={row['skill_value']}"
         spent = f" spent {row['spent']}" if row["spent"] else ""
-        mod = f" (mod {row['moderator']})" if row["moderator"] else ""
-        parts.append(f"#{row['id']} {row['entry']}{amount}{spent} by {row['actor']}{mod}: "
+        actor = "the bot" if row["actor"] == "bot" else people.name(row["actor"]) or "unregistered"
+        mod = f" (mod {people.name(row['moderator']) or 'by mask'})" if row["moderator"] else ""
+        parts.append(f"#{row['id']} {row['entry']}{amount}{spent} by {actor}{mod}: "
                      f"{row['reason']}")
     ctx.reply(" | ".join(parts))
 

@@ -139,8 +139,8 @@ def help_(ctx: Ctx) -> None:
         spec = REGISTRY.get(ctx.args[0].lower().lstrip("!/"))
         if spec is None:
             raise Refusal(f"no command {ctx.args[0]}; !help lists them")
-        example = f" Example: {spec.examples[0].lines[-1].split(' ', 1)[1]}" if spec.examples \
-            else ""
+        example = f" | Example: {spec.examples[0].lines[-1].split(' ', 1)[1]}" \
+            if spec.examples else ""  # a long help line splits before the example
         ctx.reply(f"{spec.usage}: {spec.summary}{example}")
         return
     groups: dict[str, list[str]] = {}

@@ -1,6 +1,9 @@
-"""Events into chat lines: a turn in one line, then who moves next with their options.
+"""An Cath events into chat: a turn in one line (what happened, then who moves next
+with their options), and the fight at a glance.
 
 This is the only place that words An Cath for people; the engine's events stay data.
+Every roll says whose it is: an action or defence carries its own rolls (``Olaf
+attacks [70 vs 25: miss]``), any other roll is named (``Olaf's defence roll [..]``).
 """
 
 from __future__ import annotations
@@ -8,8 +11,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot.wording import Award, Cast, bp_line, join, options, roll_how
 from rules.ancath import legal_actions
-from rules.ancath.commands import AcceptYield, Act, ChooseOrder, DeclareBonus, Defend, Stop
+from rules.ancath.commands import (
+    AcceptYield,
+    Act,
+    ChooseOrder,
+    DeclareBonus,
+    Defend,
+    Forfeit,
+    ModeratorEnd,
+    RejectYield,
+    Stop,
+    Wield,
+)
 from rules.ancath.events import (
     ActionTaken,
     BonusDeclared,
@@ -32,9 +47,18 @@ from rules.ancath.events import (
     WeaponDrawn,
     YieldAnswered,
 )
-from rules.ancath.state import Action, Ending, FightState, Need, Range, RollFor, Severity
+from rules.ancath.state import (
+    Action,
+    Awaiting,
+    Ending,
+    FightState,
+    Need,
+    Range,
+    RollFor,
+    Severity,
+)
 
-__all__ = ["describe", "prompt", "status"]
+__all__ = ["describe", "prompt", "status", "undone", "verb", "waiting"]
 
 _ACTION_WORDS = {
     Action.ATTACK: "attacks", Action.DOUBLE: "doubles", Action.PRESS: "presses",
@@ -47,36 +71,90 @@ _ROLL_RESULT = {
     RollFor.DEFENCE: ("saved", "fails"), RollFor.MANOEUVRE: ("success", "fail"),
     RollFor.RESIST: ("resists", "fails"), RollFor.STOP: ("stopped", "fails"),
 }
+_ROLL_NAME = {
+    RollFor.INITIATIVE: "initiative", RollFor.ATTACK: "attack", RollFor.TEST: "test",
+    RollFor.DEFENCE: "defence", RollFor.DAMAGE: "damage", RollFor.MANOEUVRE: "move",
+    RollFor.RESIST: "resist", RollFor.STOP: "stop",
+}
+"""``Gorbag's stop roll``: a roll named by what it decides."""
+_ROLL_FOR = _ROLL_NAME | {RollFor.TEST: "the test", RollFor.MANOEUVRE: "the move",
+                          RollFor.RESIST: "resisting the move", RollFor.STOP: "the stop"}
+"""``roll for the stop (30)``: what a prompt asks a roll for."""
 _ENDINGS = {
     Ending.KILL: "by a kill", Ending.FIRST_BLOOD: "at first blood", Ending.YIELD: "by yield",
     Ending.ESCAPE: "(the foe escaped)", Ending.FORFEIT: "by forfeit",
     Ending.MODERATOR: "by a moderator's ruling",
 }
+_HEADS = {
+    Need.ORDER: "{} chooses:", Need.ACTION: "{} to act:", Need.DEFENCE: "{}, defend:",
+    Need.YIELD_ANSWER: "{}, answer the yield:",
+    Need.FLEE_ANSWER: "{}, stop the flight or strike a last time:",
+    Need.LAST_TURN: "{}, last turn:",
+}
 
 
-def _bp(tenths: int) -> str:
-    return f"{tenths / 10:+.1f}"
+class _Line:
+    """Sentences of one line; the last action or defence stays open for its rolls."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.open_side: int | None = None
+
+    def close(self) -> None:
+        if self.open_side is not None:
+            self.parts[-1] += "."
+            self.open_side = None
+
+    def say(self, text: str) -> None:
+        self.close()
+        if text:
+            self.parts.append(text)
+
+    def opening(self, side: int, text: str) -> None:
+        self.close()
+        self.parts.append(text)
+        self.open_side = side
+
+    def text(self) -> str:
+        self.close()
+        return " ".join(self.parts)
 
 
-def describe(events: Sequence[Any], names: Sequence[str]) -> str:
-    """One line for a run of events (a turn, or a setup step)."""
-    parts: list[str] = []
-    awards: list[str] = []
+def describe(events: Sequence[Any], cast: Cast, awarded: Sequence[Award] | None = None) -> str:
+    """One line for a run of events (a command and the rolls after it). ``awarded`` are
+    the BP the ledger actually added (R2.6); without it, the awards as asked."""
+    line = _Line()
+    asked: list[Award] = []
+    names = cast.names
     for event in events:
-        text = _phrase(event, names)
-        if isinstance(event, BPAwarded):
-            awards.append(f"{names[event.side]} {_bp(event.tenths)}")
-        elif text:
-            parts.append(text)
-    if awards:
-        parts.append("BP: " + ", ".join(awards) + ".")
-    return " ".join(parts)
+        match event:
+            case BPAwarded(side=side, tenths=tenths, reason=reason):
+                asked.append(Award(side, tenths, tenths, reason.value))
+            case Rolled(roll_for=RollFor.INITIATIVE, side=side, roll=roll):
+                line.say(f"{names[side]} rolls {roll} for initiative.")
+            case Rolled(roll_for=RollFor.DAMAGE):
+                pass  # DamageRolled says it
+            case Rolled(side=side, roll_for=roll_for, roll=roll, chance=chance, success=ok):
+                good, bad = _ROLL_RESULT[roll_for]
+                result = f"[{roll} vs {chance}: {good if ok else bad}]"
+                if line.open_side == side:
+                    line.parts[-1] += " " + result
+                else:
+                    line.opening(side, f"{names[side]}'s {_ROLL_NAME[roll_for]} roll {result}")
+            case ActionTaken(side=side, action=action):
+                line.opening(side, f"{names[side]} {_ACTION_WORDS[action]}")
+            case DefenceChosen(side=side, defence=defence):
+                line.opening(side, f"{names[side]} {_DEFENCE_WORDS[defence.value]}")
+            case _:
+                line.say(_phrase(event, cast))
+    return join(line.text(), bp_line(asked if awarded is None else awarded, names))
 
 
-def _phrase(event: Any, names: Sequence[str]) -> str:
+def _phrase(event: Any, cast: Cast) -> str:
+    names = cast.names
     match event:
-        case FightStarted(kind=kind, names=(a, b)):
-            return f"{kind.value.capitalize()} fight: {a} vs {b}."
+        case FightStarted(kind=kind):
+            return f"{kind.value.capitalize()} fight: {cast.labels[0]} vs {cast.labels[1]}."
         case LoadoutSet(side=side, weapon=weapon, shield=shield, two_handed=two, dodge=d,
                         block=b, parry=p):
             grip = " and shield" if shield else " two-handed" if two else ""
@@ -86,23 +164,13 @@ def _phrase(event: Any, names: Sequence[str]) -> str:
             return f"{names[first]} acts first."
         case TurnStarted(side=side, last_turn=True):
             return f"{names[side]} takes a last turn at the fleeing foe."
-        case ActionTaken(side=side, action=action):
-            return f"{names[side]} {_ACTION_WORDS[action]}."
-        case DefenceChosen(side=side, defence=defence):
-            return f"{names[side]} {_DEFENCE_WORDS[defence.value]}."
-        case Rolled(side=side, roll_for=RollFor.INITIATIVE, roll=roll):
-            return f"{names[side]} rolls {roll} for initiative."
-        case Rolled(roll_for=RollFor.DAMAGE):
-            return ""  # DamageRolled says it
-        case Rolled(roll_for=roll_for, roll=roll, chance=chance, success=success):
-            good, bad = _ROLL_RESULT[roll_for]
-            return f"[{roll} vs {chance}: {good if success else bad}]"
-        case DamageRolled(roll=roll, hit=hit, severity=severity, diverted_to=leg):
+        case DamageRolled(side=side, roll=roll, hit=hit, severity=severity, diverted_to=leg):
             if leg is not None:
-                return f"Damage {roll}: {hit.value}, but a downed striker hits the {leg.value}:"
+                return (f"{names[side]}'s damage {roll}: {hit.value}, but a downed striker "
+                        f"hits the {leg.value}:")
             if severity is None:
-                return f"Damage {roll}: {hit.value.replace('-', ' ')}."
-            return f"Damage {roll}:"
+                return f"{names[side]}'s damage {roll}: {hit.value.replace('-', ' ')}."
+            return f"{names[side]}'s damage {roll}:"
         case Injured(side=side, location=loc, severity=severity, rule=rule, killed=killed):
             what = "disabled" if severity is Severity.DISABLED else "wounded"
             note = {
@@ -137,52 +205,92 @@ def _phrase(event: Any, names: Sequence[str]) -> str:
     return ""
 
 
-def _option(command: Any, chances: tuple[int, ...]) -> str:
+def verb(command: Any) -> str:
+    """The chat command for an engine command: ``!dodge``, ``!accept prisoner``."""
     match command:
         case Act(action=action):
-            word = f"!{action.value}"
+            return f"!{action.value}"
         case Defend(defence=defence):
-            word = f"!{defence.value}"
+            return f"!{defence.value}"
         case ChooseOrder(first=first):
-            word = "!first" if first else "!second"
+            return "!first" if first else "!second"
         case Stop():
-            word = "!stop"
+            return "!stop"
         case AcceptYield(prisoner=prisoner):
-            word = "!accept" + {True: " prisoner", False: " release", None: ""}[prisoner]
-        case _:
-            word = "!reject"
-    return word + (" " + "/".join(str(c) for c in chances) if chances else "")
+            return "!accept" + {True: " prisoner", False: " release", None: ""}[prisoner]
+        case DeclareBonus(use=use):
+            return f"!bonus {use.value}"
+    return "!reject"
 
 
-def prompt(state: FightState, manual: bool) -> str:
-    """Who the fight waits for, and their options with chances."""
+def undone(command: Any, names: Sequence[str]) -> str:
+    """``Gorm's dodge``: the decision a moderator's undo took back."""
+    match command:
+        case Act(side=side, action=action):
+            return f"{names[side]}'s {action.value}"
+        case Defend(side=side, defence=defence):
+            return f"{names[side]}'s {defence.value}"
+        case ChooseOrder(side=side, first=first):
+            return f"{names[side]}'s choice to go {'first' if first else 'second'}"
+        case Wield(side=side):
+            return f"{names[side]}'s loadout"
+        case DeclareBonus(side=side, use=use):
+            return f"{names[side]}'s bonus on {use.value}"
+        case AcceptYield(side=side):
+            return f"{names[side]}'s acceptance of the yield"
+        case RejectYield(side=side):
+            return f"{names[side]}'s rejection of the yield"
+        case Stop(side=side):
+            return f"{names[side]}'s attempt to stop the flight"
+        case Forfeit(side=side):
+            return f"{names[side]}'s forfeit"
+        case ModeratorEnd():
+            return "the moderator's end of the fight"
+    return "the last decision"
+
+
+def _possible(chances: tuple[int, ...]) -> bool:
+    """An option whose every roll would need a natural 1 is not offered (R1.1: it is
+    still accepted if typed)."""
+    return not chances or max(chances) >= 1
+
+
+def _roll_words(awaiting: Awaiting) -> str:
+    assert awaiting.roll_for is not None
+    chance = f" ({awaiting.chance})" if awaiting.chance is not None else ""
+    return f"{_ROLL_FOR[awaiting.roll_for]}{chance}"
+
+
+def prompt(state: FightState, manual: bool, cast: Cast) -> str:
+    """Who the fight waits for, by warrior and player, and their options with chances."""
     awaiting = state.awaiting
     if awaiting is None:
         return ""
-    name = state.fighters[awaiting.side].name
+    who = cast.labels[awaiting.side]
     if awaiting.need is Need.ROLL:
-        assert awaiting.roll_for is not None
-        chance = f" ({awaiting.chance})" if awaiting.chance is not None else ""
-        how = ": /rol d100 or !rol d100" if manual else ""
-        return f"{name}: roll d100 for {awaiting.roll_for.value}{chance}{how}"
-    options = [o for o in legal_actions(state) if not isinstance(o.command, DeclareBonus)]
-    heads = {
-        Need.ORDER: f"{name} chooses:",
-        Need.ACTION: f"{name} to act:",
-        Need.DEFENCE: f"{name}, defend:",
-        Need.YIELD_ANSWER: f"{name}, answer the yield:",
-        Need.FLEE_ANSWER: f"{name}, stop the flight or strike a last time:",
-        Need.LAST_TURN: f"{name}, last turn:",
-    }
-    listed = " | ".join(_option(o.command, o.chances) for o in options)
-    if awaiting.need is Need.YIELD_ANSWER:
-        listed += " (a ransom: !accept prisoner ransom <terms>)" if any(
-            isinstance(o.command, AcceptYield) and o.command.prisoner for o in options) else ""
-    return f"{heads[awaiting.need]} {listed}"
+        return f"{who}, roll for {_roll_words(awaiting)}: {roll_how(100)}"
+    listed = [o for o in legal_actions(state)
+              if not isinstance(o.command, DeclareBonus) and _possible(o.chances)]
+    words = [verb(o.command) + (" " + "/".join(map(str, o.chances)) if o.chances else "")
+             for o in listed]
+    text = f"{_HEADS[awaiting.need].format(who)} {options(words)}"
+    if awaiting.need is Need.YIELD_ANSWER and any(
+            isinstance(o.command, AcceptYield) and o.command.prisoner for o in listed):
+        text += " (a ransom: !accept prisoner ransom <terms>)"
+    return text
 
 
-def status(state: FightState) -> str:
-    """The fight at a glance: range, turn, each side's injuries, bonuses and penalties."""
+def waiting(state: FightState) -> str:
+    """``Brenna's attack roll``: the roll the fight waits for, or '' for a decision."""
+    awaiting = state.awaiting
+    if awaiting is None or awaiting.need is not Need.ROLL:
+        return ""
+    assert awaiting.roll_for is not None
+    return f"{state.fighters[awaiting.side].name}'s {_ROLL_NAME[awaiting.roll_for]} roll"
+
+
+def status(state: FightState, manual: bool, cast: Cast) -> str:
+    """The fight at a glance, then whose move it is, in one line."""
     sides = []
     for fighter in state.fighters:
         hurt = ", ".join(
@@ -195,4 +303,8 @@ def status(state: FightState) -> str:
             extras.append("press penalty")
         more = f"; {', '.join(extras)}" if extras else ""
         sides.append(f"{fighter.name} ({fighter.weapon.value}): {hurt}{more}")
-    return f"Turn {state.turn}, {state.range.value} range. " + " / ".join(sides)
+    glance = f"Turn {state.turn}, {state.range.value} range. " + " / ".join(sides) + "."
+    roll = waiting(state)
+    if roll:
+        return f"{glance} Waiting for {roll}."
+    return join(glance, prompt(state, manual, cast))

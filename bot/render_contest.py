@@ -1,10 +1,11 @@
-"""Simple Contest events into chat lines (R9)."""
+"""Simple Contest events into chat lines (R9): a step in one line, then who moves."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from bot.wording import Award, Cast, join, roll_how
 from rules.contest.model import (
     ContestState,
     FightEnded,
@@ -15,14 +16,16 @@ from rules.contest.model import (
     Struck,
 )
 
-__all__ = ["describe", "prompt", "status"]
+__all__ = ["describe", "prompt", "status", "waiting"]
 
 _DEGREE = ("marginal", "minor", "major", "complete")
 _ENDINGS = {"dead": "the foe is dead", "dying": "the foe is dying", "out": "the foe is out",
             "yield": "by yield", "forfeit": "by forfeit", "moderator": "by a moderator's ruling"}
 
 
-def describe(events: Sequence[Any], names: Sequence[str]) -> str:
+def describe(events: Sequence[Any], cast: Cast, awarded: Sequence[Award] | None = None) -> str:
+    """One line for a run of events; this system awards no BP (R9.6)."""
+    names = cast.names
     parts = []
     for event in events:
         match event:
@@ -47,18 +50,26 @@ def describe(events: Sequence[Any], names: Sequence[str]) -> str:
     return " ".join(parts)
 
 
-def prompt(state: ContestState, manual: bool) -> str:
+def prompt(state: ContestState, manual: bool, cast: Cast) -> str:
     awaiting = state.awaiting
     if awaiting is None:
         return ""
-    name = state.sides[awaiting.side].fighter.name
+    who = cast.labels[awaiting.side]
     if awaiting.need is Need.STRIKE:
-        return f"Round {state.round}: {name}, !strike or !yield"
-    how = ": /rol d20 or !rol d20" if manual else ""
-    return f"{name}: roll d20 against {awaiting.chance}{how}"
+        return f"Round {state.round}: {who}, !strike | !yield"
+    return f"{who}, roll d20 against {awaiting.chance}: {roll_how(20)}"
 
 
-def status(state: ContestState) -> str:
-    return f"Round {state.round}. " + " / ".join(
+def waiting(state: ContestState) -> str:
+    awaiting = state.awaiting
+    if awaiting is None or awaiting.need is not Need.ROLL:
+        return ""
+    return f"{state.sides[awaiting.side].fighter.name}'s d20 roll"
+
+
+def status(state: ContestState, manual: bool, cast: Cast) -> str:
+    glance = f"Round {state.round}. " + " / ".join(
         f"{s.fighter.name}: rating {s.rating}, wounds {s.wounds}, injuries {s.injuries}"
-        + (", dazed" if s.dazed else "") for s in state.sides)
+        + (", dazed" if s.dazed else "") for s in state.sides) + "."
+    roll = waiting(state)
+    return f"{glance} Waiting for {roll}." if roll else join(glance, prompt(state, manual, cast))

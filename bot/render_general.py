@@ -1,10 +1,11 @@
-"""General-rules events into chat lines (R10)."""
+"""General-rules events into chat lines (R10): a step in one line, then who moves."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from bot.wording import Award, Cast, join, roll_how
 from rules.general.model import (
     Attacked,
     DamageDie,
@@ -17,28 +18,30 @@ from rules.general.model import (
     Parried,
 )
 
-__all__ = ["describe", "prompt", "status"]
+__all__ = ["describe", "prompt", "status", "waiting"]
 
 _ENDINGS = {"unconscious": "the foe is unconscious", "yield": "by yield",
             "forfeit": "by forfeit", "moderator": "by a moderator's ruling"}
 
 
-def describe(events: Sequence[Any], names: Sequence[str]) -> str:
+def describe(events: Sequence[Any], cast: Cast, awarded: Sequence[Award] | None = None) -> str:
+    """One line for a run of events; this system awards no BP."""
+    names = cast.names
     parts: list[str] = []
     dice: list[str] = []
     for event in events:
         match event:
             case Attacked(side=side, roll=roll, chance=chance, hit=hit):
                 parts.append(f"{names[side]} attacks [{roll} vs {chance}: "
-                             f"{'hit' if hit else 'miss'}]")
+                             f"{'hit' if hit else 'miss'}].")
             case Parried(side=side, roll=roll, chance=chance, held=held):
                 parts.append(f"{names[side]} parries [{roll} vs {chance}: "
-                             f"{'held' if held else 'fails'}]")
+                             f"{'held' if held else 'fails'}].")
             case DamageDie(sides=sides, roll=roll, rolled_up=up):
                 dice.append(f"d{sides}:{roll}{'!' if up else ''}")
             case Hit(side=side, rolled=rolled, damage=damage, health=health):
-                parts.append(f"Damage {' '.join(dice)} = {rolled}, {damage} after armour; "
-                             f"{names[side]} at {health} health.")
+                parts.append(f"{names[1 - side]}'s damage {' '.join(dice)} = {rolled}, "
+                             f"{damage} after armour; {names[side]} at {health} health.")
                 dice = []
             case KnockbackTest(side=side, roll=roll, strength=strength, kept_feet=kept):
                 parts.append(f"{names[side]} tests Strength [{roll} vs {strength}]: "
@@ -51,23 +54,36 @@ def describe(events: Sequence[Any], names: Sequence[str]) -> str:
                 else:
                     parts.append(f"{names[outcome.winner]} wins: "
                                  f"{_ENDINGS.get(outcome.ending, outcome.ending)}.")
+    if dice:  # manual rolls: dice so far, the hit still to come
+        parts.append(f"Damage so far: {' '.join(dice)}.")
     return " ".join(parts)
 
 
-def prompt(state: GeneralState, manual: bool) -> str:
+def prompt(state: GeneralState, manual: bool, cast: Cast) -> str:
     awaiting = state.awaiting
     if awaiting is None:
         return ""
-    name = state.sides[awaiting.side].fighter.name
+    who = cast.labels[awaiting.side]
     if awaiting.need is Need.ACTION:
-        return f"{name} to act: !attack {state.sides[awaiting.side].fighter.skill} | !yield"
+        return f"{who} to act: !attack {state.sides[awaiting.side].fighter.skill} | !yield"
     assert awaiting.roll_for is not None
     chance = f" against {awaiting.chance}" if awaiting.chance is not None else ""
-    how = f": /rol d{awaiting.die} or !rol d{awaiting.die}" if manual else ""
-    return f"{name}: roll d{awaiting.die} for {awaiting.roll_for.value}{chance}{how}"
+    return (f"{who}, roll d{awaiting.die} for {awaiting.roll_for.value}{chance}: "
+            f"{roll_how(awaiting.die)}")
 
 
-def status(state: GeneralState) -> str:
-    return f"Turn {state.turn}. " + " / ".join(
+def waiting(state: GeneralState) -> str:
+    awaiting = state.awaiting
+    if awaiting is None or awaiting.need is not Need.ROLL:
+        return ""
+    assert awaiting.roll_for is not None
+    name = state.sides[awaiting.side].fighter.name
+    return f"{name}'s {awaiting.roll_for.value} roll (d{awaiting.die})"
+
+
+def status(state: GeneralState, manual: bool, cast: Cast) -> str:
+    glance = f"Turn {state.turn}. " + " / ".join(
         f"{s.fighter.name}: {s.current}/{s.fighter.health} health"
-        + (", stunned" if s.stunned else "") for s in state.sides)
+        + (", stunned" if s.stunned else "") for s in state.sides) + "."
+    roll = waiting(state)
+    return f"{glance} Waiting for {roll}." if roll else join(glance, prompt(state, manual, cast))

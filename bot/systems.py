@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot import render, render_contest, render_general
+from bot.wording import Cast, undone
 from rules.ancath import commands as ac
 from rules.ancath.state import Action, Defence
 from rules.contest import model as cm
@@ -29,9 +30,15 @@ class SystemUI:
     roll: Callable[[int, int], Any]
     forfeit: Callable[[int], Any]
     end: Callable[[int | None, str], Any]
-    describe: Callable[[Sequence[Any], Sequence[str]], str]
-    prompt: Callable[[Any, bool], str]
-    status: Callable[[Any], str]
+    describe: Callable[..., str]
+    """``describe(events, cast, awarded=None)``: a run of events in one line."""
+    prompt: Callable[[Any, bool, Cast], str]
+    """``prompt(state, manual, cast)``: who must move next, with their options."""
+    status: Callable[[Any, bool, Cast], str]
+    waiting: Callable[[Any], str]
+    """``Brenna's attack roll``: the roll awaited, or '' when a decision is."""
+    undone: Callable[[Any, Sequence[str]], str]
+    """``Gorm's dodge``: a decision a moderator's undo took back."""
 
 
 def _act(action: Action) -> Callable[[int], Any]:
@@ -75,17 +82,18 @@ UIS: dict[str, SystemUI] = {
         (ac.Wield, ac.ChooseOrder, ac.Act, ac.Defend, ac.DeclareBonus, ac.AcceptYield,
          ac.RejectYield, ac.Stop, ac.Roll, ac.Forfeit, ac.ModeratorEnd),
         ac.Roll, ac.Forfeit, ac.ModeratorEnd, render.describe, render.prompt, render.status,
+        render.waiting, render.undone,
     ),
     "contest": SystemUI(
         CONTEST, "Simple Contest", {"strike": cm.Strike, "yield": cm.Yield},
         (cm.Strike, cm.Yield, cm.Roll, cm.Forfeit, cm.ModeratorEnd),
         cm.Roll, cm.Forfeit, cm.ModeratorEnd, render_contest.describe, render_contest.prompt,
-        render_contest.status,
+        render_contest.status, render_contest.waiting, undone,
     ),
     "general": SystemUI(
         GENERAL, "General rules", {"attack": gm.Attack, "yield": gm.Yield},
         (gm.Attack, gm.Yield, gm.Roll, gm.Forfeit, gm.ModeratorEnd),
         gm.Roll, gm.Forfeit, gm.ModeratorEnd, render_general.describe, render_general.prompt,
-        render_general.status,
+        render_general.status, render_general.waiting, undone,
     ),
 }

@@ -35,6 +35,7 @@ from storage.models import (
 )
 
 __all__ = [
+    "Award",
     "Busy",
     "DuplicateName",
     "OpenFight",
@@ -84,6 +85,17 @@ class WarriorRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Award:
+    """A BP award as the ledger recorded it: ``tenths`` actually added of the ``asked``
+    (the 40.0 cap may cut it, R2.6), for the fight's ``side``, and why (R7.2)."""
+
+    side: int
+    tenths: int
+    asked: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """One accepted command, who sent it, and what it did."""
 
@@ -108,6 +120,8 @@ class OpenFight:
     """The effective command list (undone commands left out)."""
     seq: int
     """The last sequence number written for this fight."""
+    awarded: tuple[Award, ...] = ()
+    """The BP awards the last write added to the ledger, as added (R2.6)."""
 
 
 def _now() -> str:
@@ -385,6 +399,7 @@ class Store:
         transaction: all of them are kept, or none (and nothing was said yet)."""
         now = self._clock()
         seq = fight.seq
+        awarded: list[Award] = []
         try:
             with self._tx() as session:
                 for step in steps:
@@ -393,8 +408,8 @@ class Store:
                                              command=encode(step.command), actor=step.actor,
                                              created_at=now))
                     self._log_events(session, fight.id, seq, step.events)
-                    self._ledger_from_events(session, fight, seq, step.events, step.actor, now,
-                                             moderator, reason)
+                    awarded += self._ledger_from_events(session, fight, seq, step.events,
+                                                        step.actor, now, moderator, reason)
                 state = steps[-1].state
                 if getattr(state, "outcome", None) is not None:
                     self._close(session, fight.id, state.outcome, now)
@@ -403,7 +418,7 @@ class Store:
                              "it changed since it was read") from error
         commands = (*fight.commands, *(step.command for step in steps))
         return OpenFight(fight.id, fight.channel, fight.system, fight.kind, fight.sheets,
-                         fight.accounts, steps[-1].state, commands, seq)
+                         fight.accounts, steps[-1].state, commands, seq, tuple(awarded))
 
     def _side_rows(self, session: Session, fight_id: int) -> list[Warrior]:
         """The fight's warriors by side, locked (``_lock``)."""
@@ -416,10 +431,12 @@ class Store:
     def _ledger_from_events(
         self, session: Session, fight: OpenFight, seq: int, events: Sequence[Any],
         actor: str, now: str, moderator: str | None = None, ruling: str | None = None,
-    ) -> None:
+    ) -> list[Award]:
+        """The ledger rows the events imply; returns the BP awards as added."""
         rewarding = [e for e in events if isinstance(e, BPAwarded | WarriorSlain | PrisonerTaken)]
+        awarded: list[Award] = []
         if not rewarding:
-            return
+            return awarded
         warriors = self._side_rows(session, fight.id)
         base = {"fight_id": fight.id, "command_seq": seq, "actor": actor, "created_at": now,
                 "moderator": moderator}
@@ -431,6 +448,7 @@ class Store:
                 row.bp = sheet.bp
                 ledger.append(session, warrior_id=row.id, entry="award", bp=changed.applied,
                               reason=f"{fight.kind} fight: {item.reason.value}{why}", **base)
+                awarded.append(Award(item.side, changed.applied, item.tenths, item.reason.value))
             elif isinstance(item, WarriorSlain):
                 row.status, row.captor_id = "dead", None
                 ledger.append(session, warrior_id=row.id, entry="death", status="dead",
@@ -442,6 +460,7 @@ class Store:
                               status="prisoner", captor_id=captor.id,
                               detail={"ransom": item.ransom} if item.ransom else None,
                               reason=f"taken prisoner by {captor.name}{why}", **base)
+        return awarded
 
     @staticmethod
     def _close(session: Session, fight_id: int, outcome: Any, now: str) -> None:

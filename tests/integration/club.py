@@ -7,7 +7,9 @@ and the referee behind a fake transport that records every line it would send.
     assert club.last() == "#arena Gorbag, Olaf challenges you ..."
 
 ``say`` takes ``"<nick> <text>"`` (default channel ``#arena``) or ``"#chan <nick>
-<text>"``, like the console, and returns the lines sent, as ``"<target> <text>"``.
+<text>"``, like the console, and returns the lines sent, as ``"<target> <text>"``, split
+as IRC would split them (the budget before the bot knows its own prefix), so a test
+that compares lists counts the lines a command costs.
 """
 
 from __future__ import annotations
@@ -18,10 +20,16 @@ from bot.app import build_referee
 from bot.clock import FakeClock
 from bot.config import BotConfig
 from bot.dice import ScriptedDice
-from bot.messages import Incoming, Sender
+from bot.messages import Incoming, Outgoing, Sender
 from bot.referee import Referee
+from bot.text import split_utf8
 
-__all__ = ["Club"]
+__all__ = ["Club", "lines"]
+
+
+def lines(out: list[Outgoing]) -> list[str]:
+    """``"<target> <text>"`` per line as the IRC transport would send them."""
+    return [f"{o.target} {piece}" for o in out for piece in split_utf8(o.text)]
 
 
 class Club:
@@ -49,23 +57,22 @@ class Club:
         host = mask.split("!", 1)[1] if mask and "!" in mask else None
         sender = Sender(nick=nick, account=account if account is not None else nick, mask=mask,
                         host=host)
-        out = self.referee.handle(Incoming(sender=sender, text=text, channel=channel))
-        lines = [f"{o.target} {o.text}" for o in out]
-        self.sent += lines
-        return lines
+        said = lines(self.referee.handle(Incoming(sender=sender, text=text, channel=channel)))
+        self.sent += said
+        return said
 
     def pm(self, line: str) -> list[str]:
         """A private message to the bot."""
         nick, text = line.split(" ", 1)
-        out = self.referee.handle(Incoming(sender=Sender(nick=nick, account=nick), text=text))
-        return [f"{o.target} {o.text}" for o in out]
+        return lines(self.referee.handle(Incoming(sender=Sender(nick=nick, account=nick),
+                                                  text=text)))
 
     def wait(self, minutes: float) -> list[str]:
         """Let time pass and return what the referee says about it."""
         self.clock.advance(minutes * 60)
-        lines = [f"{o.target} {o.text}" for o in self.referee.tick()]
-        self.sent += lines
-        return lines
+        said = lines(self.referee.tick())
+        self.sent += said
+        return said
 
     def last(self) -> str:
         return self.sent[-1] if self.sent else ""

@@ -17,14 +17,16 @@ def test_R9_a_simple_contest_from_challenge_to_the_end(tmp_path: Path) -> None:
     club = contest_club(tmp_path)
     assert club.say("al !challenge Bors") == [
         "#arena Bors, Alain challenges you to a contest fight: bo may !accept or !decline."]
-    assert club.say("bo !accept")[-1] == "#arena Round 1: Alain, !strike or !yield"
-    club.say("al !strike")
+    assert club.say("bo !accept") == ["#arena Round 1: Alain (al), !strike | !yield"]
+    assert club.say("al !strike") == ["#arena Alain strikes. Round 1: Bors (bo), !strike | !yield"]
     club.dice.push(5, 19)  # Alain 5 vs 15 success (+1 mastery: critical); Bors 19 fails
-    line = club.say("bo !strike")[0]
-    assert line.endswith("Alain wins a major victory: Bors injury (ratings 15/6).")
+    assert club.say("bo !strike") == [
+        "#arena Bors strikes. Alain [5 vs 15: success] Bors [19 vs 12: failure] Alain wins a "
+        "major victory: Bors injury (ratings 15/6). Round 2: Alain (al), !strike | !yield"]
     club.say("al !strike")
     club.dice.push(3, 9)  # Alain 3: at or under the sword's edge 3, major + 1 = dying
-    assert club.say("bo !strike")[0].endswith("Alain wins: the foe is dying.")
+    (line,) = club.say("bo !strike")
+    assert line.endswith("Alain wins: the foe is dying.")
     store = club.referee.store
     assert not store.warrior("Alain").in_fight and not store.warrior("Bors").in_fight
     assert [r["entry"] for r in store.ledger("Alain")] == ["created"]  # no BP here (R9.6)
@@ -68,19 +70,18 @@ def test_R10_a_general_rules_fight_with_rolled_up_damage_and_knockback(tmp_path:
     club.say("tr !create Troll general health=20 str=16 skill=10 weapon=2d6 base=1d8 "
              "defense=1 protection=3")
     club.say("fa !challenge Troll")
-    assert club.say("tr !accept")[-1] == "#arena Farthan to act: !attack 14 | !yield"
+    assert club.say("tr !accept") == ["#arena Farthan (fa) to act: !attack 14 | !yield"]
     # attack 5 vs 14 hits; parry 19 vs 10//2+1 = 6 fails; base d8 8 rolls up, 5; d10 4;
     # 17 - 3 = 14 > 20/2: a Strength Test, 18 vs 16 fails: knocked down and stunned
     club.dice.push(5, 19, 8, 5, 4, 18)
-    line, prompt = club.say("fa !attack")
-    assert line == (
-        "#arena Farthan attacks [5 vs 14: hit] Troll parries [19 vs 6: fails] Damage d8:8! "
-        "d8:5 d10:4 = 17, 14 after armour; Troll at 6 health. Troll tests Strength "
-        "[18 vs 16]: knocked down, stunned. Troll spends the turn getting up.")
-    assert prompt == "#arena Farthan to act: !attack 14 | !yield"
+    assert club.say("fa !attack") == [
+        "#arena Farthan attacks [5 vs 14: hit]. Troll parries [19 vs 6: fails]. Farthan's "
+        "damage d8:8! d8:5 d10:4 = 17, 14 after armour; Troll at 6 health. Troll tests "
+        "Strength [18 vs 16]: knocked down, stunned. Troll spends the turn getting up. "
+        "Farthan (fa) to act: !attack 14 | !yield"]
     # the stun ended with the turn spent getting up: the Troll parries at 6 again
     club.dice.push(2, 6)  # hit; parry 6 vs 6 holds
-    assert club.say("fa !attack")[0].endswith("Troll parries [6 vs 6: held]")
+    assert "Troll parries [6 vs 6: held]." in club.say("fa !attack")[0]
     assert club.dice.left == 0
 
 
@@ -100,15 +101,19 @@ def test_R9_1_manual_rolls_are_d20_challenger_first(tmp_path: Path) -> None:
     club.say("al !challenge Bors")
     club.say("bo !accept")
     club.say("al !strike")
-    assert club.say("bo !strike")[-1] == (
-        "#arena Alain: roll d20 against 15: /rol d20 or !rol d20")
-    club.dice.push(4)
-    assert club.say("bo /rol d20") == ["#arena bo rolls d20 = [4] = 4"]  # not his turn yet
+    assert club.say("bo !strike") == [
+        "#arena Bors strikes. Alain (al), roll d20 against 15: !rol d20 (WeeChat, irssi: "
+        "//rol d20)"]
+    # Bors fights, but it is not his roll yet: refused, nothing rolled
+    assert club.say("bo /rol d20") == ["#arena bo: not your roll: Alain's d20 roll is awaited"]
     club.dice.push(5)
-    assert club.say("al /rol d20")[0] == "#arena al rolls d20: 5"
+    assert club.say("al /rol d20") == [
+        "#arena Alain [5 vs 15: success] Bors (bo), roll d20 against 12: !rol d20 (WeeChat, "
+        "irssi: //rol d20)"]
     club.dice.push(19)
-    assert club.say("bo !rol d20")[1].endswith(
-        "Alain wins a major victory: Bors injury (ratings 15/6).")
+    (line,) = club.say("bo !rol d20")
+    assert line.startswith("#arena Bors [19 vs 12: failure] Alain wins a major victory: "
+                           "Bors injury (ratings 15/6). Round 2: Alain (al), !strike")
     assert club.dice.left == 0
 
 

@@ -41,7 +41,7 @@ def start_fight(club: Club, kind: str = "practice") -> None:
     """Olaf challenges Gorbag; Olaf wins the initiative (50 to 40) and acts first."""
     club.say(f"olaf !challenge Gorbag {kind}")
     club.dice.push(50, 40)
-    assert club.say("gob !accept")[-1] == "#arena Olaf chooses: !first | !second"
+    assert club.say("gob !accept")[-1].endswith(" Olaf (olaf) chooses: !first | !second")
     club.say("olaf !first")
 
 
@@ -639,12 +639,12 @@ def test_mod_rolls_manual_then_auto(tmp_path: Path) -> None:
     assert only(club.say("mod !mod rolls manual")) == "#arena mod: rolls in #arena are now manual"
     assert setting_row(club, "rolls:#arena") == ('{"value": "manual"}', "mod")
     club.say("olaf !challenge Gorbag")
-    assert club.say("gob !accept")[-1] == (
-        "#arena Olaf: roll d100 for initiative: /rol d100 or !rol d100")
+    assert club.say("gob !accept")[-1].endswith(
+        " Olaf (olaf), roll for initiative: !rol d100 (WeeChat, irssi: //rol d100)")
     club.dice.push(50)
-    assert club.say("olaf /rol d100")[0] == "#arena olaf rolls d100: 50"
+    assert club.say("olaf /rol d100")[0].startswith("#arena Olaf rolls 50 for initiative.")
     club.dice.push(40)
-    assert club.say("gob !rol d100")[-1] == "#arena Olaf chooses: !first | !second"
+    assert club.say("gob !rol d100")[-1].endswith(" Olaf (olaf) chooses: !first | !second")
 
     assert only(club.say("mod !mod rolls auto")) == "#arena mod: rolls in #arena are now auto"
     assert setting_row(club, "rolls:#arena") == ('{"value": "auto"}', "mod")

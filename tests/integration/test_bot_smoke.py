@@ -11,7 +11,7 @@ def test_practice_bout_from_challenge_to_awards(tmp_path: Path) -> None:
     club.say("olaf !create Olaf free-clans broadsword shield")
     club.say("olaf !challenge Gorbag")
     club.dice.push(50, 40)  # initiative: Olaf 50, Gorbag 40
-    assert club.say("gob !accept")[-1] == "#arena Olaf chooses: !first | !second"
+    assert club.say("gob !accept")[-1].endswith(" Olaf (olaf) chooses: !first | !second")
     club.say("olaf !first")
     club.dice.push(20)  # attack 20 vs 25 (broadsword 30, -5 against the longer spear): hit
     club.say("olaf !attack")

@@ -76,3 +76,19 @@ def test_generated_expressions_stay_in_bounds(terms: list[tuple[str, int, int]])
     low = sum((count if s == "+" else -count * sides) for s, count, sides in terms)
     high = sum((count * sides if s == "+" else -count) for s, count, sides in terms)
     assert low <= result.total <= high
+
+
+def test_a_long_roll_is_one_line_with_its_total_and_the_dice_that_fit() -> None:
+    dice = ScriptedDice([7] * 100 + [3] * 5)
+    result = roll("100d1000+5d6", dice)
+    text = result.describe()
+    assert text.startswith("100d1000+5d6 = 715: [7, 7, ")
+    shown = text.count("7,") + text.count("7]")
+    assert text.endswith(f", ... {105 - shown} more]")
+    assert len(text) <= 300
+
+
+@given(st.integers(1, 100), st.integers(1, 1000))
+def test_any_roll_fits_one_line(count: int, sides: int) -> None:
+    result = roll(f"{count}d{sides}", ScriptedDice([sides] * count))
+    assert len(result.describe().encode()) <= 300

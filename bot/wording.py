@@ -1,0 +1,82 @@
+"""Wording every rules system shares: who is who in a fight, how to ask for a roll,
+and the BP line of a fight's end (R2.6: the amounts actually added).
+
+A turn is said in one line: what happened, then who must act next and their options
+(``Gorbag attacks [4 vs 35: hit]. Olaf (olaf), defend: !dodge 30 | ...``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.text import SEPARATOR
+from rules.commands import ModeratorEnd
+from storage.store import Award
+
+__all__ = ["Award", "Cast", "bp_line", "join", "options", "roll_how", "undone"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    """The fighters by side: warrior names, and the same with the player who acts for
+    each (``Olaf (olaf)``) for the words that ask someone to move."""
+
+    names: tuple[str, ...]
+    labels: tuple[str, ...]
+
+    @classmethod
+    def of(cls, names: Sequence[str]) -> Cast:
+        """A cast with nobody's player known (a replay, a test)."""
+        return cls(tuple(names), tuple(names))
+
+
+_REASONS = {"win": "win", "loss": "loss", "draw": "draw", "mortal": "mortal fight",
+            "foe-slain": "foe slain", "prisoner-taken": "prisoner"}
+
+
+def bp_line(awards: Sequence[Award], names: Sequence[str]) -> str:
+    """``BP: Olaf +1.5 (mortal fight 0.5, prisoner 1.0), Gorbag +0.5.``: one entry per
+    warrior with what was added, the reasons when there are several or the 40.0 cap
+    cut one (R2.6, R7.2)."""
+    if not awards:
+        return ""
+    by_side: dict[int, list[Award]] = {}
+    for award in awards:
+        by_side.setdefault(award.side, []).append(award)
+    parts = []
+    for side, mine in by_side.items():
+        total = sum(a.tenths for a in mine)
+        capped = any(a.tenths != a.asked for a in mine)
+        entry = f"{names[side]} {total / 10:+.1f}"
+        if len(mine) > 1 or capped:
+            why = ", ".join(
+                f"{_REASONS.get(a.reason, a.reason)} {a.tenths / 10:.1f}"
+                + (f" of {a.asked / 10:.1f}" if a.tenths != a.asked else "") for a in mine)
+            entry += f" ({why}{': at the 40.0 cap' if capped else ''})"
+        parts.append(entry)
+    return "BP: " + ", ".join(parts) + "."
+
+
+def roll_how(die: int) -> str:
+    """How a player sends a manual roll: what works in every client first."""
+    return f"!rol d{die} (WeeChat, irssi: //rol d{die})"
+
+
+def options(words: Sequence[str]) -> str:
+    """A prompt's options, ``!dodge 30 | !parry 25``: a long line splits between them."""
+    return SEPARATOR.join(words)
+
+
+def undone(command: Any, names: Sequence[str]) -> str:
+    """``Alain's strike``: the decision a moderator's undo took back, in the smaller
+    systems, whose commands are named by what they do."""
+    if isinstance(command, ModeratorEnd):
+        return "the moderator's end of the fight"
+    return f"{names[command.side]}'s {type(command).__name__.lower()}"
+
+
+def join(*parts: str) -> str:
+    """Sentences into one line, empty parts left out."""
+    return " ".join(p for p in parts if p)
