@@ -189,7 +189,10 @@ def replay(kind: str, fighters: Sequence[GeneralFighter], commands: Iterable[Com
 
 
 def undo_point(commands: Sequence[Any]) -> int:
-    """Back to before the last Attack, Yield, Forfeit or end, its rolls with it."""
+    """The index of the last command that is not a Roll: a moderator's undo takes back
+    one decision (Attack, Yield, Forfeit or ModeratorEnd) and the rolls after it, and
+    no more, the same rule as An Cath's ``undo_point`` (R8.1 as the club applies it to
+    every system). Rolls alone are nothing to undo."""
     for index in range(len(commands) - 1, -1, -1):
         if not isinstance(commands[index], Roll):
             return index

@@ -32,7 +32,7 @@ from rules.errors import (
     NotYourTurn,
     RulesError,
 )
-from rules.general.engine import STUN_PENALTY, apply, replay, start
+from rules.general.engine import STUN_PENALTY, apply, replay, start, undo_point
 from rules.general.model import (
     Attack,
     Attacked,
@@ -448,6 +448,20 @@ def test_R10_a_whole_fight_replays() -> None:
     assert state.sides[1].current == 12
     assert state.sides[0].current == 40 - 30
     assert state.awaiting == rolling(0, RollFor.KNOCKBACK, 20, 18)
+
+
+def test_R8_1_general_undo_takes_back_the_last_decision_and_the_rolls_after_it() -> None:
+    fighters = [troll(), farthan()]
+    log: list[Any] = [Attack(0), Roll(0, 1), Roll(1, 20), Roll(0, 7), Roll(0, 8),
+                      Roll(1, 16)]                    # the knockdown and getting up
+    assert undo_point(log) == 0
+    assert replay("general", fighters, log[:0]) == fight(troll(), farthan())
+    log += [Attack(0), Roll(0, 1)]
+    assert undo_point(log) == 6                       # back to the Troll's turn 3
+    rebuilt = replay("general", fighters, log[:6])
+    assert rebuilt.sides[1].stunned and rebuilt.awaiting == acting(0)
+    with pytest.raises(IllegalCommand, match="nothing to undo"):
+        undo_point([Roll(0, 5)])
 
 
 # == R10.5 Travel =====================================================================
