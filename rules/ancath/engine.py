@@ -95,7 +95,7 @@ from rules.ancath.state import (
 from rules.ancath.tables import WEAPONS, Hit, Location, damage_result
 from rules.errors import FightOver, IllegalCommand, InvalidRoll, NotYourTurn, Unavailable
 
-__all__ = ["EXPECTS", "UNDO_MARKS", "apply", "replay", "start", "undo_point"]
+__all__ = ["EXPECTS", "apply", "replay", "start", "undo_point"]
 
 EXPECTS: dict[Need, tuple[type, ...]] = {
     Need.ORDER: (ChooseOrder,),
@@ -107,9 +107,6 @@ EXPECTS: dict[Need, tuple[type, ...]] = {
     Need.ROLL: (Roll,),
 }
 """Which commands answer each need; anything else is refused."""
-
-UNDO_MARKS: tuple[type, ...] = (Act, ChooseOrder, Wield, Forfeit, ModeratorEnd)
-"""A moderator's undo removes the last of these and every command after it (R8.1)."""
 
 _NEED_WORDS = {
     Need.ORDER: "choose to go first or second",
@@ -160,9 +157,15 @@ def replay(
 
 
 def undo_point(commands: Sequence[Command]) -> int:
-    """How many commands remain after undoing the last action and its rolls (R8.1)."""
+    """How many commands remain after a moderator's undo (R8.1 as the club applies it):
+    the index of the last command that is not a Roll.
+
+    An undo takes back one decision (Act, Defend, ChooseOrder, Wield, DeclareBonus,
+    AcceptYield, RejectYield, Stop, Forfeit or ModeratorEnd) with the rolls after it,
+    and no more: undoing a Defend keeps the attack roll and asks the defender again.
+    Rolls alone (initiative) are nothing to undo."""
     for index in range(len(commands) - 1, -1, -1):
-        if isinstance(commands[index], UNDO_MARKS):
+        if not isinstance(commands[index], Roll):
             return index
     raise IllegalCommand("nothing to undo")
 

@@ -1,4 +1,4 @@
-"""Warrior sheets: creation, BP, the Test skill and skill purchase (R2).
+"""Warrior sheets: creation, BP, the Test skill, skill purchase and armour (R2).
 
 Pure functions: each returns the new sheet with the events that say what changed, or
 raises :class:`~rules.errors.InvalidSheet` with a reason a player can act on.
@@ -25,6 +25,7 @@ from rules.ancath.tables import (
 from rules.errors import InvalidSheet
 
 __all__ = [
+    "ArmourSet",
     "BPChanged",
     "Sheet",
     "SkillBought",
@@ -36,6 +37,7 @@ __all__ = [
     "buy_skill",
     "create_warrior",
     "derived_test",
+    "set_armour",
     "set_skill",
     "valid_name",
 ]
@@ -89,6 +91,17 @@ class SkillSet:
     skill: Skill
     old: int
     new: int
+
+
+@dataclass(frozen=True, slots=True)
+class ArmourSet:
+    """A moderator changed a warrior's armour (R2.1)."""
+
+    name: str
+    old: Armour
+    new: Armour
+    captured: bool
+    """Armour the culture does not allow, given as captured armour (a goblin's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,3 +206,19 @@ def set_skill(sheet: Sheet, skill: Skill, value: int) -> tuple[Sheet, tuple[Skil
         skills.pop(skill, None)
     old = sheet.skills.get(skill, 0)
     return replace(sheet, skills=skills), (SkillSet(sheet.name, skill, old, value),)
+
+
+def set_armour(sheet: Sheet, armour: Armour) -> tuple[Sheet, tuple[ArmourSet]]:
+    """A moderator's armour change (R2.1): an armour the culture allows, or for a goblin
+    any of the six (captured armour). Refused when it is not allowed or already worn.
+    That it happens between fights only is the caller's to check."""
+    spec = CULTURES[sheet.culture]
+    allowed = spec.armour | spec.captured_armour
+    if armour not in allowed:
+        names = ", ".join(sorted(a.value for a in allowed))
+        raise InvalidSheet(f"{sheet.culture.value} armour must be one of {names}")
+    if armour is sheet.armour:
+        raise InvalidSheet(f"{sheet.name}'s armour is already {armour.value}")
+    captured = armour in spec.captured_armour
+    changed = replace(sheet, armour=armour)
+    return changed, (ArmourSet(sheet.name, sheet.armour, armour, captured),)

@@ -1,6 +1,6 @@
 """An Cath's tables as data, checked when this module loads.
 
-Cultures and their skills (R2.1), skill maxima (R2.3), armour modifiers (R3.5),
+Cultures with their skills and armour (R2.1), skill maxima (R2.3), armour modifiers (R3.5),
 weapons with length, damage rating and speed (R4.9, R4.10, R6.2), the damage table
 (R6.1) and BP costs (R2.8). Nothing here computes a fight; other modules look up.
 """
@@ -113,7 +113,10 @@ class CultureSpec:
     """Starting choices: take ``n`` skills from each group (R2.1)."""
     usual_armour: Armour
     armour: frozenset[Armour]
-    """Armour a player may choose; anything else only by a moderator."""
+    """Armour the culture allows: the usual one and the other allowed (R2.1)."""
+    captured_armour: frozenset[Armour] = frozenset()
+    """Armour beyond ``armour`` that only a moderator gives: a goblin's captured armour,
+    any of the six (R2.1)."""
 
 
 def _s(*names: Skill) -> frozenset[Skill]:
@@ -150,6 +153,7 @@ CULTURES: dict[Culture, CultureSpec] = {
         ((2, _s(S.AXE, S.CLUB, S.SHIELD, S.SPEAR)),),
         A.LEATHER,
         frozenset({A.LEATHER, A.NONE}),
+        frozenset({A.HIGHLANDER, A.COHORT, A.MAIL, A.OFFICER}),
     ),
 }
 
@@ -253,6 +257,7 @@ def _check() -> None:
         assert spec.always | set(flat) <= spec.open_skills, culture
         assert len(spec.open_skills) == 5, culture
         assert spec.usual_armour in spec.armour, culture
+        assert spec.armour.isdisjoint(spec.captured_armour), culture
     assert set(_MAXIMUM) | {S.SHORTSWORD} == set(Skill)
     assert set(ARMOUR_MODIFIER) == set(Armour) == set(DAMAGE_TABLE)
     assert set(WEAPONS) == set(Weapon)

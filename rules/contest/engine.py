@@ -193,8 +193,10 @@ def replay(kind: str, fighters: Sequence[ContestFighter], commands: Iterable[Com
 
 
 def undo_point(commands: Sequence[Any]) -> int:
-    """A moderator's undo takes back the last Strike, Yield, Forfeit or end and the
-    rolls after it (R8.1 as the bot applies it to every system)."""
+    """The index of the last command that is not a Roll: a moderator's undo takes back
+    one decision (Strike, Yield, Forfeit or ModeratorEnd) and the rolls after it, and
+    no more, the same rule as An Cath's ``undo_point`` (R8.1 as the club applies it to
+    every system). Rolls alone are nothing to undo."""
     for index in range(len(commands) - 1, -1, -1):
         if not isinstance(commands[index], Roll):
             return index

@@ -2,6 +2,12 @@
 an attack is a d20 Test of the weapon skill, a hit meets a Parry Test (half the skill
 plus armour Defense), then Base Damage and weapon dice, each rolled up, less Protection;
 a blow of more than half Total Health calls for a Strength Test (knockback and stun).
+
+Stun (R10.3): a fighter who fails the Strength Test spends their next own turn getting
+up (it comes straight after the knockdown, turns alternating strictly), stays
+``stunned`` for the rest of that round, and the Parry against the opponent's next
+attack is at -``STUN_PENALTY``. That attack's roll uses the stun up, hit or miss; the
+attack after it meets a full Parry.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from rules.general.model import (
 __all__ = ["STUN_PENALTY", "apply", "replay", "start", "undo_point"]
 
 STUN_PENALTY = 5
-"""Defensive Tests while stunned (R10.3)."""
+"""Off the Parry against the opponent's next attack after getting up (R10.3)."""
 
 Command = Attack | Yield | Roll | Forfeit | ModeratorEnd
 Out = list[Any]
@@ -107,9 +113,12 @@ def _roll(state: GeneralState, value: int, out: Out) -> GeneralState:
         assert awaiting.chance is not None
         hit = value <= awaiting.chance
         out.append(Attacked(attacker, value, awaiting.chance, hit))
+        parry = target.fighter.parry
+        if target.stunned:  # this is the attack the stun is for, hit or miss (R10.3)
+            parry -= STUN_PENALTY
+            state = _with(state, defender, replace(target, stunned=False))
         if not hit:
             return _next_turn(state, out)
-        parry = target.fighter.parry - (STUN_PENALTY if target.stunned else 0)
         return _await(state, defender, RollFor.PARRY, 20, parry)
     if awaiting.roll_for is RollFor.PARRY:
         assert awaiting.chance is not None
@@ -127,9 +136,7 @@ def _roll(state: GeneralState, value: int, out: Out) -> GeneralState:
     # knockback: a Strength Test (R10.3)
     kept = value <= target.fighter.strength
     out.append(KnockbackTest(defender, value, target.fighter.strength, kept))
-    if not kept:
-        state = _with(state, defender, replace(target, stunned=True))
-    return _next_turn(state, out)
+    return _next_turn(state, out, getting_up=not kept)
 
 
 def _damage(state: GeneralState, exchange: Exchange, value: int, out: Out) -> GeneralState:
@@ -155,14 +162,16 @@ def _damage(state: GeneralState, exchange: Exchange, value: int, out: Out) -> Ge
     return _next_turn(state, out)
 
 
-def _next_turn(state: GeneralState, out: Out) -> GeneralState:
+def _next_turn(state: GeneralState, out: Out, getting_up: bool = False) -> GeneralState:
+    """The other side's turn; a knocked-down fighter spends it getting up and is still
+    stunned for the opponent's next attack (R10.3)."""
     actor = 1 - state.actor
     state = replace(state, actor=actor, turn=state.turn + 1, exchange=None)
     out.append(TurnStarted(actor, state.turn))
-    side = state.sides[actor]
-    if side.stunned:  # the turn goes to getting up (R10.3)
+    if getting_up:
         out.append(GotUp(actor))
-        return _next_turn(_with(state, actor, replace(side, stunned=False)), out)
+        state = _with(state, actor, replace(state.sides[actor], stunned=True))
+        return _next_turn(state, out)
     return replace(state, awaiting=Awaiting(actor, Need.ACTION))
 
 
@@ -180,7 +189,10 @@ def replay(kind: str, fighters: Sequence[GeneralFighter], commands: Iterable[Com
 
 
 def undo_point(commands: Sequence[Any]) -> int:
-    """Back to before the last Attack, Yield, Forfeit or end, its rolls with it."""
+    """The index of the last command that is not a Roll: a moderator's undo takes back
+    one decision (Attack, Yield, Forfeit or ModeratorEnd) and the rolls after it, and
+    no more, the same rule as An Cath's ``undo_point`` (R8.1 as the club applies it to
+    every system). Rolls alone are nothing to undo."""
     for index in range(len(commands) - 1, -1, -1):
         if not isinstance(commands[index], Roll):
             return index

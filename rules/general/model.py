@@ -76,7 +76,8 @@ class Side:
     current: int
     """Current Health."""
     stunned: bool = False
-    """Knocked down: the next own turn is spent getting up, defence at -5 (R10.3)."""
+    """Got up from a knockdown and still stunned for the rest of that round: the Parry
+    against the opponent's next attack is at -5 (R10.3)."""
 
 
 class Need(Enum):

@@ -871,15 +871,62 @@ def test_R4_5_defence_bonus_declared_before_a_chosen_defence_roll_counts() -> No
     assert state.awaiting == waiting(0, Need.ROLL, RollFor.DEFENCE, 60)
 
 
-def test_R4_5_defence_use_cannot_be_declared_in_holders_own_next_turn() -> None:
+def test_R4_5_a_second_declaration_is_refused_and_the_first_stands() -> None:
+    state = olaf_holds_30()
+    state, _ = play(state, "Olaf: bonus attack     # in Marcus's turn, for Olaf's next")
+    for line in ("Olaf: bonus reduce", "Olaf: bonus defence", "Olaf: bonus attack"):
+        refused(state, line, Unavailable)                 # declared once, state unchanged
+    state, _ = play(state, """
+        Marcus: attack
+        Marcus rolls 10      # hit
+    """)
+    # not for defence: Olaf's own defences stay as they are
+    assert defences(state) == {"dodge": 30, "block": 30, "parry": 25, "luck": 5}
+    refused(state, "Olaf: bonus defence", Unavailable)    # still refused in Marcus's turn
+    state, _ = play(state, """
+        Olaf: block
+        Olaf rolls 10        # blocked
+        Olaf: attack
+    """)
+    refused(state, "Olaf: bonus reduce", Unavailable)     # and in Olaf's own
+    assert state.awaiting == waiting(0, Need.ROLL, RollFor.ATTACK, 60)   # 30 + 30
+    state, _ = play(state, "Olaf rolls 55        # hit")
+    # the attack use, not reduce: Marcus defends at full
+    assert defences(state) == {"dodge": 20, "block": 30, "parry": 30, "luck": 5}
+
+
+def test_R4_5_a_late_defence_declaration_is_refused_and_the_bonus_still_reduces() -> None:
+    state = olaf_holds_30()
+    state, _ = play(state, """
+        Marcus: attack
+        Marcus rolls 99      # miss: Marcus's turn, the one a defence use was for, is over
+    """)
+    assert state.turn == 3 and state.awaiting == waiting(0, Need.ACTION)
+    refused(state, "Olaf: bonus defence", Unavailable)    # could no longer take effect
+    assert state.fighters[0].bonus == Bonus(30, 1)        # undeclared: reduce
+    state, _ = play(state, """
+        Olaf: attack
+        Olaf rolls 25        # broadsword 30: hit
+    """)
+    refused(state, "Olaf: bonus defence", Unavailable)
+    # the default: 30 off Marcus's defences but Luck
+    assert defences(state) == {"dodge": -10, "block": 0, "parry": 0, "luck": 5}
+
+
+def test_R4_5_a_refused_late_defence_is_no_declaration() -> None:
+    """Engine choice: a refused command changes nothing, so after a late ``defence`` the
+    holder may still declare ``attack`` (or ``reduce``) in time."""
     state = olaf_holds_30()
     state, _ = play(state, """
         Marcus: attack
         Marcus rolls 99      # miss
     """)
     refused(state, "Olaf: bonus defence", Unavailable)
-    state, _ = play(state, "Olaf: bonus reduce")
-    refused(state, "Olaf: bonus attack", Unavailable)     # declared once
+    state, _ = play(state, """
+        Olaf: bonus attack
+        Olaf: attack
+    """)
+    assert state.awaiting == waiting(0, Need.ROLL, RollFor.ATTACK, 60)
 
 
 def test_R4_5_bonus_lapses_after_holders_next_turn() -> None:

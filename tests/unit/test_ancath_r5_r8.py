@@ -1363,6 +1363,10 @@ def record(state: FightState, script: str) -> tuple[FightState, list[Command], l
     return state, commands, events
 
 
+# An undo takes back ONE decision (any command but a Roll: an action, a defence, an
+# answer, an order or loadout choice, a bonus declaration, a forfeit or a moderator's
+# end) and the rolls after it, and no more (R8.1 as the club applies it).
+
 BEFORE_LAST_ACTION = """
     Gorbag: first
     Gorbag: attack
@@ -1371,28 +1375,29 @@ BEFORE_LAST_ACTION = """
     Snaga rolls 99       # fails
     Gorbag rolls 35      # weapon arm wound
 """
-LAST_ACTION = """
+LAST_ATTACK = """
     Snaga: attack
     Snaga rolls 22       # hits; disabling
+"""
+LAST_DEFENCE = """
     Gorbag: parry
     Gorbag rolls 99      # fails
     Snaga rolls 70       # right leg disabled
 """
 
 
-@pytest.mark.parametrize(
-    "last", [LAST_ACTION, "\n".join(LAST_ACTION.splitlines()[:3])], ids=["done", "half-done"]
-)
-def test_R8_1_undo_rebuilds_the_state_before_the_last_action_and_its_rolls(last: str) -> None:
+def test_R8_1_undo_rebuilds_the_state_before_the_last_action_and_its_rolls() -> None:
+    """The last decision is an action whose rolls are not all in: the undo cuts the Act
+    and its attack roll, back to the turn's start."""
     sheets = (gorbag(), snaga())
     before, log, before_events = record(fight("practice", *sheets), BEFORE_LAST_ACTION)
-    _, more, _ = record(before, last)
+    _, more, _ = record(before, LAST_ATTACK)
     log += more
     cut = undo_point(log)
-    assert cut == len(log) - len(more)  # the last Act and every roll after it
+    assert cut == len(log) - len(more)  # the last Act and the roll after it
     rebuilt, rebuilt_events = replay(Kind.PRACTICE, sheets, log[:cut])
     assert rebuilt == before
-    assert rebuilt.fighters[0].injuries == {}
+    assert rebuilt.awaiting == wants_action(1)
     assert list(rebuilt_events[-len(before_events):]) == before_events
     # The fight goes on from there with other rolls.
     state, _ = play(rebuilt, """
@@ -1402,19 +1407,119 @@ def test_R8_1_undo_rebuilds_the_state_before_the_last_action_and_its_rolls(last:
     assert state.awaiting == wants_action(0)
 
 
-def test_R8_1_undo_takes_back_a_free_attack_with_the_action_that_caused_it() -> None:
+def test_R8_1_undo_after_a_whole_exchange_takes_back_only_the_last_decision() -> None:
+    """Snaga's attack, Gorbag's parry and the damage are all in: the undo cuts the parry
+    and the damage roll after it, and keeps Snaga's attack and its roll; a second undo
+    takes back the attack."""
+    sheets = (gorbag(), snaga())
+    before, log, _ = record(fight("practice", *sheets), BEFORE_LAST_ACTION)
+    attacked, attack, _ = record(before, LAST_ATTACK)
+    state, defence, _ = record(attacked, LAST_DEFENCE)
+    assert state.fighters[0].injuries == {RIGHT_LEG: D}
+    log += attack + defence
+    cut = undo_point(log)
+    assert cut == len(log) - len(defence)
+    rebuilt, _ = replay(Kind.PRACTICE, sheets, log[:cut])
+    assert rebuilt == attacked
+    assert rebuilt.fighters[0].injuries == {}
+    assert rebuilt.awaiting == Awaiting(0, Need.DEFENCE)
+    log = log[:cut]
+    rebuilt, _ = replay(Kind.PRACTICE, sheets, log[:undo_point(log)])
+    assert rebuilt == before
+
+
+@pytest.mark.parametrize("after", ["", "Snaga rolls 99", "Snaga rolls 99\nGorbag rolls 35"],
+                         ids=["no-roll", "defence-roll", "damage-roll"])
+def test_R8_1_undo_of_a_defend_asks_the_same_defender_again_with_the_attack_roll_kept(
+    after: str,
+) -> None:
+    sheets = (gorbag(), snaga())
+    attacked, log, _ = record(fight("practice", *sheets), """
+        Gorbag: first
+        Gorbag: attack
+        Gorbag rolls 23      # hits
+    """)
+    assert attacked.awaiting == Awaiting(1, Need.DEFENCE)
+    _, more, _ = record(attacked, "Snaga: dodge     # the misclick\n" + after)
+    log += more
+    assert undo_point(log) == len(log) - len(more)
+    rebuilt, _ = replay(Kind.PRACTICE, sheets, log[:undo_point(log)])
+    assert rebuilt == attacked          # the state right after the attack roll
+    state, events = play(rebuilt, """
+        Snaga: parry         # what Snaga meant
+        Snaga rolls 30       # parry 40: parried
+    """)
+    assert only(events, DefenceChosen) == [DefenceChosen(1, PARRY)]
+    assert state.awaiting == wants_action(1)
+
+
+def holding_30() -> tuple[FightState, list[Command]]:
+    """Gorbag Tests in turn 1 (40, roll 20) and Snaga's parry fails: Gorbag holds 30;
+    Snaga's attack hits and Gorbag chooses to dodge (50)."""
+    state, log, events = record(fight("practice", gorbag(), snaga()), """
+        Gorbag: first
+        Gorbag: test
+        Gorbag rolls 20
+        Snaga: parry
+        Snaga rolls 95       # fails: bonus 30
+        Snaga: attack
+        Snaga rolls 23       # hits
+        Gorbag: dodge
+    """)
+    assert only(events, BonusEarned) == [BonusEarned(0, 30)]
+    assert state.awaiting == defence_roll(0, 50)
+    return state, log
+
+
+def test_R8_1_undo_of_a_bonus_declaration_alone() -> None:
+    sheets = (gorbag(), snaga())
+    before, log = holding_30()
+    declared, more, _ = record(before, "Gorbag: bonus defence")
+    assert declared.awaiting == defence_roll(0, 80)
+    log += more
+    assert undo_point(log) == len(log) - 1      # the declaration and nothing else
+    rebuilt, _ = replay(Kind.PRACTICE, sheets, log[:undo_point(log)])
+    assert rebuilt == before
+    assert rebuilt.fighters[0].bonus is not None and rebuilt.fighters[0].bonus.use is None
+    assert rebuilt.awaiting == defence_roll(0, 50)
+    # undeclared again, so it may be declared (once) again
+    state, _ = play(rebuilt, "Gorbag: bonus reduce")
+    assert state.awaiting == defence_roll(0, 50)
+
+
+def test_R8_1_undo_of_a_bonus_declaration_takes_the_rolls_after_it() -> None:
+    sheets = (gorbag(), snaga())
+    before, log = holding_30()
+    _, more, _ = record(before, """
+        Gorbag: bonus defence
+        Gorbag rolls 75      # dodge 50 + 30: dodged
+    """)
+    log += more
+    rebuilt, _ = replay(Kind.PRACTICE, sheets, log[:undo_point(log)])
+    assert rebuilt == before                    # the dodge roll went with it
+
+
+def test_R8_1_undo_takes_back_a_free_attack_only_with_the_action_that_caused_it() -> None:
+    """A free attack (R4.10) is no decision of its own: undoing the defence against it
+    keeps its rolls, and the next undo takes it back with the attack that caused it."""
     sheets = (armed("Ardan", "axe", bp=5), armed("Brecc", "club"))
     before, log, _ = record(fight("practice", *sheets), "Ardan: first")
-    state, more, _ = record(before, """
+    free, more, _ = record(before, """
         Ardan: attack
         Ardan rolls 85       # axe 60 + 5: misses with 81 or more: Brecc's free attack
         Brecc rolls 23       # club 60 - 5 = 55: hits
+    """)
+    assert free.awaiting == Awaiting(0, Need.DEFENCE)
+    state, defence, _ = record(free, """
         Ardan: dodge
         Ardan rolls 99       # fails
         Brecc rolls 50       # off arm wound
     """)
     assert state.fighters[0].injuries == {OFF_ARM: W}
-    log += more
+    log += more + defence
+    log = log[:undo_point(log)]
+    rebuilt, _ = replay(Kind.PRACTICE, sheets, log)
+    assert rebuilt == free                      # Ardan defends against the free attack again
     rebuilt, _ = replay(Kind.PRACTICE, sheets, log[:undo_point(log)])
     assert rebuilt == before
 
@@ -1428,14 +1533,20 @@ def test_R8_1_undo_of_a_moderators_end_reopens_the_fight() -> None:
     assert rebuilt == before and rebuilt.outcome is None
 
 
-def test_R8_1_undo_with_no_action_is_refused() -> None:
+def test_R8_1_undo_with_only_rolls_is_refused() -> None:
     with pytest.raises(IllegalCommand):
         undo_point([])
-    # Equal BP: only initiative rolls so far, no action to take back.
-    state = fight("practice", armed("Ardan", "club"), armed("Brecc", "club"))
-    _, log, _ = record(state, """
+    # Equal BP: only initiative rolls so far, no decision to take back.
+    sheets = (armed("Ardan", "club"), armed("Brecc", "club"))
+    rolled, log, _ = record(fight("practice", *sheets), """
         Ardan rolls 60       # initiative
         Brecc rolls 40       # initiative: Ardan chooses
     """)
-    with pytest.raises(IllegalCommand):
+    with pytest.raises(IllegalCommand, match="nothing to undo"):
         undo_point(log)
+    # Once Ardan has chosen, the undo takes back the choice and keeps the rolls.
+    _, more, _ = record(rolled, "Ardan: first")
+    log += more
+    assert undo_point(log) == 2
+    rebuilt, _ = replay(Kind.PRACTICE, sheets, log[:2])
+    assert rebuilt == rolled and rebuilt.awaiting == Awaiting(0, Need.ORDER)

@@ -11,7 +11,9 @@ import pytest
 from transcript import fight, play, warrior
 
 from rules.ancath import start
+from rules.ancath.events import LoadoutSet
 from rules.ancath.sheet import (
+    ArmourSet,
     BPChanged,
     Sheet,
     SkillBought,
@@ -20,9 +22,10 @@ from rules.ancath.sheet import (
     buy_skill,
     create_warrior,
     derived_test,
+    set_armour,
 )
 from rules.ancath.state import Kind, Need, RollFor
-from rules.ancath.tables import Armour, Culture, Skill, skill_maximum
+from rules.ancath.tables import CULTURES, Armour, Culture, Skill, skill_maximum
 from rules.errors import IllegalCommand, InvalidSheet
 
 S = Skill
@@ -95,6 +98,89 @@ def test_R2_1_armour_open_to_each_culture(
     for armour in refused:
         with pytest.raises(InvalidSheet):
             create_warrior("Test", culture, picks, armour, fairy_open=True)
+
+
+# R2.1: a moderator's armour change. The culture's armour, or for a goblin any of the
+# six (captured armour); between fights only, which is the bot's and storage's to check.
+
+ALLOWED_ARMOUR = {
+    C.INVADERS: {A.COHORT, A.OFFICER, A.HIGHLANDER, A.LEATHER, A.NONE},
+    C.FREE_CLANS: {A.HIGHLANDER, A.MAIL, A.LEATHER, A.NONE},
+    C.FAIRY: {A.LEATHER, A.MAIL, A.NONE},
+    C.GOBLIN: {A.LEATHER, A.NONE},
+}
+"""The R2.1 table's usual and other allowed armour, written out again."""
+PICKS = {C.INVADERS: [S.SPEAR], C.FREE_CLANS: [S.AXE, S.SHIELD], C.FAIRY: [S.SHIELD],
+         C.GOBLIN: [S.CLUB, S.SPEAR]}
+
+
+def test_R2_1_armour_table_is_the_rulings_table() -> None:
+    for culture, allowed in ALLOWED_ARMOUR.items():
+        assert CULTURES[culture].armour == allowed, culture
+    assert CULTURES[C.GOBLIN].captured_armour == set(Armour) - ALLOWED_ARMOUR[C.GOBLIN]
+    assert all(not CULTURES[c].captured_armour for c in (C.INVADERS, C.FREE_CLANS, C.FAIRY))
+
+
+@pytest.mark.parametrize("armour", [A.MAIL, A.HIGHLANDER, A.COHORT, A.OFFICER, A.NONE])
+def test_R2_1_a_moderator_gives_a_goblin_any_of_the_six_armours(armour: Armour) -> None:
+    goblin = sheet(C.GOBLIN, S.CLUB, S.SPEAR)
+    assert goblin.armour is A.LEATHER
+    changed, events = set_armour(goblin, armour)
+    assert changed == replace(goblin, armour=armour)     # nothing else changes
+    captured = armour is not A.NONE                      # None is the goblin's own choice
+    assert events == (ArmourSet("Test", A.LEATHER, armour, captured),)
+
+
+def test_R2_1_a_goblin_can_go_back_from_captured_armour_to_leather() -> None:
+    goblin, _ = set_armour(sheet(C.GOBLIN, S.CLUB, S.SPEAR), A.OFFICER)
+    back, events = set_armour(goblin, A.LEATHER)
+    assert back.armour is A.LEATHER
+    assert events == (ArmourSet("Test", A.OFFICER, A.LEATHER, False),)
+
+
+@pytest.mark.parametrize("culture", [C.INVADERS, C.FREE_CLANS, C.FAIRY])
+def test_R2_1_other_cultures_change_only_to_armour_their_culture_allows(
+    culture: Culture,
+) -> None:
+    warrior_sheet = sheet(culture, *PICKS[culture])
+    allowed = ALLOWED_ARMOUR[culture]
+    for armour in allowed - {warrior_sheet.armour}:
+        changed, events = set_armour(warrior_sheet, armour)
+        assert changed.armour is armour
+        assert events == (ArmourSet("Test", warrior_sheet.armour, armour, False),)
+    names = ", ".join(sorted(a.value for a in allowed))
+    for armour in set(Armour) - allowed:
+        with pytest.raises(InvalidSheet) as refused:
+            set_armour(warrior_sheet, armour)
+        assert str(refused.value) == f"{culture.value} armour must be one of {names}"
+
+
+def test_R2_1_a_refusal_names_the_allowed_armour() -> None:
+    fairy = sheet(C.FAIRY, S.SHIELD)
+    with pytest.raises(InvalidSheet) as refused:
+        set_armour(fairy, A.OFFICER)
+    assert str(refused.value) == "fairy armour must be one of leather, mail, none"
+    assert fairy.armour is A.LEATHER                     # unchanged
+
+
+@pytest.mark.parametrize(("culture", "armour"), [
+    (C.INVADERS, A.COHORT), (C.FREE_CLANS, A.HIGHLANDER), (C.FAIRY, A.LEATHER),
+    (C.GOBLIN, A.LEATHER),
+])
+def test_R2_1_changing_to_the_armour_already_worn_is_refused(culture: Culture,
+                                                             armour: Armour) -> None:
+    with pytest.raises(InvalidSheet, match=r"^Test's armour is already"):
+        set_armour(sheet(culture, *PICKS[culture]), armour)
+    goblin, _ = set_armour(sheet(C.GOBLIN, S.CLUB, S.SPEAR), A.MAIL)
+    with pytest.raises(InvalidSheet, match="already mail"):
+        set_armour(goblin, A.MAIL)
+
+
+def test_R2_1_a_goblin_in_captured_mail_fights_in_mail() -> None:
+    goblin, _ = set_armour(warrior("Gorbag", "goblin", "club", "shield"), A.MAIL)
+    _, events = start(Kind.PRACTICE, goblin, warrior("Olaf", "free-clans", "axe", "shield"))
+    # Dodge = Move 30 + Mail -15 (R3.5)
+    assert next(e.dodge for e in events if isinstance(e, LoadoutSet)) == 15
 
 
 def test_R2_1_only_open_skills_can_be_bought() -> None:

@@ -32,7 +32,7 @@ from rules.errors import (
     NotYourTurn,
     RulesError,
 )
-from rules.general.engine import STUN_PENALTY, apply, replay, start
+from rules.general.engine import STUN_PENALTY, apply, replay, start, undo_point
 from rules.general.model import (
     Attack,
     Attacked,
@@ -252,7 +252,7 @@ def test_R10_1_R10_2_each_of_several_dice_rolls_up_before_the_next() -> None:
 # == R10.3 Knockback and stun =========================================================
 
 
-def test_R10_3_farthan_is_knocked_down_and_stunned() -> None:
+def test_R10_3_farthan_is_knocked_down_and_spends_his_turn_getting_up() -> None:
     """'Farthan ... has a Total Health of 25 and is hit for 15 points of damage ... Heavy
     Leathers ... subtract two ... 13 is greater than half of his Total Health (12.5) ...
     He rolls a 16, which is 3 above his Strength of 13. He is flung to the ground ...
@@ -269,28 +269,51 @@ def test_R10_3_farthan_is_knocked_down_and_stunned() -> None:
         GotUp(1),                                     # his own turn goes to getting up
         TurnStarted(0, 3),
     )
-    assert not state.sides[1].stunned                 # he is up again
+    assert state.sides[1].stunned                     # up, but still stunned (R10.3)
     assert state.awaiting == acting(0)
-    # and on his next turn after that he acts as normal, at a full Parry meanwhile
-    state, events = play(state, Attack(0), Roll(0, 1))
-    assert state.awaiting == rolling(1, RollFor.PARRY, 20, 8)
-    state, events = play(state, Roll(1, 3), Attack(1))
-    assert events[-1] == TurnStarted(1, 4)
-    assert state.awaiting == rolling(1, RollFor.ATTACK, 20, 15)
+    refused(state, Attack(1), NotYourTurn)            # no action of his own this round
 
 
-def test_R10_3_a_stunned_fighters_parry_is_at_minus_5() -> None:
-    """Stunned, defensive Tests are at -5 until the fighter's next own turn. Turns
-    alternate strictly, so in a played fight that turn comes straight after the knockdown
-    and Farthan is never attacked while down (the test above); the -5 itself is checked
-    on a state where the Troll attacks a stunned Farthan."""
+def test_R10_3_after_getting_up_the_parry_against_the_next_attack_is_at_minus_5() -> None:
+    """R10.3: knocked down, Farthan's next own turn is spent getting up, and the Parry
+    against the Troll's next attack after that is at -5; the attack after that one meets
+    his full Parry again. Played through from the knockback."""
     assert STUN_PENALTY == 5
     state = fight(troll(), farthan())
-    state = replace(state, sides=(state.sides[0], replace(state.sides[1], stunned=True)))
-    state, _ = play(state, Attack(0), Roll(0, 1))
-    assert state.awaiting == rolling(1, RollFor.PARRY, 20, 8 - 5)
-    state, events = apply(state, Roll(1, 4))           # 4 would hold at 8
+    # turn 1: the Troll hits for 15, 13 after Heavy Leathers; Strength 16 vs 13 fails
+    state, events = play(state, Attack(0), Roll(0, 1), Roll(1, 20), Roll(0, 7), Roll(0, 8),
+                         Roll(1, 16))
+    assert events[-4:] == [KnockbackTest(1, 16, 13, False), TurnStarted(1, 2), GotUp(1),
+                           TurnStarted(0, 3)]
+    # turn 3, the rest of the getting-up round: the Troll's next attack
+    state, events = play(state, Attack(0), Roll(0, 1))
+    assert events == [Attacked(0, 1, 10, True)]
+    assert state.awaiting == rolling(1, RollFor.PARRY, 20, 8 - STUN_PENALTY)
+    assert not state.sides[1].stunned                 # this attack takes the stun
+    state, events = apply(state, Roll(1, 4))          # 4 would hold at 8, not at 3
     assert events == (Parried(1, 4, 3, False),)
+    state, events = play(state, Roll(0, 1), Roll(0, 1))  # 1d10 1, 1d12 1: 2 - 2 = 0
+    assert events == [DamageDie(0, 10, 1, False), DamageDie(0, 12, 1, False),
+                      Hit(1, 2, 0, 12), TurnStarted(1, 4)]
+    # turn 4: Farthan acts again; turn 5: the Troll's attack after that, full Parry
+    state, _ = play(state, Attack(1), Roll(1, 20))    # a miss
+    state, events = play(state, Attack(0), Roll(0, 1))
+    assert state.awaiting == rolling(1, RollFor.PARRY, 20, 8)
+    state, events = apply(state, Roll(1, 4))
+    assert events == (Parried(1, 4, 8, True), TurnStarted(1, 6))
+
+
+def test_R10_3_a_miss_uses_the_stun_up() -> None:
+    """Engine choice: the -5 is for the opponent's next attack, hit or miss; when that
+    attack misses, the attack after it meets a full Parry."""
+    state = fight(troll(), farthan())
+    state, _ = hit_through(state, 0, 7, 8)
+    state, _ = apply(state, Roll(1, 16))              # down; turn 2 spent getting up
+    state, events = play(state, Attack(0), Roll(0, 11))   # 11 vs 10: a miss
+    assert events == [Attacked(0, 11, 10, False), TurnStarted(1, 4)]
+    assert not state.sides[1].stunned
+    state, _ = play(state, Attack(1), Roll(1, 20), Attack(0), Roll(0, 1))
+    assert state.awaiting == rolling(1, RollFor.PARRY, 20, 8)
 
 
 def test_R10_3_a_passed_strength_test_keeps_the_fighter_on_his_feet() -> None:
@@ -425,6 +448,20 @@ def test_R10_a_whole_fight_replays() -> None:
     assert state.sides[1].current == 12
     assert state.sides[0].current == 40 - 30
     assert state.awaiting == rolling(0, RollFor.KNOCKBACK, 20, 18)
+
+
+def test_R8_1_general_undo_takes_back_the_last_decision_and_the_rolls_after_it() -> None:
+    fighters = [troll(), farthan()]
+    log: list[Any] = [Attack(0), Roll(0, 1), Roll(1, 20), Roll(0, 7), Roll(0, 8),
+                      Roll(1, 16)]                    # the knockdown and getting up
+    assert undo_point(log) == 0
+    assert replay("general", fighters, log[:0]) == fight(troll(), farthan())
+    log += [Attack(0), Roll(0, 1)]
+    assert undo_point(log) == 6                       # back to the Troll's turn 3
+    rebuilt = replay("general", fighters, log[:6])
+    assert rebuilt.sides[1].stunned and rebuilt.awaiting == acting(0)
+    with pytest.raises(IllegalCommand, match="nothing to undo"):
+        undo_point([Roll(0, 5)])
 
 
 # == R10.5 Travel =====================================================================

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
 
-from rules.contest.engine import apply, level, replay, resolve, start
+from rules.contest.engine import apply, level, replay, resolve, start, undo_point
 from rules.contest.model import (
     ContestFighter,
     ContestState,
@@ -731,3 +731,19 @@ def test_R9_random_legal_play_ends_within_a_bound_and_replays(
     assert state.outcome.ending in ("yield", "dying", "dead", "out")
     refused(state, Strike(0), FightOver)
     assert replay("contest", [a, b], commands) == state
+
+
+# == R8.1 Undo (as the club applies it to every system) ================================
+
+
+def test_R8_1_contest_undo_takes_back_the_last_decision_and_the_rolls_after_it() -> None:
+    fighters = [fighter("Alain"), fighter("Bors")]
+    log: list[Any] = [Strike(0), Strike(1), Roll(0, 5)]
+    assert undo_point(log) == 1                       # Bors's strike and Alain's roll
+    assert replay("contest", fighters, log[:1]) == apply(fight(), Strike(0))[0]
+    log = [Strike(0), Strike(1), Roll(0, 5), Roll(1, 15), Strike(1)]
+    assert undo_point(log) == 4                       # the new round's strike alone
+    with pytest.raises(IllegalCommand, match="nothing to undo"):
+        undo_point([Roll(0, 5)])
+    with pytest.raises(IllegalCommand):
+        undo_point([])
