@@ -79,8 +79,16 @@ def test_R10_a_general_rules_fight_with_rolled_up_damage_and_knockback(tmp_path:
         "damage d8:8! d8:5 d10:4 = 17, 14 after armour; Troll at 6 health. Troll tests "
         "Strength [18 vs 16]: knocked down, stunned. Troll spends the turn getting up. "
         "Farthan (fa) to act: !attack 14 | !yield"]
-    # the stun ended with the turn spent getting up: the Troll parries at 6 again
-    club.dice.push(2, 6)  # hit; parry 6 vs 6 holds
+    # R10.3: after the turn spent getting up, the Parry against Farthan's next attack is
+    # at -5: 6 - 5 = 1, so a 6 fails; d8 1 + d10 1 = 2, nothing after armour
+    club.dice.push(2, 6, 1, 1)
+    assert club.say("fa !attack") == [
+        "#arena Farthan attacks [2 vs 14: hit]. Troll parries [6 vs 1: fails]. Farthan's "
+        "damage d8:1 d10:1 = 2, 0 after armour; Troll at 6 health. "
+        "Troll (tr) to act: !attack 10 | !yield"]
+    club.dice.push(20)  # the Troll misses; then his Parry is whole again: 6 vs 6 holds
+    club.say("tr !attack")
+    club.dice.push(2, 6)
     assert "Troll parries [6 vs 6: held]." in club.say("fa !attack")[0]
     assert club.dice.left == 0
 

@@ -537,12 +537,12 @@ def test_mod_undo_during_a_fight_takes_back_the_last_action_and_its_rolls(
     club = make_club(tmp_path)
     start_fight(club)
     club.dice.push(20)
-    assert club.say("olaf !attack")[-1] == "#arena Gorbag, defend: !dodge 30 | !parry 25 | !luck 5"
+    assert club.say("olaf !attack")[-1].endswith(
+        " Gorbag (gob), defend: !dodge 30 | !parry 25 | !luck 5")
     rows_before = len(club.referee.store.ledger())
     assert club.say("mod !mod undo misclick") == [
-        "#arena Undone by a moderator (misclick).",
-        "#arena Olaf to act: !attack 25 | !press 50 | !test 40 | !close 30 | !flee | !yield",
-    ]
+        "#arena Undone: Olaf's attack and its roll (misclick). Olaf (olaf) to act: !attack 25 "
+        "| !press 50 | !test 40 | !close 30 | !flee | !yield"]
     assert "waiting for Olaf" in only(club.say("gob !dodge"))  # no longer Gorbag's move
     assert len(club.referee.store.ledger()) == rows_before
     assert "misclick" in database_text(club)  # the undo and its reason are on record
@@ -560,10 +560,10 @@ def test_mod_undo_right_after_the_end_reopens_the_fight_with_reversal_rows(
     assert "Olaf wins by a kill" in olaf_kills_gorbag(club)
     assert club.warrior("Olaf")["bp"] == 2 and not club.warrior("Olaf")["in_fight"]
 
+    # One decision is taken back (R8.1): Gorbag's dodge and its two rolls; Olaf's hit stands.
     assert club.say("mod !mod undo the dodge roll was misread") == [
-        "#arena Undone by a moderator (the dodge roll was misread).",
-        "#arena Olaf to act: !attack 25 | !press 50 | !test 40 | !close 30 | !flee | !yield",
-    ]
+        "#arena Undone: Gorbag's dodge and its 2 rolls (the dodge roll was misread). "
+        "Gorbag (gob), defend: !dodge 30 | !parry 25 | !luck 5"]
     for name, taken in (("Olaf", -0.2), ("Gorbag", -0.1)):
         warrior = club.warrior(name)
         assert warrior["bp"] == 0 and warrior["in_fight"] and warrior["status"] == "free"
@@ -573,8 +573,8 @@ def test_mod_undo_right_after_the_end_reopens_the_fight_with_reversal_rows(
                 reversal["fight"], reversal["reason"]) == (
             "reversal", taken, "mod", "mod", award["fight"], "undo: the dodge roll was misread")
 
-    club.dice.push(90)
-    assert "[90 vs 25: miss]" in club.say("olaf !attack")[0]
+    club.dice.push(10)
+    assert "Gorbag parries [10 vs 25: saved]." in club.say("gob !parry")[0]
     assert club.referee.store.verify() == []
     assert club.restart() == []
     assert club.warrior("Olaf")["in_fight"]
@@ -629,8 +629,9 @@ def test_mod_undo_right_after_the_end_survives_a_restart(tmp_path: Path) -> None
     start_fight(club)
     olaf_kills_gorbag(club)
     assert club.restart() == []
-    assert club.say("mod !mod undo misread roll")[0] == (
-        "#arena Undone by a moderator (misread roll).")
+    assert club.say("mod !mod undo misread roll") == [
+        "#arena Undone: Gorbag's dodge and its 2 rolls (misread roll). "
+        "Gorbag (gob), defend: !dodge 30 | !parry 25 | !luck 5"]
     assert club.warrior("Olaf")["in_fight"] and club.warrior("Olaf")["bp"] == 0
 
 

@@ -95,11 +95,11 @@ def test_a_players_account_owns_the_warrior_across_nicks_and_connections(
             await login(inspircd, "gob", "GobAcct")
             await until(lambda: run.bot.accounts.get("gob") == "GobAcct")  # account-notify
             await gob.say("#arena", "!create Gorbag goblin club spear")
-            await from_bot(gob, "created Gorbag (goblin, leather, GobAcct)")
+            await from_bot(gob, "created Gorbag (goblin, leather, gob)")  # named by nick
 
             await gob.nick("gobbo")
             await gob.say("#arena", "!warriors")
-            await from_bot(gob, "GobAcct: Gorbag")
+            await from_bot(gob, "gobbo: Gorbag")
             await gob.say("#arena", "!buy Gorbag axe")
             line = await from_bot(gob, "gobbo: ")  # owner: it is the BP that is missing
             assert line.text == "gobbo: Gorbag has 0 BP to spend; axe costs 3", line.text

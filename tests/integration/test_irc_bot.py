@@ -33,12 +33,12 @@ def test_a_whole_practice_fight_through_the_server(ngircd: NgircdServer, tmp_pat
             await from_bot(gob, "Olaf challenges you")
             run.dice.push(50, 40)  # initiative: Olaf 50, Gorbag 40
             await gob.say("#arena", "!accept")
-            await from_bot(olaf, "Olaf chooses: !first | !second")
+            await from_bot(olaf, "Olaf (olaf) chooses: !first | !second")
             await olaf.say("#arena", "!first")
-            await from_bot(olaf, "Olaf to act:")
+            await from_bot(olaf, "Olaf (olaf) to act:")
             run.dice.push(20)  # 20 vs 25: hit
             await olaf.say("#arena", "!attack")
-            await from_bot(gob, "Gorbag, defend:")
+            await from_bot(gob, "Gorbag (gob), defend:")
             run.dice.push(80, 5)  # dodge 80 vs 30 fails; damage 5: kill on leather
             await gob.say("#arena", "!dodge")
             line = await from_bot(olaf, "Olaf wins by a kill")
@@ -140,7 +140,7 @@ def test_the_fight_goes_on_after_the_server_restarts(ngircd: NgircdServer, tmp_p
             await olaf.say("#arena", "!challenge Gorbag")
             run.dice.push(50, 40)
             await gob.say("#arena", "!accept")
-            await from_bot(olaf, "Olaf chooses")
+            await from_bot(olaf, "Olaf (olaf) chooses")
             server.stop()
             began = time.monotonic()
             await until(lambda: not run.bot.connected.is_set())
@@ -168,7 +168,7 @@ def test_outsiders_nick_changers_and_fake_moderators(ngircd: NgircdServer, tmp_p
             await olaf.say("#arena", "!challenge Gorbag")
             run.dice.push(50, 40)
             await gob.say("#arena", "!accept")
-            await from_bot(olaf, "Olaf chooses")
+            await from_bot(olaf, "Olaf (olaf) chooses")
             await eve.say("#arena", "!first")
             await from_bot(eve, "eve: only Olaf and Gorbag's players act in this fight")
             await olaf.nick("olafur")  # same user@host: still Olaf's player
@@ -267,10 +267,10 @@ def test_simple_contest_and_general_rules_fights_on_irc(
             await al.say("#arena", "!challenge Bors")
             await from_bot(bo, "Alain challenges you")
             await bo.say("#arena", "!accept")
-            await from_bot(al, "Round 1: Alain, !strike")
+            await from_bot(al, "Round 1: Alain (al), !strike")
             run.dice.push(5, 19)
             await al.say("#arena", "!strike")
-            await from_bot(bo, "Round 1: Bors, !strike")
+            await from_bot(bo, "Round 1: Bors (bo), !strike")
             await bo.say("#arena", "!strike")
             await from_bot(al, "Alain wins a major victory: Bors injury")
             await al.say("#arena", "!yield")  # Alain gives up the round-2 strike
@@ -283,9 +283,9 @@ def test_simple_contest_and_general_rules_fights_on_irc(
             await from_bot(tr, "created Troll")
             await fa.say("#arena", "!challenge Troll")
             await tr.say("#arena", "!accept")
-            await from_bot(fa, "Farthan to act: !attack 14 | !yield")
+            await from_bot(fa, "Farthan (fa) to act: !attack 14 | !yield")
             run.dice.push(15)  # 15 vs 14: a miss
             await fa.say("#arena", "!attack")
-            await from_bot(tr, "Troll to act: !attack 10 | !yield")
+            await from_bot(tr, "Troll (tr) to act: !attack 10 | !yield")
             assert run.dice.left == 0
     asyncio.run(scenario())

@@ -377,8 +377,9 @@ def test_undo_of_a_finished_fight_reverses_awards_and_reopens_it(store: Store) -
 
     reopened = store.undo(fight.id, "mod_anna", "misclicked dodge")
     assert reopened.state.outcome is None
-    assert reopened.state.awaiting.need is Need.ACTION and reopened.state.awaiting.side == 0
-    assert len(reopened.commands) == 3 and reopened.seq == fight.seq + 1
+    # One decision taken back (R8.1): Gorbag's dodge and its two rolls; the hit stands.
+    assert reopened.state.awaiting.need is Need.DEFENCE and reopened.state.awaiting.side == 1
+    assert len(reopened.commands) == 5 and reopened.seq == fight.seq + 1
     # Appended, never deleted: old rows unchanged, reversal rows after them.
     rows_after = ledger_rows(store.engine)
     assert rows_after[: len(rows_before)] == rows_before
@@ -401,10 +402,10 @@ def test_undo_of_a_finished_fight_reverses_awards_and_reopens_it(store: Store) -
 
     # The fight goes on to a different end; only the new awards count.
     fight, _ = play(store, reopened, """
-        Olaf: attack
-        Olaf rolls 99          # miss
+        Gorbag: parry
+        Gorbag rolls 10        # parry 25: saved
         Gorbag: attack
-        Gorbag rolls 10        # club hits
+        Gorbag rolls 10        # spear hits
         Olaf: parry
         Olaf rolls 99
         Gorbag rolls 3         # kill on highlander
