@@ -21,7 +21,7 @@ from rules.ancath.tables import Weapon
 from rules.systems import SYSTEMS
 from storage.store import OpenFight, Step
 
-__all__ = ["Challenge", "Table", "fight_step", "resumed", "tick"]
+__all__ = ["Challenge", "Table", "cast", "catch_up", "fight_step", "resumed", "tick"]
 
 KINDS = SYSTEMS["ancath"].kinds
 _STATUS_WORDS = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
@@ -239,6 +239,17 @@ def _auto_rolls(ctx: Ctx, table: Table, state: Any) -> list[Step]:
         steps.append(Step(roll, "bot", state, events))
         side = _roll_due(state)
     return steps
+
+
+def catch_up(ctx: Ctx) -> None:
+    """After a switch to automatic rolls, make the rolls the fight already waits for."""
+    table = _table(ctx)
+    fight = table.fight
+    if fight is None or _roll_due(fight.state) is None:
+        return
+    steps = _auto_rolls(ctx, table, fight.state)
+    if steps:
+        _after(ctx, table, _record(ctx, table, steps), None)
 
 
 def _ui(fight: OpenFight) -> SystemUI:

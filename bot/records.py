@@ -217,6 +217,14 @@ def audit(ctx: Ctx) -> None:
     ctx.reply(" | ".join(parts))
 
 
+def _armour(word: str) -> Armour:
+    try:
+        return Armour(word.lower())
+    except ValueError:
+        names = ", ".join(a.value for a in Armour)
+        raise Refusal(f"no armour {word}; armours: {names}") from None
+
+
 def _tenths(word: str) -> int:
     try:
         amount = Decimal(word)
@@ -229,8 +237,9 @@ def _tenths(word: str) -> int:
 
 
 _MOD_USAGE = ("!mod undo <reason> | end <warrior>|draw <reason> | bp <warrior> <+/-n> "
-              "<reason> | skill <warrior> <skill> <value> <reason> | free <warrior> <reason> "
-              "| fairy open|close [reason] | rolls auto|manual [reason]")
+              "<reason> | skill <warrior> <skill> <value> <reason> | armour <warrior> "
+              "<armour> <reason> | free <warrior> <reason> | fairy open|close [reason] | "
+              "rolls auto|manual [reason]")
 
 
 @command("mod", _MOD_USAGE, "Moderators only: rule on fights and records; every change "
@@ -252,6 +261,10 @@ def mod(ctx: Ctx) -> None:
     elif sub == "skill" and len(args) >= 4 and args[2].isascii() and args[2].isdigit():
         store.set_skill(args[0], _skill(args[1]), int(args[2]), ctx.who, " ".join(args[3:]))
         ctx.reply(f"{args[0]}: {args[1].lower()} set to {args[2]}")
+    elif sub in ("armour", "armor") and len(args) >= 3:
+        armour = _armour(args[1])
+        old = store.set_armour(args[0], armour, ctx.who, " ".join(args[2:]))
+        ctx.reply(f"{store.warrior(args[0]).sheet.name} now wears {armour.value} (was {old})")
     elif sub == "free" and len(args) >= 2:
         store.free(args[0], ctx.who, " ".join(args[1:]), moderator=ctx.who)
         ctx.say(f"{store.warrior(args[0]).sheet.name} is free by a moderator's ruling.")
@@ -264,6 +277,7 @@ def mod(ctx: Ctx) -> None:
         ctx.referee.set_setting(f"rolls:{channel.casefold()}", args[0], ctx.who,
                                 " ".join(args[1:]))
         ctx.reply(f"rolls in {channel} are now {args[0]}")
+        duels.catch_up(ctx)
     else:
         raise Refusal("usage: " + _MOD_USAGE)
 

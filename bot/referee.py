@@ -53,6 +53,7 @@ class Referee:
             table.deadline = self.clock.now() + self.config.turn_timeout_minutes * 60
         for problem in problems:
             log.error("not resumed: %s", problem)
+        log.info("resumed %d open fight%s", len(fights), "" if len(fights) == 1 else "s")
         return problems
 
     def resume_line(self, channel: str) -> Outgoing | None:

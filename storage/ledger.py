@@ -50,7 +50,8 @@ def append(session: Session, **fields: Any) -> LedgerRow:
 
 
 def derived_totals(rows: list[LedgerRow]) -> dict[int, dict[str, Any]]:
-    """Per warrior, what the ledger says: bp, bp_spent, skills, status, captor_id."""
+    """Per warrior, what the ledger says: bp, bp_spent, skills, status, captor_id, and
+    armour where the ledger records it (rows written before it did leave it out)."""
     totals: dict[int, dict[str, Any]] = defaultdict(
         lambda: {"bp": 0, "bp_spent": 0, "skills": {}, "status": "free", "captor_id": None}
     )
@@ -60,6 +61,8 @@ def derived_totals(rows: list[LedgerRow]) -> dict[int, dict[str, Any]]:
         total["bp_spent"] += row.spent
         if row.entry == "created" and row.detail:
             total["skills"] = dict(row.detail.get("skills", {}))
+        if row.entry in ("created", "moderator-armour") and row.detail and "armour" in row.detail:
+            total["armour"] = row.detail["armour"]
         if row.skill is not None and row.skill_value is not None:
             if row.skill_value:
                 total["skills"][row.skill] = row.skill_value
@@ -91,7 +94,9 @@ def verify(session: Session) -> list[str]:
     totals = derived_totals(rows)
     for warrior in session.scalars(select(Warrior).order_by(Warrior.id)):
         derived = totals[warrior.id]
-        for field in ("bp", "bp_spent", "skills", "status", "captor_id"):
+        for field in ("bp", "bp_spent", "skills", "status", "captor_id", "armour"):
+            if field not in derived:
+                continue
             cached = getattr(warrior, field)
             if cached != derived[field]:
                 problems.append(

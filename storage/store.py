@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from rules.ancath.events import BPAwarded, PrisonerTaken, WarriorSlain
-from rules.ancath.sheet import Sheet, Status, add_bp, buy_skill, set_skill
+from rules.ancath.sheet import Sheet, Status, add_bp, buy_skill, set_armour, set_skill
 from rules.ancath.tables import Armour, Culture, Skill
 from rules.codec import encode
 from rules.system import RuleSystem
@@ -194,7 +194,8 @@ class Store:
                 session.add(row)
                 session.flush()
                 ledger.append(
-                    session, warrior_id=row.id, entry="created", detail={"skills": skills},
+                    session, warrior_id=row.id, entry="created",
+                    detail={"skills": skills, "armour": sheet.armour.value},
                     actor=actor or owner, reason="warrior created", created_at=now,
                 )
                 return self._record(session, row)
@@ -274,6 +275,23 @@ class Store:
                 skill_value=value, actor=moderator, moderator=moderator, reason=reason,
                 created_at=self._clock(),
             )
+
+    def set_armour(self, name: str, armour: Armour, moderator: str, reason: str) -> str:
+        """A moderator gives a warrior other armour, between fights only (R2.1: a goblin's
+        captured armour); returns the armour it had."""
+        with self._tx() as session:
+            row = self._warrior_row(session, name, lock=True)
+            if self._record(session, row).in_fight:
+                raise Busy(f"{row.name} is in a fight; change armour after it")
+            sheet, (changed,) = set_armour(_sheet(row), armour)
+            row.armour = sheet.armour.value
+            ledger.append(
+                session, warrior_id=row.id, entry="moderator-armour",
+                detail={"armour": armour.value, "was": changed.old.value,
+                        "captured": changed.captured},
+                actor=moderator, moderator=moderator, reason=reason, created_at=self._clock(),
+            )
+            return changed.old.value
 
     def free(self, name: str, actor: str, reason: str, moderator: str | None = None) -> None:
         """Release a prisoner; the bot checks that ``actor`` is the captor or a moderator."""
