@@ -1,6 +1,6 @@
 """Benchmark: the referee through a real ngircd on loopback, next to a bare echo bot.
 
-    python bench/irc_latency.py [--samples N] [--fights K] [--batch B] [--warmup W]
+    python bench/irc_latency.py [--samples N] [--batch B] [--warmup W]
                                 [--profile FILE]
 
 One ngircd (penalties off: ``max_penalty_time=0``), one process, one asyncio loop for
@@ -28,20 +28,8 @@ each way), while the referee's own extra time stays the same, so the ratio is hi
 
 Figures, one per line: ``irc.reply_latency_ms_p50`` and ``_p99`` (the referee),
 ``irc.echo_latency_ms_p50`` and ``_p99`` (the echo bot), ``irc.overhead_ratio_p50``
-(referee p50 / echo p50; the goal is at most 1.2), then ``irc.lines_per_fight_turn``
-and ``irc.reconnect_seconds``.
-
-Lines per fight turn. The referee in automatic-roll mode with OS dice plays ``K``
-practice fights between Olaf (player ``olaf``) and Gorbag (player ``gob``), two more
-socket clients in ``#arena``, created once. Each fight: ``!challenge Gorbag practice``,
-``!accept``, then a tiny policy answers the bot's prompt lines: ``X chooses:`` ->
-``!first``, ``X to act:`` -> ``!attack`` (``!yield`` when no attack is offered, e.g.
-both arms disabled), ``X, defend:`` -> the first defence listed, ``X, answer the
-yield:`` -> ``!reject`` (the yielder loses the turn), sent by X's player; a practice
-fight goes on until a kill. The figure is every PRIVMSG the bot sent to ``#arena`` from
-the challenge line to the fight's last line (no prompt after it), over all fights,
-divided by the turns the fights took (``state.turn`` of each stored fight; a free
-attack is not a turn). The pacing bucket stays lifted: it only delays lines.
+(referee p50 / echo p50; the goal is at most 1.2), then ``irc.reconnect_seconds``.
+Lines per turn and per input are ``bench/irc_lines.py``'s.
 
 Reconnect: last, ngircd is stopped and started again and the time until the bot is
 back in its channel (a new client sees it in NAMES) is measured.
@@ -58,7 +46,6 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
-import re
 import statistics
 import sys
 import tempfile
@@ -71,11 +58,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "integration"), str(ROOT / "bench")]
 
 from irc_echo import TRIGGER, EchoBot  # noqa: E402
-from ircbot import BOT_NICK, Running, bot_on, from_bot, player, until  # noqa: E402
+from ircbot import BOT_NICK, Running, bot_on, player, until  # noqa: E402
 from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 
 import bot.network  # noqa: E402
-from bot.dice import OsDice  # noqa: E402
 from bot.outbox import TokenBucket  # noqa: E402
 
 ARENA, BENCH = "#arena", "#bench"
@@ -84,13 +70,6 @@ ECHO_NICK = "Echo"
 PLAYER = "ann"
 REPLY = f"{PLAYER} rolls 1d6 = [3] = 3"
 """What the referee says to ``!roll 1d6`` with a scripted 3; the echo bot's fixed reply."""
-MAX_MOVES = 400
-"""Commands per fight before the policy is taken to be stuck."""
-PROMPT = re.compile(
-    r"(?:^|[.!\]] )(?P<name>\w+)(?: \([^)]*\))?(?P<head> chooses:| to act:|, defend:"
-    r"|, answer the yield:|, stop the flight or strike a last time:|, last turn:) "
-    r"(?P<options>!.*)$")
-"""The prompt that ends a referee line: ``... Olaf (olaf), defend: !dodge 30 | ...``."""
 
 
 @dataclass
@@ -191,71 +170,6 @@ async def latencies(run: Running, server: NgircdServer, samples: int, batch: int
     return figures
 
 
-def move(head: str, options: str) -> str:
-    """The tiny policy: the command answering one prompt line. A warrior offered no
-    ``!attack`` (both arms or the weapon gone) yields, and the foe rejects the yield,
-    which costs the yielder the turn; nobody ever flees."""
-    listed = [option.split()[0] for option in options.split(" | ") if option.startswith("!")]
-    if head == " chooses:":
-        return "!first"
-    if head == ", answer the yield:":
-        return "!reject"
-    if head == " to act:":
-        return next(word for word in ("!attack", "!yield", listed[0]) if word in listed)
-    return listed[0]  # a defence; or after a flight, which this policy never starts
-
-
-async def fight_lines(run: Running, server: NgircdServer, fights: int) -> dict[str, float]:
-    """Play ``fights`` practice fights through the server; lines and turns over all."""
-    run.referee.dice = OsDice()
-    olaf, gob = await player(server, "olaf"), await player(server, "gob")
-    players = {"Olaf": olaf, "Gorbag": gob}
-
-    async def said() -> str:
-        """The bot's next line in the channel (``olaf`` sees them all); a reply to one
-        player during a fight is a refusal: the policy went wrong."""
-        line = await olaf.expect(lambda line: line.command == "PRIVMSG"
-                                 and line.nick == BOT_NICK and line.target == ARENA)
-        if line.text.startswith(("olaf:", "gob:")):
-            raise RuntimeError(f"the referee refused a move: {line.text}")
-        return line.text
-
-    await olaf.say(ARENA, "!create Olaf free-clans broadsword shield")
-    await from_bot(olaf, "olaf: created Olaf")
-    await gob.say(ARENA, "!create Gorbag goblin club spear")
-    await from_bot(olaf, "gob: created Gorbag")
-    lines = turns = 0
-    seen: set[int] = set()
-    for _ in range(fights):
-        gob.drain()
-        start = len(olaf.lines)
-        await olaf.say(ARENA, "!challenge Gorbag practice")
-        await said()
-        await gob.say(ARENA, "!accept")
-        moves = 0
-        while True:
-            text = await said()
-            prompt = PROMPT.search(text)
-            if prompt is not None:
-                moves += 1
-                if moves > MAX_MOVES:
-                    raise RuntimeError(f"a fight ran past {MAX_MOVES} moves")
-                await players[prompt["name"]].say(ARENA, move(prompt["head"],
-                                                              prompt["options"]))
-            elif run.referee.table(ARENA).fight is None:
-                break  # the line that ended the fight; no prompt follows it
-        fight_id = run.referee.table(ARENA).last_fight_id
-        assert fight_id is not None and fight_id not in seen
-        seen.add(fight_id)
-        turns += run.referee.store.fight(fight_id).state.turn
-        lines += sum(1 for line in olaf.lines[start:] if line.command == "PRIVMSG"
-                     and line.nick == BOT_NICK and line.target == ARENA)
-    gob.drain()
-    await olaf.quit()
-    await gob.quit()
-    return {"irc.lines_per_fight_turn": lines / turns}
-
-
 async def reconnect(run: Running, server: NgircdServer) -> dict[str, float]:
     server.stop()
     await until(lambda: not run.bot.connected.is_set())
@@ -270,7 +184,7 @@ async def reconnect(run: Running, server: NgircdServer) -> dict[str, float]:
     return {"irc.reconnect_seconds": figure}
 
 
-async def measure(samples: int, fights: int, server: NgircdServer, folder: Path, *,
+async def measure(samples: int, server: NgircdServer, folder: Path, *,
                   batch: int = 10, warmup: int = 30,
                   profiler: cProfile.Profile | None = None) -> dict[str, float]:
     limits = bot.network.USER_BURST, bot.network.USER_RATE
@@ -279,7 +193,6 @@ async def measure(samples: int, fights: int, server: NgircdServer, folder: Path,
         async with bot_on(server, folder) as run:
             run.bot.outbox.bucket = TokenBucket(10**6, 10**6)
             figures = await latencies(run, server, samples, batch, warmup, profiler)
-            figures |= await fight_lines(run, server, fights)
             figures |= await reconnect(run, server)
             return figures
     finally:
@@ -290,7 +203,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=300,
                         help="timed round trips per bot (300)")
-    parser.add_argument("--fights", type=int, default=20, help="practice fights (20)")
     parser.add_argument("--batch", type=int, default=10,
                         help="round trips per batch before the other bot's turn (10)")
     parser.add_argument("--warmup", type=int, default=30,
@@ -298,13 +210,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", metavar="FILE",
                         help="cProfile the referee's handlers; write pstats to FILE")
     args = parser.parse_args(argv)
-    if min(args.samples, args.fights, args.batch) < 1 or args.warmup < 0:
-        parser.error("--samples, --fights and --batch must be at least 1, --warmup 0")
+    if min(args.samples, args.batch) < 1 or args.warmup < 0:
+        parser.error("--samples and --batch must be at least 1, --warmup 0")
     profiler = cProfile.Profile() if args.profile else None
     server = NgircdServer(max_penalty_time=0).start()
     try:
         with tempfile.TemporaryDirectory() as folder:
-            figures = asyncio.run(measure(args.samples, args.fights, server, Path(folder),
+            figures = asyncio.run(measure(args.samples, server, Path(folder),
                                           batch=args.batch, warmup=args.warmup,
                                           profiler=profiler))
     finally:
