@@ -1,18 +1,17 @@
-"""Fights in channels: challenges, the fighters' commands, automatic or manual rolls,
-decision time limits (R7.4) and the moderator's rulings on a fight (R8.1).
+"""Fights in channels: challenges, the fighters' commands, automatic or manual rolls.
+Time limits are :mod:`bot.time_limits`', a moderator's rulings :mod:`bot.rulings`'.
 
 One :class:`Table` per channel holds the pending challenge or the open fight. Every
-accepted engine command is recorded before anything is said about it.
+accepted engine command is recorded before anything is said about it, and answered in
+one line (``announce``).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 from bot.commands import Ctx, Example, Refusal, command
-from bot.messages import Outgoing, Priority
 from bot.systems import UIS, VERB_SUMMARIES, SystemUI
 from bot.wording import Cast
 from rules.ancath.commands import AcceptYield, DeclareBonus, Wield
@@ -21,7 +20,11 @@ from rules.ancath.tables import Weapon
 from rules.systems import SYSTEMS
 from storage.store import OpenFight, Step
 
-__all__ = ["Challenge", "Table", "cast", "catch_up", "fight_step", "resumed", "tick"]
+__all__ = [
+    "Challenge", "Table", "announce", "cast", "catch_up", "fight_step", "is_manual",
+    "names_of", "progress", "restart_clock", "resumed", "side_of", "table_of", "timeout",
+    "ui_of",
+]
 
 KINDS = SYSTEMS["ancath"].kinds
 _STATUS_WORDS = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
@@ -55,21 +58,21 @@ class Table:
         return self.fight
 
 
-def _table(ctx: Ctx) -> Table:
+def table_of(ctx: Ctx) -> Table:
     return ctx.referee.table(ctx.channel())
 
 
-def _timeout(ctx: Ctx) -> float:
+def timeout(ctx: Ctx) -> float:
     return ctx.referee.config.turn_timeout_minutes * 60
 
 
-def _names(fight: OpenFight) -> tuple[str, ...]:
+def names_of(fight: OpenFight) -> tuple[str, ...]:
     return tuple(sheet.name for sheet in fight.sheets)
 
 
 def cast(referee: Any, fight: OpenFight) -> Cast:
     """The fighters, and who plays each as the channel knows them (``Olaf (olaf)``)."""
-    names = _names(fight)
+    names = names_of(fight)
     return Cast(names, tuple(referee.people.label(name, account)
                              for name, account in zip(names, fight.accounts, strict=True)))
 
@@ -133,7 +136,7 @@ def _ready(ctx: Ctx, name: str) -> None:
              ("gob !create Gorbag goblin club spear", "olaf !create Olaf free-clans axe shield",
               "olaf !challenge Gorbag duel"), "Gorbag, Olaf challenges you"),))
 def challenge(ctx: Ctx) -> None:
-    table = _table(ctx)
+    table = table_of(ctx)
     if table.fight is not None or table.challenge is not None:
         raise Refusal("this channel already has a fight or a challenge; try another channel")
     target_name, mine, kind = _parse_challenge(ctx.args)
@@ -151,14 +154,14 @@ def challenge(ctx: Ctx) -> None:
         raise Refusal(f"{UIS[system].label} fights have no kinds; leave out '{kind}'")
     kind = kind or SYSTEMS[system].kinds[0]
     table.challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
-                                ctx.referee.clock.now() + _timeout(ctx))
+                                ctx.referee.clock.now() + timeout(ctx))
     ctx.say(f"{target.sheet.name}, {me} challenges you to a {kind} fight: "
             f"{_player(ctx, target.sheet.name, target.owner)} may !accept or !decline.")
 
 
 @command("decline", "!decline", "Decline the challenge made to your warrior.", group="fight")
 def decline(ctx: Ctx) -> None:
-    table = _table(ctx)
+    table = table_of(ctx)
     pending = table.challenge
     if pending is None or pending.target_account != ctx.who:
         raise Refusal("there is no challenge to you here")
@@ -168,7 +171,7 @@ def decline(ctx: Ctx) -> None:
 
 @command("withdraw", "!withdraw", "Take back your challenge.", group="fight")
 def withdraw(ctx: Ctx) -> None:
-    table = _table(ctx)
+    table = table_of(ctx)
     pending = table.challenge
     if pending is None or pending.challenger_account != ctx.who:
         raise Refusal("you have no challenge here to withdraw")
@@ -195,15 +198,15 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
     steps = _auto_rolls(ctx, table, fight.state)  # initiative
     if steps:
         table.fight = referee.store.record_steps(fight, steps)
-    _after(ctx, table, list(events) + [event for step in steps for event in step.events], None)
+    announce(ctx, table, list(events) + [event for step in steps for event in step.events], None)
 
 
 # -- fight commands ---------------------------------------------------------------------
 
 
-def _side(ctx: Ctx, fight: OpenFight) -> int:
+def side_of(ctx: Ctx, fight: OpenFight) -> int:
     if ctx.who not in fight.accounts:
-        raise Refusal(f"only {' and '.join(_names(fight))}'s players act in this fight")
+        raise Refusal(f"only {' and '.join(names_of(fight))}'s players act in this fight")
     return fight.accounts.index(ctx.who)
 
 
@@ -231,7 +234,7 @@ def _auto_rolls(ctx: Ctx, table: Table, state: Any) -> list[Step]:
     if referee.rolls_mode(table.channel) != "auto":
         return steps
     fight = table.fighting()
-    ui = _ui(fight)
+    ui = ui_of(fight)
     side = _roll_due(state)
     while side is not None:
         roll = ui.roll(side, referee.dice.roll(_die(state)))
@@ -243,16 +246,16 @@ def _auto_rolls(ctx: Ctx, table: Table, state: Any) -> list[Step]:
 
 def catch_up(ctx: Ctx) -> None:
     """After a switch to automatic rolls, make the rolls the fight already waits for."""
-    table = _table(ctx)
+    table = table_of(ctx)
     fight = table.fight
     if fight is None or _roll_due(fight.state) is None:
         return
     steps = _auto_rolls(ctx, table, fight.state)
     if steps:
-        _after(ctx, table, _record(ctx, table, steps), None)
+        announce(ctx, table, _record(ctx, table, steps), None)
 
 
-def _ui(fight: OpenFight) -> SystemUI:
+def ui_of(fight: OpenFight) -> SystemUI:
     return UIS[fight.system.name]
 
 
@@ -267,54 +270,54 @@ def _die(state: Any) -> int:
     return int(getattr(state.awaiting, "die", 100))
 
 
-def _manual(referee: Any, table: Table) -> bool:
+def is_manual(referee: Any, table: Table) -> bool:
     return bool(referee.rolls_mode(table.channel) == "manual")
 
 
-def _after(ctx: Ctx, table: Table, events: list[Any], before: Any) -> None:
+def announce(ctx: Ctx, table: Table, events: list[Any], before: Any) -> None:
     """Say what happened and who moves next in one line. The time limit starts again
     only when the fight moved on (``before`` is its turn and awaiting before the
     command): a loadout change or a bonus declaration does not stop the clock (R7.4)."""
     fight = table.fighting()
-    ui, who = _ui(fight), cast(ctx.referee, fight)
+    ui, who = ui_of(fight), cast(ctx.referee, fight)
     said = ui.describe(events, who, fight.awarded)
     if fight.state.outcome is not None:
         table.fight, table.deadline = None, None
         ctx.say(said)
         return
-    ctx.say(f"{said} {ui.prompt(fight.state, _manual(ctx.referee, table), who)}".strip())
-    if before != _progress(fight):
-        _restart_clock(ctx, table)
+    ctx.say(f"{said} {ui.prompt(fight.state, is_manual(ctx.referee, table), who)}".strip())
+    if before != progress(fight):
+        restart_clock(ctx, table)
 
 
-def _progress(fight: OpenFight) -> tuple[int, Any]:
+def progress(fight: OpenFight) -> tuple[int, Any]:
     state = fight.state  # An Cath and General rules count turns, Simple Contest rounds
     return getattr(state, "turn", getattr(state, "round", 0)), state.awaiting
 
 
-def _restart_clock(ctx: Ctx, table: Table) -> None:
-    table.deadline = ctx.referee.clock.now() + _timeout(ctx)
+def restart_clock(ctx: Ctx, table: Table) -> None:
+    table.deadline = ctx.referee.clock.now() + timeout(ctx)
     table.warned = table.expired = False
 
 
 def _act(ctx: Ctx, make: Any) -> None:
-    table = _table(ctx)
+    table = table_of(ctx)
     fight = table.fighting()
-    side = _side(ctx, fight)
+    side = side_of(ctx, fight)
     engine_command = make(side)
-    ui = _ui(fight)
+    ui = ui_of(fight)
     if not isinstance(engine_command, ui.commands):
         raise Refusal(f"!{ctx.name} is not a move in a {ui.label} fight; !status shows yours")
-    before = _progress(fight)
-    _after(ctx, table, fight_step(ctx, table, engine_command, ctx.who), before)
+    before = progress(fight)
+    announce(ctx, table, fight_step(ctx, table, engine_command, ctx.who), before)
 
 
 def _verb(ctx: Ctx) -> None:
     """A fight verb: the fight's own rules system says which command it is."""
-    fight = _table(ctx).fighting()
-    make = _ui(fight).verbs.get(ctx.name)
+    fight = table_of(ctx).fighting()
+    make = ui_of(fight).verbs.get(ctx.name)
     if make is None:
-        raise Refusal(f"!{ctx.name} is not a move in a {_ui(fight).label} fight; "
+        raise Refusal(f"!{ctx.name} is not a move in a {ui_of(fight).label} fight; "
                       "!status shows yours")
     _act(ctx, make)
 
@@ -327,7 +330,7 @@ for _name, _summary in VERB_SUMMARIES.items():
          "Accept a challenge, or a foe's yield (mortal fights: prisoner or release).",
          group="fight")
 def accept(ctx: Ctx) -> None:
-    table = _table(ctx)
+    table = table_of(ctx)
     if table.fight is None:
         _accept_challenge(ctx, table)
         return
@@ -369,29 +372,14 @@ def wield(ctx: Ctx) -> None:
 
 @command("status", "!status", "The fight at a glance and whose move it is.", group="fight")
 def show_status(ctx: Ctx) -> None:
-    table = _table(ctx)
+    table = table_of(ctx)
     if table.challenge is not None and table.fight is None:
         pending = table.challenge
         ctx.say(f"{pending.challenger} has challenged {pending.target} ({pending.kind}).")
         return
     fight = table.fighting()
-    ctx.say(_ui(fight).status(fight.state, _manual(ctx.referee, table), cast(ctx.referee, fight)))
-
-
-@command("claim", "!claim", "Win by forfeit when the foe has let the time limit pass.",
-         group="fight")
-def claim(ctx: Ctx) -> None:
-    table = _table(ctx)
-    fight = table.fighting()
-    side = _side(ctx, fight)
-    awaiting = fight.state.awaiting
-    if awaiting is None or awaiting.side == side:
-        raise Refusal("the fight is waiting for you, not your foe")
-    if table.deadline is None or ctx.referee.clock.now() < table.deadline:
-        left = (table.deadline or 0) - ctx.referee.clock.now()
-        raise Refusal(f"your foe still has {_time_left(left)} to act")
-    before = _progress(fight)
-    _after(ctx, table, fight_step(ctx, table, _ui(fight).forfeit(awaiting.side), ctx.who), before)
+    manual = is_manual(ctx.referee, table)
+    ctx.say(ui_of(fight).status(fight.state, manual, cast(ctx.referee, fight)))
 
 
 def _one_die(word: str) -> int | None:
@@ -414,96 +402,24 @@ def manual_roll(ctx: Ctx) -> bool:
     fight = table.fight
     faces = _one_die(ctx.args[0])
     if fight is None or faces is None or ctx.who not in fight.accounts \
-            or not _manual(ctx.referee, table):
+            or not is_manual(ctx.referee, table):
         return False
-    ui, die, due = _ui(fight), _die(fight.state), _roll_due(fight.state)
+    ui, die, due = ui_of(fight), _die(fight.state), _roll_due(fight.state)
     if due is None:
         raise Refusal("not a roll now: " + ui.prompt(fight.state, True, cast(ctx.referee, fight)))
     if fight.accounts[due] != ctx.who:
         raise Refusal(f"not your roll: {ui.waiting(fight.state)} is awaited")
     if faces != die:
         raise Refusal(f"roll d{die} for this, not d{faces}")
-    before = _progress(fight)
+    before = progress(fight)
     step = ui.roll(due, ctx.referee.dice.roll(die))
-    _after(ctx, table, fight_step(ctx, table, step, ctx.who), before)
+    announce(ctx, table, fight_step(ctx, table, step, ctx.who), before)
     return True
-
-
-# -- a moderator's rulings on a fight ----------------------------------------------------
-
-
-def moderator_undo(ctx: Ctx, reason: str) -> None:
-    """Take back one player's last decision and the rolls that came from it (R8.1)."""
-    table = _table(ctx)
-    if table.last_fight_id is None:
-        raise Refusal("no fight here to undo")
-    store = ctx.referee.store
-    before = table.fight or store.fight(table.last_fight_id)
-    fight = store.undo(table.last_fight_id, ctx.who, reason)
-    table.fight = fight
-    ui, rolls = _ui(fight), len(before.commands) - len(fight.commands) - 1
-    what = ui.undone(before.commands[len(fight.commands)], _names(fight))
-    tail = {0: "", 1: " and its roll"}.get(rolls, f" and its {rolls} rolls")
-    ctx.say(f"Undone: {what}{tail} ({reason}). "
-            + ui.prompt(fight.state, _manual(ctx.referee, table), cast(ctx.referee, fight)))
-    _restart_clock(ctx, table)
-
-
-def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
-    table = _table(ctx)
-    fight = table.fighting()
-    winner = None
-    if winner_name.lower() != "draw":
-        names = [n.casefold() for n in _names(fight)]
-        if winner_name.casefold() not in names:
-            raise Refusal(f"the winner must be {' or '.join(_names(fight))}, or draw")
-        winner = names.index(winner_name.casefold())
-    end = _ui(fight).end(winner, reason)
-    _after(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who, reason=reason),
-           None)
 
 
 def resumed(referee: Any, table: Table) -> str:
     """``Fight resumed: turn 10, Brenna (alice) to act: ...``, for a (re)join."""
     fight = table.fighting()
-    turn, _ = _progress(fight)
-    prompt = _ui(fight).prompt(fight.state, _manual(referee, table), cast(referee, fight))
+    turn, _ = progress(fight)
+    prompt = ui_of(fight).prompt(fight.state, is_manual(referee, table), cast(referee, fight))
     return f"Fight resumed: turn {turn}, {prompt}"
-
-
-# -- time limits ------------------------------------------------------------------------
-
-
-def _time_left(seconds: float) -> str:
-    """Rounded up, so time that remains is never shown as none."""
-    if seconds < 60:
-        return f"{math.ceil(seconds)} s"
-    return f"{math.ceil(seconds / 60)} min"
-
-
-def tick(referee: Any) -> list[Outgoing]:
-    """Warn at half the time limit, announce when it is up, expire stale challenges."""
-    now = referee.clock.now()
-    half = referee.config.turn_timeout_minutes * 30
-    out: list[Outgoing] = []
-    for table in referee.tables.values():
-        pending = table.challenge
-        if pending is not None and now >= pending.expires:
-            table.challenge = None
-            out.append(Outgoing(table.channel, f"{pending.challenger}'s challenge to "
-                                f"{pending.target} has lapsed.", Priority.CHATTER))
-        fight = table.fight
-        if fight is None or table.deadline is None or fight.state.awaiting is None:
-            continue
-        labels = cast(referee, fight).labels
-        waiting, foe = labels[fight.state.awaiting.side], labels[1 - fight.state.awaiting.side]
-        if not table.expired and now >= table.deadline:
-            table.expired = table.warned = True
-            out.append(Outgoing(table.channel, f"Time is up for {waiting}: {foe} may !claim "
-                                "the fight.", Priority.FIGHT))
-        elif not table.warned and now >= table.deadline - half:
-            table.warned = True
-            left = _time_left(table.deadline - now)
-            out.append(Outgoing(table.channel, f"{waiting} has {left} left to act; "
-                                f"then {foe} may !claim the fight.", Priority.FIGHT))
-    return out

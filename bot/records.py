@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from bot import duels
+from bot import duels, rulings
 from bot.commands import Ctx, Example, Refusal, command
 from bot.people import People
 from rules.ancath.sheet import Sheet, bp_available, create_warrior, derived_test, valid_name
@@ -252,9 +252,9 @@ def mod(ctx: Ctx) -> None:
     sub, args = ctx.args[0].lower(), ctx.args[1:]
     store = ctx.referee.store
     if sub == "undo" and args:
-        duels.moderator_undo(ctx, " ".join(args))
+        rulings.moderator_undo(ctx, " ".join(args))
     elif sub == "end" and len(args) >= 2:
-        duels.moderator_end(ctx, args[0], " ".join(args[1:]))
+        rulings.moderator_end(ctx, args[0], " ".join(args[1:]))
     elif sub == "bp" and len(args) >= 3:
         applied = store.adjust_bp(args[0], _tenths(args[1]), ctx.who, " ".join(args[2:]))
         ctx.reply(f"{args[0]}: {applied / 10:+.1f} BP recorded")

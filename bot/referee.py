@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot import advice, duels, records  # noqa: F401  (they register their commands)
+from bot import advice, duels, records, time_limits  # noqa: F401  (they register commands)
 from bot.clock import Clock
 from bot.commands import REGISTRY, Ctx, Example, Refusal, command, split_command
 from bot.config import BotConfig
@@ -118,7 +118,7 @@ class Referee:
 
     def tick(self) -> list[Outgoing]:
         """Time-limit warnings and lapsed challenges; call about once a second."""
-        return duels.tick(self)
+        return time_limits.tick(self)
 
 
 @command("roll", "!roll <dice>  (also !rol d100 or /rol d100)",
