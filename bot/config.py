@@ -88,6 +88,9 @@ def load_config(path: str | Path | None) -> BotConfig:
         data = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
     except OSError as error:
         raise ConfigError(f"{source}: cannot read: {error.strerror}") from error
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{source}: not UTF-8 text (byte {error.start + 1}): save it as "
+                          "UTF-8") from error
     except yaml.YAMLError as error:
         raise ConfigError(f"{source}: not valid YAML: {error}") from error
     if not isinstance(data, dict):
