@@ -1,6 +1,6 @@
 """``!odds`` through the referee, as chat transcripts: the answer comes later, one
 request at a time per channel, one per player every 30 s (the fake clock), and an
-answer about a fight that moved on or ended.
+answer about a fight that moved on or ended; and the console's wait at end of input.
 
 Most tests hold each simulation until ``held.finish()``, as if it were still running in
 the worker; ``club.wait(0)`` then returns the answers that came meanwhile.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,11 +18,18 @@ from typing import Any
 import pytest
 from club import Club
 
-from bot import advice, odds_desk
+from bot import advice, console, odds_desk
+from bot.console import serve
 
-MATCHUP = re.compile(r"#arena ann: Olaf vs Gorbag \(practice\): Olaf wins \d+% ±\d+ "
+MATCHUP = re.compile(r"ann: Olaf vs Gorbag \(practice\): Olaf wins \d+% ±\d+ "
                      r"\(\d+ fights; policy: !help odds\)")
 BUSY = "the odds asked for here are still being worked out; ask again once they are out"
+
+
+def is_matchup(line: str, target: str = "#arena") -> bool:
+    """``line`` is ann's answer for Olaf against Gorbag, sent to ``target``."""
+    return line.startswith(f"{target} ") and bool(
+        MATCHUP.fullmatch(line.removeprefix(f"{target} ")))
 
 
 class Held(Executor):
@@ -68,12 +75,12 @@ def test_the_answer_comes_later_and_alone(club: Club) -> None:
     assert len(jobs.jobs) == 1
     jobs.finish()
     (answer,) = club.wait(0)
-    assert MATCHUP.fullmatch(answer)
+    assert is_matchup(answer)
 
 
 def test_the_inline_executor_answers_at_once(club: Club) -> None:
     (answer,) = club.say("ann !odds Olaf vs Gorbag")
-    assert MATCHUP.fullmatch(answer)
+    assert is_matchup(answer)
 
 
 def test_one_request_at_a_time_per_channel(club: Club) -> None:
@@ -92,7 +99,7 @@ def test_one_request_at_a_time_per_channel(club: Club) -> None:
 
 def test_one_request_per_player_every_30_seconds(club: Club) -> None:
     (answer,) = club.say("ann !odds Olaf vs Gorbag")
-    assert MATCHUP.fullmatch(answer)
+    assert is_matchup(answer)
     club.clock.advance(10)
     assert club.say("ann !odds Gorbag vs Olaf") == [
         "#arena ann: one !odds per player every 30 s; ask again in 20 s"]
@@ -118,7 +125,7 @@ def test_a_refused_request_does_not_count(club: Club) -> None:
         "#arena ann: usage: !odds <warrior> vs <warrior> [practice|duel|mortal]"]
     assert club.say("ann !odds") == [
         "#arena ann: there is no fight in this channel; start one with !challenge"]
-    assert MATCHUP.fullmatch(club.say("ann !odds Olaf vs Gorbag")[0])
+    assert is_matchup(club.say("ann !odds Olaf vs Gorbag")[0])
 
 
 def fight(club: Club) -> None:
@@ -178,3 +185,24 @@ def test_closing_drops_answers_not_yet_out(club: Club) -> None:
     jobs.finish()
     assert club.wait(0) == []
     assert odds_desk.wait(club.referee, 0)  # nothing out any more
+
+
+# -- the console: at end of input it waits for the answers still due ---------------------
+
+
+def test_the_console_waits_for_an_answer_from_another_thread(club: Club) -> None:
+    with ThreadPoolExecutor(1) as executor:
+        odds_desk.attach(club.referee, executor)
+        written: list[str] = []
+        serve(club.referee, ["ann !odds Olaf vs Gorbag"], written.append)
+    (answer,) = written
+    assert is_matchup(answer, "#console")
+
+
+def test_the_console_stops_waiting_after_its_timeout(
+        club: Club, monkeypatch: pytest.MonkeyPatch) -> None:
+    jobs = held(club)
+    monkeypatch.setattr(console, "ANSWERS_WAIT", 0.01)
+    written: list[str] = []
+    serve(club.referee, ["ann !odds Olaf vs Gorbag"], written.append)
+    assert written == [] and len(jobs.jobs) == 1  # never finished: nothing to write
