@@ -8,7 +8,7 @@ from functools import partial
 
 from bot.commands import Ctx, Example, Refusal, command
 from bot.odds import POLICY, Estimate, estimate, start_odds, weigh
-from bot.odds_desk import WINDOW, ask
+from bot.odds_desk import WINDOW, admit, ask
 from rules.ancath.commands import Command
 from rules.ancath.state import Kind, Need
 
@@ -43,6 +43,7 @@ def _verb(command: object) -> str:
                       "olaf !create Olaf free-clans axe shield",
                       "ann !odds Olaf vs Gorbag"), "Olaf vs Gorbag (practice): Olaf wins"),))
 def odds(ctx: Ctx) -> None:
+    admit(ctx)
     if ctx.args:
         _matchup(ctx)
     else:

@@ -27,7 +27,7 @@ from storage.store import OpenFight
 if TYPE_CHECKING:
     from bot.referee import Referee
 
-__all__ = ["WINDOW", "ask", "attach", "close", "wait"]
+__all__ = ["WINDOW", "admit", "ask", "attach", "close", "wait"]
 
 log = logging.getLogger("ancath.odds")
 
@@ -57,23 +57,39 @@ def attach(referee: Referee, executor: Executor) -> None:
     _DESKS[referee] = _Desk(executor)
 
 
+def _channel(ctx: Ctx) -> str | None:
+    return ctx.msg.channel.casefold() if ctx.msg.channel else None
+
+
+def _check(desk: _Desk, ctx: Ctx, now: float) -> None:
+    """Refuse a request beyond the limits (the desk's lock held)."""
+    last = desk.asked.get(ctx.who)
+    if last is not None and now - last < WINDOW:
+        raise Refusal(f"one !odds per player every {WINDOW:.0f} s; "
+                      f"ask again in {math.ceil(WINDOW - (now - last))} s")
+    if _channel(ctx) in desk.busy:
+        raise Refusal("the odds asked for here are still being worked out; "
+                      "ask again once they are out")
+
+
+def admit(ctx: Ctx) -> None:
+    """Refuse, naming when to ask again, a request beyond the limits: first, so a
+    refusal costs the event loop next to nothing."""
+    desk = _DESKS[ctx.referee]
+    with desk.changed:
+        _check(desk, ctx, ctx.referee.clock.now())
+
+
 def ask(ctx: Ctx, job: Callable[[], T], answer: Callable[[T], str],
         fight: OpenFight | None = None) -> None:
     """Run ``job`` (picklable) for the sender and reply ``answer(result)`` later; about
-    ``fight`` when given. Refuses, naming when to ask again, beyond the limits."""
+    ``fight`` when given. Counts against the limits (refuses beyond them)."""
     referee = ctx.referee
     desk = _DESKS[referee]
     now = referee.clock.now()
-    channel = ctx.msg.channel.casefold() if ctx.msg.channel else None
+    channel = _channel(ctx)
     with desk.changed:
-        last = desk.asked.get(ctx.who)
-        if last is not None and now - last < WINDOW:
-            wait_for = math.ceil(WINDOW - (now - last))
-            raise Refusal(f"one !odds per player every {WINDOW:.0f} s; "
-                          f"ask again in {wait_for} s")
-        if channel in desk.busy:
-            raise Refusal("the odds asked for here are still being worked out; "
-                          "ask again once they are out")
+        _check(desk, ctx, now)
         desk.asked = {who: at for who, at in desk.asked.items() if now - at < WINDOW}
         desk.asked[ctx.who] = now
         if channel is not None:
