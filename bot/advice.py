@@ -35,9 +35,9 @@ def _verb(command: object) -> str:
 
 
 @command("odds", "!odds <warrior> vs <warrior> [practice|duel|mortal] | !odds",
-         f"Win chances by simulation, with the 95% interval; the answer comes in about a "
-         f"second. One at a time per channel, one per player every {WINDOW:.0f} s. "
-         f"Policy: {POLICY}. In a fight, !odds weighs each move open to the side to act.",
+         f"Win chances by simulation, with the 95% interval (one at a time per channel, "
+         f"one per player every {WINDOW:.0f} s). Policy: {POLICY}. In a fight, !odds weighs "
+         "each move open to the side to act.",
          group="fight", examples=(
              Example(("gob !create Gorbag goblin club spear",
                       "olaf !create Olaf free-clans axe shield",
