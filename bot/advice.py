@@ -7,8 +7,9 @@ from dataclasses import replace
 from functools import partial
 
 from bot.commands import Ctx, Example, Refusal, command
-from bot.odds import POLICY, Estimate, estimate, start_odds, weigh
+from bot.odds import POLICY, Estimate, estimate, weigh
 from bot.odds_desk import WINDOW, admit, ask
+from rules.ancath import start
 from rules.ancath.commands import Command
 from rules.ancath.state import Kind, Need
 
@@ -63,14 +64,14 @@ def _matchup(ctx: Ctx) -> None:
     if first.system != "ancath" or second.system != "ancath":
         raise Refusal("the odds advisor knows An Cath warriors only")
     a, b = first.sheet.name, second.sheet.name
+    state, _ = start(kind, replace(first.sheet, status=first.sheet.status.FREE),
+                     replace(second.sheet, status=second.sheet.status.FREE))
 
     def answer(result: Estimate) -> str:
         return (f"{a} vs {b} ({kind.value}): {a} wins {_pct(result)} ({result.samples} "
                 "fights; policy: !help odds)")
 
-    ask(ctx, partial(start_odds, replace(first.sheet, status=first.sheet.status.FREE),
-                     replace(second.sheet, status=second.sheet.status.FREE), kind,
-                     seconds=SECONDS), answer)
+    ask(ctx, partial(estimate, state, 0, seconds=SECONDS), answer)
 
 
 def _in_fight(ctx: Ctx) -> None:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rules.ancath import apply, legal_actions, start
+from rules.ancath import apply, legal_actions
 from rules.ancath.chances import action_problem, attack_chance, defence_options
 from rules.ancath.commands import (
     AcceptYield,
@@ -29,12 +29,11 @@ from rules.ancath.commands import (
     Roll,
     Stop,
 )
-from rules.ancath.sheet import Sheet
-from rules.ancath.state import Action, ActionContext, FightState, Kind, Need, Strike
+from rules.ancath.state import Action, ActionContext, FightState, Need, Strike
 from rules.ancath.state import succeeds as _succeeds
 from rules.errors import RulesError
 
-__all__ = ["POLICY", "Estimate", "estimate", "policy", "start_odds", "succeeds", "weigh"]
+__all__ = ["POLICY", "Estimate", "estimate", "policy", "succeeds", "weigh"]
 
 POLICY = ("both sides: go first; Double if it gives a better chance of a hit than "
           "Attack, else Attack; best defence left; accept a yield; strike a fleeing foe")
@@ -158,8 +157,3 @@ def weigh(state: FightState, seconds: float) -> list[tuple[Command, Estimate]]:
         weighed.append((option, estimate(after, side, seconds=seconds / len(options))))
     return weighed
 
-
-def start_odds(a: Sheet, b: Sheet, kind: Kind, **limits: float) -> Estimate:
-    """The challenger's chance against the defender from the first command."""
-    state, _ = start(kind, a, b)
-    return estimate(state, 0, **limits)  # type: ignore[arg-type]

@@ -125,6 +125,7 @@ def test_a_refused_request_does_not_count(club: Club) -> None:
         "#arena ann: usage: !odds <warrior> vs <warrior> [practice|duel|mortal]"]
     assert club.say("ann !odds") == [
         "#arena ann: there is no fight in this channel; start one with !challenge"]
+    assert club.say("ann !odds Olaf vs Olaf") == ["#arena ann: a warrior cannot fight themself"]
     assert is_matchup(club.say("ann !odds Olaf vs Gorbag")[0])
 
 
@@ -172,7 +173,7 @@ def test_a_failed_simulation_says_so_once_and_frees_the_channel(
         raise RuntimeError("a bug in the simulator")
 
     with monkeypatch.context() as patch:
-        patch.setattr(advice, "start_odds", broken)
+        patch.setattr(advice, "estimate", broken)
         assert club.say("ann !odds Olaf vs Gorbag") == [
             "#arena ann: the odds went wrong on my side; a moderator can check the log"]
     assert club.say("bob !odds Olaf vs Gorbag")[0].startswith("#arena bob: Olaf vs Gorbag")
