@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import ParamSpec, TypeVar
@@ -20,9 +22,21 @@ NICENESS = 10
 
 
 def _warm() -> None:
-    """The worker's start: below the bot in priority, the simulator imported."""
+    """The worker's start: below the bot in priority, the simulator imported, and a
+    watch on the bot: a worker whose bot was killed would otherwise wait for jobs
+    forever (it holds its own job queue open)."""
     os.nice(NICENESS)
     importlib.import_module("bot.odds")
+    bot = multiprocessing.parent_process()
+    if bot is not None:
+        threading.Thread(target=_exit_with, args=(bot.sentinel,), name="odds-watch",
+                         daemon=True).start()
+
+
+def _exit_with(sentinel: int) -> None:
+    """Exit as soon as the bot's process has ended."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
 
 
 def start_worker() -> ProcessPoolExecutor:
