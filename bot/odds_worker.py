@@ -12,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import ParamSpec, TypeVar
 
-__all__ = ["InlineExecutor", "start_worker"]
+__all__ = ["NICENESS", "InlineExecutor", "start_worker"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
