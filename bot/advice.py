@@ -1,15 +1,17 @@
-"""``!odds``: the odds advisor in chat (simulation in :mod:`bot.odds`)."""
+"""``!odds``: the odds advisor in chat. The simulation (:mod:`bot.odds`) runs on the
+referee's odds desk (:mod:`bot.odds_desk`), off the event loop; its answer comes later."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 
 from bot.commands import Ctx, Example, Refusal, command
-from bot.odds import POLICY, Estimate, estimate, start_odds
-from rules.ancath import apply, legal_actions
-from rules.ancath.commands import DeclareBonus
+from bot.odds import POLICY, Estimate, estimate, weigh
+from bot.odds_desk import WINDOW, admit, ask
+from rules.ancath import start
+from rules.ancath.commands import Command
 from rules.ancath.state import Kind, Need
-from rules.errors import RulesError
 
 __all__ = ["SECONDS"]
 
@@ -34,12 +36,15 @@ def _verb(command: object) -> str:
 
 
 @command("odds", "!odds <warrior> vs <warrior> [practice|duel|mortal] | !odds",
-         f"Win chances by simulation, with the 95% interval. Policy: {POLICY}. In a fight, "
-         "!odds weighs each move open to the side to act.", group="fight", examples=(
+         f"Win chances by simulation, with the 95% interval (one at a time per channel, "
+         f"one per player every {WINDOW:.0f} s). Policy: {POLICY}. In a fight, !odds weighs "
+         "each move open to the side to act.",
+         group="fight", examples=(
              Example(("gob !create Gorbag goblin club spear",
                       "olaf !create Olaf free-clans axe shield",
                       "ann !odds Olaf vs Gorbag"), "Olaf vs Gorbag (practice): Olaf wins"),))
 def odds(ctx: Ctx) -> None:
+    admit(ctx)
     if ctx.args:
         _matchup(ctx)
     else:
@@ -58,12 +63,15 @@ def _matchup(ctx: Ctx) -> None:
     first, second = store.warrior(words[0]), store.warrior(words[2])
     if first.system != "ancath" or second.system != "ancath":
         raise Refusal("the odds advisor knows An Cath warriors only")
-    result = start_odds(replace(first.sheet, status=first.sheet.status.FREE),
-                        replace(second.sheet, status=second.sheet.status.FREE), kind,
-                        seconds=SECONDS)
-    ctx.reply(f"{first.sheet.name} vs {second.sheet.name} ({kind.value}): "
-              f"{first.sheet.name} wins {_pct(result)} ({result.samples} fights; "
-              "policy: !help odds)")
+    a, b = first.sheet.name, second.sheet.name
+    state, _ = start(kind, replace(first.sheet, status=first.sheet.status.FREE),
+                     replace(second.sheet, status=second.sheet.status.FREE))
+
+    def answer(result: Estimate) -> str:
+        return (f"{a} vs {b} ({kind.value}): {a} wins {_pct(result)} ({result.samples} "
+                "fights; policy: !help odds)")
+
+    ask(ctx, partial(estimate, state, 0, seconds=SECONDS), answer)
 
 
 def _in_fight(ctx: Ctx) -> None:
@@ -74,21 +82,17 @@ def _in_fight(ctx: Ctx) -> None:
     state = fight.state
     awaiting = state.awaiting
     assert awaiting is not None
-    side = awaiting.side
-    name = state.fighters[side].name
+    name = state.fighters[awaiting.side].name
     if awaiting.need is Need.ROLL:
-        result = estimate(state, side, seconds=SECONDS)
-        ctx.reply(f"{name} wins {_pct(result)} from here ({result.samples} fights)")
+
+        def from_here(result: Estimate) -> str:
+            return f"{name} wins {_pct(result)} from here ({result.samples} fights)"
+
+        ask(ctx, partial(estimate, state, awaiting.side, seconds=SECONDS), from_here, fight)
         return
-    options = [o for o in legal_actions(state)
-               if getattr(o.command, "side", None) == side
-               and not isinstance(o.command, DeclareBonus)]
-    parts = []
-    for option in options:
-        try:
-            after, _ = apply(state, option.command)
-        except RulesError:
-            continue
-        result = estimate(after, side, seconds=SECONDS / max(1, len(options)))
-        parts.append(f"{_verb(option.command)} {_pct(result)}")
-    ctx.reply(f"{name}'s chances: " + ", ".join(parts))
+
+    def per_move(weighed: list[tuple[Command, Estimate]]) -> str:
+        return f"{name}'s chances: " + ", ".join(
+            f"{_verb(move)} {_pct(result)}" for move, result in weighed)
+
+    ask(ctx, partial(weigh, state, SECONDS), per_move, fight)

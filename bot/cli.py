@@ -15,6 +15,7 @@ import signal
 import sys
 from typing import Any
 
+from bot import odds_desk
 from bot.app import build_referee
 from bot.config import ConfigError, load_config
 from bot.console import DEFAULT_CHANNEL, serve
@@ -122,28 +123,34 @@ async def _serve_irc(bot: IrcBot) -> None:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, bot.stop)
-    await bot.run()
+    try:
+        await bot.run()
+    finally:
+        odds_desk.close(bot.referee)  # before the loop closes: a late answer calls it
 
 
 def _serve(args: argparse.Namespace) -> int:
     """``run``: IRC when configured, else the console; ``console``: a console channel on
-    stdin until end of input."""
+    stdin until end of input (and the ``!odds`` answers still due)."""
     config = load_config(args.config)
     dice = _dice(getattr(args, "dice", None))
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice)
-    if args.command == "run" and config.irc is not None:
-        logging.basicConfig(level=logging.INFO,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-        asyncio.run(_serve_irc(IrcBot(config.irc, referee)))
-        return 0
-    if sys.stdin.isatty():
-        print(f"ancath-bot: console channel {DEFAULT_CHANNEL}; type '<nick> <message>', "
-              "e.g. 'ann !help'; Ctrl-D quits", file=sys.stderr)
     try:
-        serve(referee, sys.stdin, lambda line: print(line, flush=True))
-    except DiceExhausted as error:
-        print(f"ancath-bot: {error}", file=sys.stderr)
-        return 3
+        if args.command == "run" and config.irc is not None:
+            logging.basicConfig(level=logging.INFO,
+                                format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+            asyncio.run(_serve_irc(IrcBot(config.irc, referee)))
+            return 0
+        if sys.stdin.isatty():
+            print(f"ancath-bot: console channel {DEFAULT_CHANNEL}; type '<nick> <message>', "
+                  "e.g. 'ann !help'; Ctrl-D quits", file=sys.stderr)
+        try:
+            serve(referee, sys.stdin, lambda line: print(line, flush=True))
+        except DiceExhausted as error:
+            print(f"ancath-bot: {error}", file=sys.stderr)
+            return 3
+    finally:
+        odds_desk.close(referee)
     if isinstance(dice, ScriptedDice) and dice.left:
         print(f"ancath-bot: {dice.left} scripted dice left over", file=sys.stderr)
         return 4

@@ -13,12 +13,15 @@ from collections.abc import Callable, Iterable
 
 from pydantic import ValidationError
 
+from bot import odds_desk
 from bot.messages import Incoming, Outgoing, Sender
 from bot.referee import Referee
 
-__all__ = ["DEFAULT_CHANNEL", "parse_line", "serve"]
+__all__ = ["ANSWERS_WAIT", "DEFAULT_CHANNEL", "parse_line", "serve"]
 
 DEFAULT_CHANNEL = "#console"
+ANSWERS_WAIT = 30.0
+"""At end of input, the longest wait in seconds for ``!odds`` answers still due."""
 
 
 def parse_line(line: str) -> Incoming | None:
@@ -43,7 +46,8 @@ def serve(
 ) -> None:
     """Feed every line to the referee and write what it says, in order; between lines
     the clock ticks about once a second, so time-limit warnings come on their own, and
-    lines the referee finishes later (``!odds``) are written as they come."""
+    lines the referee finishes later (``!odds``) are written as they come. At end of
+    input it waits for those still due (at most ``ANSWERS_WAIT``) and writes them."""
     inbox: queue.Queue[str | list[Outgoing] | None] = queue.Queue()
     referee.later = inbox.put
 
@@ -55,13 +59,19 @@ def serve(
             inbox.put(None)
 
     threading.Thread(target=read, name="console-input", daemon=True).start()
+    ended = False
     while True:
         try:
             line = inbox.get(timeout=tick_seconds)
         except queue.Empty:
             line = ""
         if line is None:
-            return
+            if ended:
+                return
+            odds_desk.wait(referee, ANSWERS_WAIT)  # end of input: the answers still due,
+            inbox.put(None)  # then an end after them
+            ended = True
+            continue
         if isinstance(line, list):
             out = line
         else:

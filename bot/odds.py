@@ -17,22 +17,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rules.ancath import apply, start
+from rules.ancath import apply, legal_actions
 from rules.ancath.chances import action_problem, attack_chance, defence_options
 from rules.ancath.commands import (
     AcceptYield,
     Act,
     ChooseOrder,
     Command,
+    DeclareBonus,
     Defend,
     Roll,
     Stop,
 )
-from rules.ancath.sheet import Sheet
-from rules.ancath.state import Action, ActionContext, FightState, Kind, Need, Strike
+from rules.ancath.state import Action, ActionContext, FightState, Need, Strike
 from rules.ancath.state import succeeds as _succeeds
+from rules.errors import RulesError
 
-__all__ = ["POLICY", "Estimate", "estimate", "policy", "start_odds", "succeeds"]
+__all__ = ["POLICY", "Estimate", "estimate", "policy", "succeeds", "weigh"]
 
 POLICY = ("both sides: go first; Double if it gives a better chance of a hit than "
           "Attack, else Attack; best defence left; accept a yield; strike a fleeing foe")
@@ -122,7 +123,8 @@ def estimate(
     target_margin: float = 0.01, roll: Roller | None = None,
 ) -> Estimate:
     """How often ``side`` wins from ``state``: until the 95% margin falls below
-    ``target_margin``, ``max_samples`` fights are played, or ``seconds`` pass."""
+    ``target_margin`` (checked every 200 fights), ``max_samples`` fights are played, or
+    ``seconds`` pass (checked after every fight: at least one is played)."""
     if roll is None:
         rng = random.Random(os.urandom(16))
         roll = lambda _side: rng.randint(1, 100)  # noqa: E731
@@ -131,14 +133,27 @@ def estimate(
     while samples < max_samples:
         wins += play_out(state, roll) == side
         samples += 1
-        if samples % 200 == 0:
-            current = Estimate(wins, samples)
-            if current.margin < target_margin or time.perf_counter() > deadline:
-                break
+        if time.perf_counter() > deadline or (
+                samples % 200 == 0 and Estimate(wins, samples).margin < target_margin):
+            break
     return Estimate(wins, samples)
 
 
-def start_odds(a: Sheet, b: Sheet, kind: Kind, **limits: float) -> Estimate:
-    """The challenger's chance against the defender from the first command."""
-    state, _ = start(kind, a, b)
-    return estimate(state, 0, **limits)  # type: ignore[arg-type]
+def weigh(state: FightState, seconds: float) -> list[tuple[Command, Estimate]]:
+    """The chance of the side to decide after each move open to it (bonus declarations
+    aside), ``seconds`` split between the moves."""
+    awaiting = state.awaiting
+    assert awaiting is not None and awaiting.need is not Need.ROLL
+    side = awaiting.side
+    options = [o.command for o in legal_actions(state)
+               if getattr(o.command, "side", None) == side
+               and not isinstance(o.command, DeclareBonus)]
+    weighed: list[tuple[Command, Estimate]] = []
+    for option in options:
+        try:
+            after, _ = apply(state, option)
+        except RulesError:
+            continue
+        weighed.append((option, estimate(after, side, seconds=seconds / len(options))))
+    return weighed
+

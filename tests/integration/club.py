@@ -9,7 +9,9 @@ and the referee behind a fake transport that records every line it would send.
 ``say`` takes ``"<nick> <text>"`` (default channel ``#arena``) or ``"#chan <nick>
 <text>"``, like the console, and returns the lines sent, as ``"<target> <text>"``, split
 as IRC would split them (the budget before the bot knows its own prefix), so a test
-that compares lists counts the lines a command costs.
+that compares lists counts the lines a command costs. ``!odds`` simulations run in the
+caller's thread, so their answers (``Referee.later``) are ready at once and come in what
+``say`` returns.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from bot.clock import FakeClock
 from bot.config import BotConfig
 from bot.dice import ScriptedDice
 from bot.messages import Incoming, Outgoing, Sender
+from bot.odds_worker import InlineExecutor
 from bot.referee import Referee
 from bot.text import split_utf8
 
@@ -42,11 +45,23 @@ class Club:
         self.dice = ScriptedDice([])
         self.clock = FakeClock()
         self.sent: list[str] = []
-        self.referee: Referee = build_referee(self.config, dice=self.dice, clock=self.clock)
+        self._later: list[Outgoing] = []
+        self.referee = self._referee()
+
+    def _referee(self) -> Referee:
+        referee = build_referee(self.config, dice=self.dice, clock=self.clock,
+                                odds_executor=InlineExecutor())
+        referee.later = self._later.extend
+        return referee
+
+    def _lines(self, out: list[Outgoing]) -> list[str]:
+        """``out`` and then the lines that came later, as ``"<target> <text>"``."""
+        out, self._later[:] = out + self._later, []
+        return lines(out)
 
     def restart(self) -> list[str]:
         """A new referee on the same database (as after a crash); returns problems."""
-        self.referee = build_referee(self.config, dice=self.dice, clock=self.clock)
+        self.referee = self._referee()
         return self.referee.store.open_fights()[1]
 
     def say(self, line: str, *, account: str | None = None, mask: str | None = None) -> list[str]:
@@ -57,20 +72,21 @@ class Club:
         host = mask.split("!", 1)[1] if mask and "!" in mask else None
         sender = Sender(nick=nick, account=account if account is not None else nick, mask=mask,
                         host=host)
-        said = lines(self.referee.handle(Incoming(sender=sender, text=text, channel=channel)))
+        said = self._lines(self.referee.handle(Incoming(sender=sender, text=text,
+                                                        channel=channel)))
         self.sent += said
         return said
 
     def pm(self, line: str) -> list[str]:
         """A private message to the bot."""
         nick, text = line.split(" ", 1)
-        return lines(self.referee.handle(Incoming(sender=Sender(nick=nick, account=nick),
-                                                  text=text)))
+        return self._lines(self.referee.handle(Incoming(sender=Sender(nick=nick, account=nick),
+                                                        text=text)))
 
     def wait(self, minutes: float) -> list[str]:
         """Let time pass and return what the referee says about it."""
         self.clock.advance(minutes * 60)
-        said = lines(self.referee.tick())
+        said = self._lines(self.referee.tick())
         self.sent += said
         return said
 

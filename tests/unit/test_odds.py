@@ -1,10 +1,11 @@
-"""The odds advisor: its policy, forced outcomes, and intervals that shrink."""
+"""The odds advisor: its policy, forced outcomes, intervals that shrink, a deadline
+kept to the fight, and each move weighed."""
 
 import random
 
 from transcript import fight, play, warrior
 
-from bot.odds import Estimate, estimate, policy
+from bot.odds import Estimate, estimate, policy, weigh
 from rules.ancath.commands import Act, Defend
 from rules.ancath.state import Action, Defence
 
@@ -35,6 +36,23 @@ def test_the_interval_shrinks_as_samples_grow() -> None:
         assert result.samples == samples
         margins.append(result.margin)
     assert margins[1] < margins[0] / 2.5  # ~ 1/sqrt(10)
+
+
+def test_the_deadline_is_checked_after_every_fight() -> None:
+    """No time at all still plays one fight, and only one (it used to be 200)."""
+    state = fight("practice", *olaf_and_gorbag())
+    assert estimate(state, 0, seconds=0.0, target_margin=0.0).samples == 1
+
+
+def test_each_move_open_is_weighed() -> None:
+    state, _ = play(fight("practice", *olaf_and_gorbag()), """
+        Olaf rolls 60
+        Gorbag rolls 20
+        Olaf: first
+    """)
+    weighed = weigh(state, 0.0)
+    assert [move for move, _ in weighed][:2] == [Act(0, Action.ATTACK), Act(0, Action.PRESS)]
+    assert all(result.samples == 1 for _, result in weighed)
 
 
 def test_policy_defends_with_the_best_chance_and_attacks() -> None:

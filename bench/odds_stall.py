@@ -1,0 +1,177 @@
+"""Benchmark: a fighter's reply latency in one channel while another channel's players
+send six ``!odds`` at once.
+
+    python bench/odds_stall.py [--bursts N] [--warmup W] [--quiet Q] [--seconds S]
+
+One ngircd on loopback (penalties off: ``max_penalty_time=0``), one process, one asyncio
+loop for the server's clients and the referee, whose ``!odds`` run on its real worker
+process (the default of ``build_referee``). The referee's per-player command limit, its
+send bucket and the per-player ``!odds`` window are lifted for the whole run, so the
+same six players can ask in every burst and every figure is the bot's own work, not
+pacing; the one-request-at-a-time rule per channel stays, as in the bot.
+
+In ``#arena`` Olaf (``olaf``) and Gorbag (``gob``) are in a practice fight, Olaf to act.
+Six players ``fan0`` .. ``fan5`` sit in ``#b``. A burst: the six send ``!odds Olaf vs
+Gorbag`` at once (one is accepted, five are refused); then, until the answer arrives in
+``#b``, ``olaf`` sends ``!roll 1d1`` in ``#arena`` and waits for the bot's reply, one round
+trip after another, each timed. After the answer, ``Q`` more round trips with no
+``!odds`` out give the quiet baseline of the same run. ``W`` warm-up bursts come first,
+untimed. ``--seconds`` sets the simulation's time (``bot.advice.SECONDS``, 1.0). The
+clients forget the lines they saw after each burst, so the benchmark's own heap (and
+the garbage collector's passes over it) does not grow with the run.
+
+Figures, one per line: ``odds_stall.reply_latency_ms_p50``, ``_p99`` and ``_max`` (round
+trips while an ``!odds`` is out; the goal is p99 under 50 ms), ``odds_stall.round_trips``
+(how many), ``odds_stall.quiet_latency_ms_p50`` and ``_p99`` (none out), and
+``odds_stall.answer_seconds_p50`` (from a burst to its answer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "integration")]
+
+from ircbot import BOT_NICK, Running, bot_on, from_bot, player  # noqa: E402
+from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
+
+import bot.network  # noqa: E402
+from bot import advice, odds_desk  # noqa: E402
+from bot.dice import OsDice  # noqa: E402
+from bot.outbox import TokenBucket  # noqa: E402
+
+ARENA, SIDE = "#arena", "#b"
+FANS = 6
+ROLL, ROLLED = "!roll 1d1", "olaf rolls 1d1 = [1] = 1"
+ANSWER = "Olaf vs Gorbag (practice): Olaf wins"
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+async def round_trip(olaf: IrcClient) -> float:
+    """One ``!roll 1d1`` in ``#arena`` and the bot's reply, in ms."""
+
+    def reply(line: IrcLine) -> bool:
+        return (line.command == "PRIVMSG" and line.nick == BOT_NICK and line.target == ARENA
+                and line.text == ROLLED)
+
+    began = time.perf_counter()
+    await olaf.say(ARENA, ROLL)
+    await olaf.expect(reply)
+    return (time.perf_counter() - began) * 1000
+
+
+async def setup(run: Running, server: NgircdServer) -> list[IrcClient]:
+    """``olaf``, ``gob`` and the six players: the fight in ``#arena`` (Olaf to act), the
+    players in ``#b``."""
+    gob, olaf = await player(server, "gob"), await player(server, "olaf")
+    await gob.say(ARENA, "!create Gorbag goblin club spear")
+    await from_bot(gob, "created Gorbag")
+    await olaf.say(ARENA, "!create Olaf free-clans broadsword shield")
+    await from_bot(olaf, "created Olaf")
+    await olaf.say(ARENA, "!challenge Gorbag practice")
+    await from_bot(gob, "Olaf challenges you")
+    run.dice.push(50, 40)  # initiative: Olaf 50, Gorbag 40
+    await gob.say(ARENA, "!accept")
+    await from_bot(olaf, "Olaf chooses:")
+    await olaf.say(ARENA, "!first")
+    await from_bot(olaf, "Olaf to act:")
+    run.referee.dice = OsDice()  # a 1d1 is always 1
+    fans = [await IrcClient.connect(server.port, f"fan{i}") for i in range(FANS)]
+    for fan in fans:
+        await fan.join(SIDE)
+    assert run.bot.connection is not None
+    run.bot.connection.join(SIDE)
+    await fans[0].expect(lambda line: line.command == "JOIN" and line.nick == BOT_NICK)
+    return [olaf, gob, *fans]
+
+
+async def burst(olaf: IrcClient, fans: list[IrcClient]) -> tuple[list[float], float]:
+    """Six ``!odds`` at once; the round trips in ``#arena`` until the answer, and the
+    seconds from the burst to the answer."""
+    began = time.perf_counter()
+    await asyncio.gather(*(fan.say(SIDE, "!odds Olaf vs Gorbag") for fan in fans))
+    answer = asyncio.create_task(from_bot(fans[0], ANSWER, timeout=60))
+    latencies = []
+    while not answer.done():
+        latencies.append(await round_trip(olaf))
+    await answer
+    return latencies, time.perf_counter() - began
+
+
+async def measure(bursts: int, warmup: int, quiet: int, server: NgircdServer,
+                  folder: Path) -> dict[str, float]:
+    async with bot_on(server, folder) as run:
+        run.bot.outbox.bucket = TokenBucket(10**6, 10**6)
+        clients = await setup(run, server)
+        olaf, fans = clients[0], clients[2:]
+        busy: list[float] = []
+        calm: list[float] = []
+        answers: list[float] = []
+        try:
+            for index in range(warmup + bursts):
+                latencies, seconds = await burst(olaf, fans)
+                still = [await round_trip(olaf) for _ in range(quiet)]
+                if index >= warmup:
+                    busy += latencies
+                    calm += still
+                    answers.append(seconds)
+                for client in clients:  # what they saw, read or not: the heap stays small
+                    client.drain()
+                    client.lines.clear()
+        finally:
+            odds_desk.close(run.referee)
+            for client in clients:
+                await client.quit()
+    return {
+        "odds_stall.reply_latency_ms_p50": statistics.median(busy),
+        "odds_stall.reply_latency_ms_p99": percentile(busy, 0.99),
+        "odds_stall.reply_latency_ms_max": max(busy),
+        "odds_stall.round_trips": len(busy),
+        "odds_stall.quiet_latency_ms_p50": statistics.median(calm),
+        "odds_stall.quiet_latency_ms_p99": percentile(calm, 0.99),
+        "odds_stall.answer_seconds_p50": statistics.median(answers),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bursts", type=int, default=30, help="timed bursts (30)")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed bursts first (1)")
+    parser.add_argument("--quiet", type=int, default=100,
+                        help="round trips with no !odds out after each burst (100)")
+    parser.add_argument("--seconds", type=float, default=advice.SECONDS,
+                        help=f"simulation time per answer ({advice.SECONDS})")
+    args = parser.parse_args(argv)
+    if min(args.bursts, args.quiet) < 1 or args.warmup < 0 or args.seconds <= 0:
+        parser.error("--bursts and --quiet must be at least 1, --warmup 0, --seconds > 0")
+    lifted = (bot.network.USER_BURST, bot.network.USER_RATE, odds_desk.WINDOW,
+              advice.SECONDS)
+    bot.network.USER_BURST, bot.network.USER_RATE = 10**6, 10**6
+    odds_desk.WINDOW, advice.SECONDS = 0.0, args.seconds
+    server = NgircdServer(max_penalty_time=0).start()
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            figures = asyncio.run(measure(args.bursts, args.warmup, args.quiet, server,
+                                          Path(folder)))
+    finally:
+        server.close()
+        (bot.network.USER_BURST, bot.network.USER_RATE, odds_desk.WINDOW,
+         advice.SECONDS) = lifted
+    for name, value in figures.items():
+        print(f"{name} {value:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,96 @@
+"""``!odds`` on a real ngircd with the real worker process: six spectators asking at
+once in ``#b`` never hold up a fight in ``#arena``.
+
+The server's penalties, the bot's per-player limit and its send bucket are lifted:
+this is about the event loop, not about pacing (five refusals would otherwise take the
+bucket's tokens). The bounds are generous: a simulation takes about a second, and a
+round trip through the loop a millisecond or so; a blocked loop would take the second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from ircbot import BOT_NICK, bot_on, from_bot, player
+from ircserver import IrcClient, NgircdServer
+from test_irc_bot import quick
+
+import bot.network
+from bot import advice
+from bot.dice import OsDice
+from bot.outbox import TokenBucket
+
+BUSY = "still being worked out"
+ANSWER = "Olaf vs Gorbag (practice): Olaf wins"
+PROMPT = 0.5
+"""Seconds: "promptly", far below the simulation's ``advice.SECONDS``."""
+
+
+async def loop_lag(stop: asyncio.Event, lags: list[float]) -> None:
+    """How late each 5 ms sleep of this loop (the bot's, shared with the clients) wakes."""
+    while not stop.is_set():
+        began = time.perf_counter()
+        await asyncio.sleep(0.005)
+        lags.append(time.perf_counter() - began - 0.005)
+
+
+def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
+        ngircd: NgircdServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bot.network, "USER_BURST", 10**6)
+    monkeypatch.setattr(bot.network, "USER_RATE", 10**6)
+
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            run.bot.outbox.bucket = TokenBucket(10**6, 10**6)
+            gob, olaf = await player(ngircd, "gob"), await player(ngircd, "olaf")
+            await gob.say("#arena", "!create Gorbag goblin club spear")
+            await from_bot(gob, "created Gorbag")
+            await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
+            await from_bot(olaf, "created Olaf")
+            await olaf.say("#arena", "!challenge Gorbag")
+            await from_bot(gob, "Olaf challenges you")
+            run.dice.push(50, 40)  # initiative: Olaf 50, Gorbag 40
+            await gob.say("#arena", "!accept")
+            await from_bot(olaf, "Olaf chooses:")
+            await olaf.say("#arena", "!first")
+            await from_bot(olaf, "Olaf to act:")
+            spectators = [await IrcClient.connect(ngircd.port, f"fan{i}") for i in range(6)]
+            for fan in spectators:
+                await fan.join("#b")
+            watcher = spectators[0]
+            assert run.bot.connection is not None
+            run.bot.connection.join("#b")
+            await watcher.expect(lambda line: line.command == "JOIN" and line.nick == BOT_NICK)
+
+            stop, lags = asyncio.Event(), []
+            monitor = asyncio.create_task(loop_lag(stop, lags))
+            asked = time.perf_counter()
+            await asyncio.gather(*(fan.say("#b", "!odds Olaf vs Gorbag") for fan in spectators))
+            answer = asyncio.create_task(from_bot(watcher, ANSWER, timeout=60))
+            run.dice.push(70)  # Olaf's attack 70 vs 25: a miss
+            await olaf.say("#arena", "!attack")
+            await from_bot(gob, "Gorbag to act:")
+            attacked = time.perf_counter()
+            run.referee.dice = OsDice()  # for the rolls below (1d1 is always 1)
+            rolls = []
+            while not answer.done():
+                began = time.perf_counter()
+                await olaf.say("#arena", "!roll 1d1")
+                await from_bot(olaf, "olaf rolls 1d1 = [1] = 1")
+                rolls.append(time.perf_counter() - began)
+            answered = time.perf_counter()
+            stop.set()
+            await monitor
+            await answer
+
+            assert attacked - asked < PROMPT < advice.SECONDS <= answered - asked
+            assert rolls and max(rolls) < PROMPT, rolls
+            assert max(lags) < PROMPT, max(lags)
+            refusals = [line for line in watcher.lines if line.command == "PRIVMSG"
+                        and line.target == "#b" and BUSY in line.text]
+            assert len(refusals) == 5  # one request at a time in #b
+
+    asyncio.run(scenario())
