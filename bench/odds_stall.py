@@ -83,9 +83,9 @@ async def setup(run: Running, server: NgircdServer) -> list[IrcClient]:
     await from_bot(gob, "Olaf challenges you")
     run.dice.push(50, 40)  # initiative: Olaf 50, Gorbag 40
     await gob.say(ARENA, "!accept")
-    await from_bot(olaf, "Olaf chooses:")
+    await from_bot(olaf, "Olaf (olaf) chooses:")
     await olaf.say(ARENA, "!first")
-    await from_bot(olaf, "Olaf to act:")
+    await from_bot(olaf, "Olaf (olaf) to act:")
     run.referee.dice = OsDice()  # a 1d1 is always 1
     fans = [await IrcClient.connect(server.port, f"fan{i}") for i in range(FANS)]
     for fan in fans:

@@ -134,7 +134,7 @@ def fight(club: Club) -> None:
     club.say("olaf !challenge Gorbag")
     club.dice.push(50, 40)  # initiative: Olaf 50, Gorbag 40
     club.say("gob !accept")
-    assert club.say("olaf !first")[-1].startswith("#arena Olaf to act:")
+    assert club.say("olaf !first")[-1].startswith("#arena Olaf acts first. Olaf (olaf) to act:")
 
 
 def test_in_a_fight_the_answer_weighs_each_move(club: Club) -> None:
@@ -149,7 +149,7 @@ def test_an_answer_for_a_fight_that_moved_on_names_its_turn(club: Club) -> None:
     jobs = held(club)
     assert club.say("ann !odds") == []
     club.dice.push(70)  # Olaf's attack 70 vs 25: a miss; Gorbag to act, turn 2
-    assert club.say("olaf !attack")[-1].startswith("#arena Gorbag to act:")
+    assert " Gorbag (gob) to act:" in club.say("olaf !attack")[-1]
     jobs.finish()
     (answer,) = club.wait(0)
     assert answer.startswith("#arena ann: Olaf's chances: !attack")

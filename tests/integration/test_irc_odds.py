@@ -54,9 +54,9 @@ def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
             await from_bot(gob, "Olaf challenges you")
             run.dice.push(50, 40)  # initiative: Olaf 50, Gorbag 40
             await gob.say("#arena", "!accept")
-            await from_bot(olaf, "Olaf chooses:")
+            await from_bot(olaf, "Olaf (olaf) chooses:")
             await olaf.say("#arena", "!first")
-            await from_bot(olaf, "Olaf to act:")
+            await from_bot(olaf, "Olaf (olaf) to act:")
             spectators = [await IrcClient.connect(ngircd.port, f"fan{i}") for i in range(6)]
             for fan in spectators:
                 await fan.join("#b")
@@ -72,7 +72,7 @@ def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
             answer = asyncio.create_task(from_bot(watcher, ANSWER, timeout=60))
             run.dice.push(70)  # Olaf's attack 70 vs 25: a miss
             await olaf.say("#arena", "!attack")
-            await from_bot(gob, "Gorbag to act:")
+            await from_bot(gob, "Gorbag (gob) to act:")
             attacked = time.perf_counter()
             run.referee.dice = OsDice()  # for the rolls below (1d1 is always 1)
             rolls = []
