@@ -21,6 +21,7 @@ from bot.config import ConfigError, load_config
 from bot.console import DEFAULT_CHANNEL, serve
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
 from bot.network import IrcBot
+from bot.odds_worker import start_worker
 from rules.ancath.sheet import derived_test
 from storage.db import make_engine, open_database, upgrade
 from storage.store import StorageError, Store
@@ -134,9 +135,12 @@ def _serve(args: argparse.Namespace) -> int:
     stdin until end of input (and the ``!odds`` answers still due)."""
     config = load_config(args.config)
     dice = _dice(getattr(args, "dice", None))
-    referee = build_referee(config, database=getattr(args, "db", None), dice=dice)
+    on_irc = args.command == "run" and config.irc is not None
+    referee = build_referee(config, database=getattr(args, "db", None), dice=dice,
+                            odds_executor=start_worker(warm=on_irc))
     try:
-        if args.command == "run" and config.irc is not None:
+        if on_irc:
+            assert config.irc is not None
             logging.basicConfig(level=logging.INFO,
                                 format="%(asctime)s %(levelname)s %(name)s: %(message)s")
             asyncio.run(_serve_irc(IrcBot(config.irc, referee)))

@@ -39,12 +39,14 @@ def _exit_with(sentinel: int) -> None:
     os._exit(1)
 
 
-def start_worker() -> ProcessPoolExecutor:
+def start_worker(*, warm: bool = True) -> ProcessPoolExecutor:
     """One worker process (spawned, so no thread of the bot is forked), starting now so
-    the first ``!odds`` does not wait for it."""
+    the first ``!odds`` does not wait for it; with ``warm=False`` (the console, which
+    a script may start for a few lines) it starts with the first ``!odds`` instead."""
     executor = ProcessPoolExecutor(max_workers=1, initializer=_warm,
                                    mp_context=multiprocessing.get_context("spawn"))
-    executor.submit(os.getpid)  # a worker starts with its first job
+    if warm:
+        executor.submit(os.getpid)  # a worker starts with its first job
     return executor
 
 
