@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import getpass
 import json
 import logging
 import signal
@@ -20,6 +21,7 @@ from bot.app import build_referee
 from bot.config import ConfigError, load_config
 from bot.console import DEFAULT_CHANNEL, serve
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
+from bot.moderators import hash_password, password_key
 from bot.network import IrcBot
 from bot.odds_worker import start_worker
 from rules.ancath.sheet import derived_test
@@ -65,6 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
     audit = sub.add_parser("audit", help="audit tools").add_subparsers(dest="action",
                                                                        required=True)
     with_db(audit.add_parser("verify", help="check the ledger chain and every total"))
+
+    moderator = sub.add_parser("moderator", help="moderators who log in by password")
+    password = with_db(moderator.add_subparsers(dest="action", required=True).add_parser(
+        "password", help="set the password a moderator gives to !mod login (R8.2)"))
+    password.add_argument("name", help="the moderator's name, as listed in moderators:")
+    password.add_argument("--password-stdin", action="store_true",
+                          help="read the password from the first line of standard input")
 
     db = sub.add_parser("db", help="database tools").add_subparsers(dest="action",
                                                                     required=True)
@@ -161,6 +170,26 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _set_password(args: argparse.Namespace, store: Store) -> int:
+    """``moderator password <name>``: a slow hash of the password in the club's settings."""
+    listed = load_config(getattr(args, "config", None)).moderators
+    if args.name not in listed:
+        raise ConfigError(f"{args.name} is not in moderators: in the configuration; add it "
+                          "there first")
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = getpass.getpass(f"password for {args.name}: ")
+        if getpass.getpass("again: ") != password:
+            raise ConfigError("the two passwords differ; nothing was changed")
+    if len(password) < 8:
+        raise ConfigError("a moderator's password has at least 8 characters")
+    store.set_setting(password_key(args.name), hash_password(password), "cli",
+                      f"password for {args.name}")
+    print(f"password set: {args.name} logs in with /msg <bot> !mod login <password>")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -182,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "ledger":
             _print_ledger(store.ledger(args.warrior), args.format)
             return 0
+        if args.command == "moderator":
+            return _set_password(args, store)
         problems = store.verify()
         for problem in problems:
             print(problem)

@@ -13,6 +13,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot.moderators import unverified_masks
+
 __all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "load_config"]
 
 DEFAULT_DATABASE = "sqlite:///ancath.sqlite3"
@@ -71,12 +73,25 @@ class BotConfig(_Strict):
     database: str = DEFAULT_DATABASE
     """A SQLAlchemy URL, or a path to a SQLite file."""
     moderators: list[str] = []
-    """Services accounts, or exact ``nick!user@host`` masks (R8.2)."""
+    """Services accounts, exact ``nick!user@host`` masks with a verified ident, or the
+    names of moderators who log in by password (``!mod login``) (R8.2)."""
     fairy_folk_open: bool = False
     rolls: Literal["auto", "manual"] = "auto"
     turn_timeout_minutes: float = Field(10, gt=0)
     command_prefix: str = Field("!", min_length=1, max_length=3)
     irc: IrcConfig | None = None
+
+    @field_validator("moderators")
+    @classmethod
+    def _verified(cls, value: list[str]) -> list[str]:
+        unverified = unverified_masks(value)
+        if unverified:
+            raise ValueError(
+                f"{', '.join(unverified)}: a '~' before the user means the server did not "
+                "verify it, so anyone on that host can take it; list a services account, a "
+                "mask with a verified ident, or a name that logs in with !mod login "
+                "(ancath-bot moderator password <name>)")
+        return value
 
 
 def load_config(path: str | Path | None) -> BotConfig:
@@ -99,7 +114,8 @@ def load_config(path: str | Path | None) -> BotConfig:
         return BotConfig.model_validate(data)
     except ValidationError as error:
         lines = [
-            f"{source}: {'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}"
+            f"{source}: {'.'.join(str(p) for p in e['loc']) or '(top)'}: "
+            f"{e['msg'].removeprefix('Value error, ')}"
             for e in error.errors()
         ]
         raise ConfigError("\n".join(lines)) from error

@@ -7,6 +7,7 @@ from decimal import Decimal, InvalidOperation
 
 from bot import duels, rulings
 from bot.commands import Ctx, Example, Refusal, command
+from bot.moderators import password_key, verify_password
 from bot.people import People
 from rules.ancath.sheet import Sheet, bp_available, create_warrior, derived_test, valid_name
 from rules.ancath.tables import Armour, Culture, Skill
@@ -236,15 +237,18 @@ def _tenths(word: str) -> int:
     return int(tenths)
 
 
-_MOD_USAGE = ("!mod undo <reason> | end <warrior>|draw <reason> | bp <warrior> <+/-n> "
-              "<reason> | skill <warrior> <skill> <value> <reason> | armour <warrior> "
-              "<armour> <reason> | free <warrior> <reason> | fairy open|close [reason] | "
-              "rolls auto|manual [reason]")
+_MOD_USAGE = ("!mod login <password> (in private) | undo <reason> | end <warrior>|draw "
+              "<reason> | bp <warrior> <+/-n> <reason> | skill <warrior> <skill> <value> "
+              "<reason> | armour <warrior> <armour> <reason> | free <warrior> <reason> | "
+              "fairy open|close [reason] | rolls auto|manual [reason]")
 
 
 @command("mod", _MOD_USAGE, "Moderators only: rule on fights and records; every change "
          "goes into the ledger with your reason.", group="moderators")
 def mod(ctx: Ctx) -> None:
+    if ctx.args[:1] and ctx.args[0].lower() == "login":
+        _login(ctx, " ".join(ctx.args[1:]))
+        return
     if not ctx.referee.is_moderator(ctx.msg.sender):
         raise Refusal("only moderators use !mod (by services account or host mask)")
     if not ctx.args:
@@ -280,6 +284,27 @@ def mod(ctx: Ctx) -> None:
         duels.catch_up(ctx)
     else:
         raise Refusal("usage: " + _MOD_USAGE)
+
+
+def _login(ctx: Ctx, password: str) -> None:
+    """``/msg Ref !mod login <password>``: a moderator without services (R8.2)."""
+    referee, sender = ctx.referee, ctx.msg.sender
+    if ctx.msg.channel is not None:
+        raise Refusal("log in by private message (/msg the bot), never in a channel; "
+                      "that password is seen now: set a new one")
+    if not password or sender.host is None:
+        raise Refusal("usage: /msg the bot !mod login <password>")
+    now = referee.clock.now()
+    if referee.logins.locked_out(sender.identity, now):
+        raise Refusal("too many wrong passwords; try again in 10 minutes")
+    for name in referee.config.moderators:
+        if verify_password(referee.store.setting(password_key(name)), password):
+            referee.logins.login(sender.nick, sender.host, name)
+            ctx.reply(f"logged in as moderator {name} until {sender.nick} quits, leaves "
+                      "or speaks from another host")
+            return
+    referee.logins.failed(sender.identity, now)
+    raise Refusal("that password is not a moderator's")
 
 
 @command("travel", "!travel move=<n> vit=<n> strain=<n> walk|jog|run [minutes=<n>|hours=<n>]",

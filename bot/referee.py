@@ -18,6 +18,7 @@ from bot.config import BotConfig
 from bot.dice import DiceError, DiceExhausted, DiceSource, roll
 from bot.duels import Table
 from bot.messages import Incoming, Outgoing, Priority, Sender
+from bot.moderators import Logins
 from bot.people import People
 from rules.errors import RulesError
 from storage.store import StorageError, Store
@@ -37,6 +38,8 @@ class Referee:
         self._settings: dict[str, Any] = {}
         self.people = People()
         """Who is behind which nick: for naming people in the channel, never for rights."""
+        self.logins = Logins()
+        """Moderators logged in by password (R8.2)."""
         self.later: Callable[[list[Outgoing]], None] = lambda _out: None
         """Where lines go that are ready after ``handle`` returned (work done off the
         event loop, such as ``!odds``); the transport sets it. It may be called from
@@ -70,10 +73,30 @@ class Referee:
         return self.tables[key]
 
     def is_moderator(self, sender: Sender) -> bool:
-        """By services account or exact host mask, never by nick alone (R8.2)."""
+        """By services account, exact host mask, or a password login, never by nick
+        alone (R8.2)."""
+        return self.moderator_name(sender) is not None
+
+    def moderator_name(self, sender: Sender) -> str | None:
+        """Which configured moderator sent this, if any: the account, the mask, or the
+        name logged in by password from this nick and host."""
         mods = self.config.moderators
-        return (sender.account is not None and sender.account in mods) or (
-            sender.mask is not None and sender.mask in mods)
+        if sender.account is not None and sender.account in mods:
+            return sender.account
+        if sender.mask is not None and sender.mask in mods:
+            return sender.mask
+        name = self.logins.name(sender.nick, sender.host)
+        return name if name is not None and name in mods else None
+
+    def renamed(self, old: str, new: str) -> None:
+        """A nick change the transport saw."""
+        self.people.renamed(old, new)
+        self.logins.renamed(old, new)
+
+    def gone(self, nick: str) -> None:
+        """The nick quit, or left the last channel the bot shares with it."""
+        self.people.gone(nick)
+        self.logins.gone(nick)
 
     def setting(self, key: str, default: Any) -> Any:
         """A stored setting, read once and then kept: this referee is its only writer."""
@@ -111,7 +134,9 @@ class Referee:
         except (Refusal, RulesError, StorageError, DiceError) as error:
             ctx.reply(str(error))
         except Exception:
-            log.exception("command failed: %r from %s", msg.text, msg.sender.identity)
+            hidden = name == "mod" and [a.lower() for a in args[:1]] == ["login"]
+            said = "!mod login ..." if hidden else msg.text  # never log a password
+            log.exception("command failed: %r from %s", said, msg.sender.identity)
             ctx.reply("that went wrong on my side and changed nothing; a moderator can "
                       "check the log")
         return ctx.out
