@@ -25,7 +25,7 @@ from bot.moderators import hash_password, password_key
 from bot.network import IrcBot
 from bot.odds_worker import start_worker
 from rules.ancath.sheet import derived_test
-from storage.db import make_engine, open_database, upgrade
+from storage.db import open_database
 from storage.store import StorageError, Store
 
 __all__ = ["main"]
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
             return _serve(args)
         url = _database(args)
         if args.command == "db":
-            upgrade(make_engine(url))
+            open_database(url)
             print("database schema is up to date")
             return 0
         store = Store(open_database(url))

@@ -21,6 +21,7 @@ from bot.messages import Incoming, Outgoing, Priority, Sender
 from bot.moderators import Logins
 from bot.people import People
 from rules.errors import RulesError
+from storage.errors import RecordsLost
 from storage.store import StorageError, Store
 
 __all__ = ["Referee"]
@@ -40,6 +41,12 @@ class Referee:
         """Who is behind which nick: for naming people in the channel, never for rights."""
         self.logins = Logins()
         """Moderators logged in by password (R8.2)."""
+        self.channels: list[str] = list(config.irc.channels) if config.irc else []
+        """The channels the bot serves (for lines every channel must hear)."""
+        self.heard: dict[str, str] = {}
+        """Every channel a line came from (folded name -> name)."""
+        self.lost: str | None = None
+        """Why the records are lost (the database file went away), once they are."""
         self.later: Callable[[list[Outgoing]], None] = lambda _out: None
         """Where lines go that are ready after ``handle`` returned (work done off the
         event loop, such as ``!odds``); the transport sets it. It may be called from
@@ -115,8 +122,13 @@ class Referee:
         return bool(self.setting("fairy_folk_open", self.config.fairy_folk_open))
 
     def handle(self, msg: Incoming) -> list[Outgoing]:
-        """The lines to send in answer to one chat line (none for chatter)."""
+        """The lines to send in answer to one chat line (none for chatter, and none at
+        all once the records are lost)."""
+        if self.lost is not None:
+            return []
         self.people.saw(msg.sender.nick, msg.sender.identity)
+        if msg.channel is not None:
+            self.heard.setdefault(msg.channel.casefold(), msg.channel)
         parsed = split_command(msg.text, self.config.command_prefix)
         if parsed is None:
             return []
@@ -131,6 +143,8 @@ class Referee:
             spec.handler(ctx)
         except DiceExhausted:
             raise  # scripted dice ran out: a test or replay is wrong, not the user
+        except RecordsLost as error:
+            return self._records_lost(str(error), msg.channel)
         except (Refusal, RulesError, StorageError, DiceError) as error:
             ctx.reply(str(error))
         except Exception:
@@ -141,8 +155,21 @@ class Referee:
                       "check the log")
         return ctx.out
 
+    def _records_lost(self, why: str, channel: str | None) -> list[Outgoing]:
+        """Stop taking commands, and say so once in every channel the bot serves."""
+        self.lost = why
+        log.critical("the records are lost, no more commands taken: %s", why)
+        channels = {c.casefold(): c for c in [*self.channels, *self.heard.values()]}
+        if channel is not None:
+            channels.setdefault(channel.casefold(), channel)
+        line = ("The club's records are gone from disk: I take no more commands until a "
+                "moderator restores them and restarts me; nothing since was kept.")
+        return [Outgoing(c, line, Priority.FIGHT) for c in channels.values()]
+
     def tick(self) -> list[Outgoing]:
         """Time-limit warnings and lapsed challenges; call about once a second."""
+        if self.lost is not None:
+            return []
         return time_limits.tick(self)
 
 

@@ -7,6 +7,7 @@ change are written together (``record``); a refused command never reaches here.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from rules.codec import encode
 from rules.system import RuleSystem
 from rules.systems import SYSTEMS
 from storage import ledger
+from storage.db import sqlite_path
+from storage.errors import RecordsLost, StorageError
 from storage.models import (
     Fight,
     FightCommand,
@@ -49,10 +52,6 @@ __all__ = [
 
 UNDO = "Undo"
 """The ``type`` of a fight-log record that cuts the command list back (R8.1)."""
-
-
-class StorageError(Exception):
-    """A request the records refuse; the message says why."""
 
 
 class DuplicateName(StorageError):
@@ -156,11 +155,33 @@ class Store:
     def __init__(self, engine: Engine, clock: Callable[[], str] = _now) -> None:
         self.engine = engine
         self._clock = clock
+        self._file = sqlite_path(engine.url.render_as_string(hide_password=False))
+        self._inode = self._identity()
+
+    def _identity(self) -> tuple[int, int] | None:
+        """The SQLite file's device and inode (None: not SQLite, or no file)."""
+        if self._file is None:
+            return None
+        try:
+            found = os.stat(self._file)
+        except FileNotFoundError:
+            return None
+        return found.st_dev, found.st_ino
+
+    def _still_there(self) -> None:
+        """Refuse to go on when the file was deleted or replaced under the bot: SQLite
+        would go on writing to the unlinked file, and every command would be lost."""
+        if self._file is not None and self._identity() != self._inode:
+            raise RecordsLost(f"{self._file} was deleted or replaced while the bot ran; "
+                              "nothing written since is kept: stop the bot and restore "
+                              "the file from a backup")
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
+        self._still_there()
         with Session(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
+        self._still_there()  # committed to the file we opened, or not acknowledged
 
     # -- warriors -----------------------------------------------------------------------
 

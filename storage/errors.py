@@ -1,0 +1,19 @@
+"""What storage refuses or cannot do, as typed errors whose messages users can act on."""
+
+from __future__ import annotations
+
+__all__ = ["DatabaseProblem", "RecordsLost", "StorageError"]
+
+
+class StorageError(Exception):
+    """A request the records refuse; the message says why."""
+
+
+class DatabaseProblem(StorageError):
+    """The database cannot be opened or used as configured; the message names it and
+    the fix (a missing directory, a read-only or damaged file, a bad URL)."""
+
+
+class RecordsLost(StorageError):
+    """The SQLite file the bot opened was deleted or replaced while it ran: what it
+    writes now is lost, so it must stop taking commands."""
