@@ -345,6 +345,7 @@ class IrcBot:
 
     def _on_quit(self, _conn: ServerConnection, event: Event) -> None:
         self.accounts.forget(NickMask(event.source).nick)
+        self.referee.gone(NickMask(event.source).nick)
 
     def _on_account(self, _conn: ServerConnection, event: Event) -> None:
         self.accounts.set(NickMask(event.source).nick, event.target)

@@ -16,7 +16,8 @@ ROLL_HOW = "!rol d100 (WeeChat, irssi: //rol d100)"
 
 
 def hosted(club: Club, line: str) -> list[str]:
-    """``line`` from a player with no account: identity ``~nick@10.0.0.N``."""
+    """``line`` from a player with no account: identity ``~nick@10.0.0.N`` (the
+    moderator's ident is verified: ``mod@10.0.0.9``)."""
     channel = ""
     if line.startswith("#"):
         channel, line = line.split(" ", 1)
@@ -24,11 +25,12 @@ def hosted(club: Club, line: str) -> list[str]:
     nick = line.split(" ", 1)[0]
     user = nick.lower().rstrip("_")  # gob_ is gob under another nick
     host = {"olaf": 1, "gob": 2, "ann": 3, "mod": 9}[user]
-    return club.say(channel + line, account="", mask=f"{nick}!~{user}@10.0.0.{host}")
+    ident = user if user == "mod" else f"~{user}"  # the moderator's host runs identd
+    return club.say(channel + line, account="", mask=f"{nick}!{ident}@10.0.0.{host}")
 
 
 def duel_club(tmp_path: Path, **options: object) -> Club:
-    club = Club(tmp_path, moderators=("mod!~mod@10.0.0.9",), **options)  # type: ignore[arg-type]
+    club = Club(tmp_path, moderators=("mod!mod@10.0.0.9",), **options)  # type: ignore[arg-type]
     hosted(club, "gob !create Gorbag goblin club spear")
     hosted(club, "olaf !create Olaf free-clans broadsword shield")
     return club
@@ -167,7 +169,7 @@ def test_mod_armour_gives_a_goblin_captured_armour_between_fights(tmp_path: Path
         "#arena mod: Gorbag now wears mail (was leather)"]
     row = club.referee.store.ledger("Gorbag")[-1]
     assert (row["entry"], row["moderator"], row["reason"]) == (
-        "moderator-armour", "~mod@10.0.0.9", "taken at the ford")
+        "moderator-armour", "mod@10.0.0.9", "taken at the ford")
     assert hosted(club, "ann !sheet Gorbag")[0].startswith("#arena ann: Gorbag (goblin, mail,")
     assert "free-clans armour must be one of" in hosted(club, "mod !mod armour Olaf officer x")[0]
     assert "no armour tin" in hosted(club, "mod !mod armour Olaf tin x")[0]
