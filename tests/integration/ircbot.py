@@ -45,12 +45,13 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 async def bot_on(
     server: NgircdServer, tmp_path: Path, *, moderators: tuple[str, ...] = (),
     burst: int = 4, per_second: float = 1.0, database: str | None = None,
-    joined: bool = True, **irc: object,
+    joined: bool = True, channels: tuple[str, ...] = ("#arena",), **irc: object,
 ) -> AsyncIterator[Running]:
     config = BotConfig(
         database=database or str(tmp_path / "bot.sqlite3"), moderators=list(moderators),
         irc=IrcConfig(server=server.host, port=server.port, tls=False, nick=BOT_NICK,
-                      channels=["#arena"], reconnect_max_seconds=1.0, connect_timeout=5.0,
+                      channels=list(channels), reconnect_max_seconds=1.0,
+                      connect_timeout=5.0,
                       flood=FloodConfig(burst=burst, per_second=per_second), **irc),
     )
     assert config.irc is not None
