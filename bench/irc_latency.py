@@ -5,7 +5,7 @@
 
 One ngircd (penalties off: ``max_penalty_time=0``), one process, one asyncio loop for
 the server's clients and both bots. The referee's per-player command limit and its send
-bucket are lifted for the whole run, so every figure is the bot's own work, not pacing.
+budgets are lifted for the whole run, so every figure is the bot's own work, not pacing.
 
 Reply latency. The referee joins ``#arena``; ``bench/irc_echo.py``, a bare echo bot on
 the same library (``AioReactor``, ``LenientDecodingLineBuffer``, no CAP, answering from
@@ -41,7 +41,7 @@ yield:`` -> ``!reject`` (the yielder loses the turn), sent by X's player; a prac
 fight goes on until a kill. The figure is every PRIVMSG the bot sent to ``#arena`` from
 the challenge line to the fight's last line (no prompt after it), over all fights,
 divided by the turns the fights took (``state.turn`` of each stored fight; a free
-attack is not a turn). The pacing bucket stays lifted: it only delays lines.
+attack is not a turn). The pacing budgets stay lifted: they only delay lines.
 
 Reconnect: last, ngircd is stopped and started again and the time until the bot is
 back in its channel (a new client sees it in NAMES) is measured.
@@ -275,7 +275,8 @@ async def measure(samples: int, fights: int, server: NgircdServer, folder: Path,
     bot.network.USER_BURST, bot.network.USER_RATE = 10**6, 10**6
     try:
         async with bot_on(server, folder) as run:
-            run.bot.outbox.bucket = TokenBucket(10**6, 10**6)
+            budget = run.bot.outbox.budget
+            budget.lines, budget.bytes = TokenBucket(10**6, 10**6), TokenBucket(10**9, 10**9)
             figures = await latencies(run, server, samples, batch, warmup, profiler)
             figures |= await fight_lines(run, server, fights)
             figures |= await reconnect(run, server)

@@ -48,8 +48,7 @@ class IrcBot:
     def __init__(self, config: IrcConfig, referee: Referee) -> None:
         self.config = config
         self.referee = referee
-        self.outbox = Outbox(config.flood.burst, config.flood.per_second,
-                             config.flood.max_backlog)
+        self.outbox = Outbox(config.flood)
         self.accounts = Accounts()
         self.connected = asyncio.Event()
         """Set while registered: the outbox sends only then."""
