@@ -6,6 +6,12 @@ One session is: connect with a timeout (TLS with certificate checks when configu
 register, join, then read until the link drops, PINGing when idle and dropping the link
 when it stays silent. The supervisor then reconnects with capped, jittered exponential
 backoff. The send queue (``Outbox``) and every fight (in storage) outlive a session.
+
+Only what must precede registration goes out directly (CAP, AUTHENTICATE, and the
+library's NICK, USER and PONG); everything after it, JOINs, WHOs, PINGs, NICK regains
+and CTCP replies included, goes through the outbox's pacing (bot/outbox.py). After the
+JOINs the bot asks WHOX of one channel at a time, the next after the previous one's end
+of WHO or ``WHO_TIMEOUT``.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import os
 import random
 import ssl
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +47,8 @@ VERSION = "ancath-bot 0.1 (An Cath referee)"
 WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
 USER_BURST, USER_RATE = 5, 0.5
 """Per-player command pacing: 5 at once, then one every 2 s; more are dropped."""
+WHO_TIMEOUT = 30.0
+"""Seconds after a WHO went out to wait for its end (315) before asking the next one."""
 
 
 class IrcBot:
@@ -58,6 +67,10 @@ class IrcBot:
         self._users: dict[str, TokenBucket] = {}
         self._caps: set[str] = set()
         self._offered: set[str] = set()
+        self._who_todo: deque[str] = deque()
+        self._who_line: str | None = None
+        """The WHO that waits for its end of WHO."""
+        self._who_deadline: float | None = None
         self._last_rx = time.monotonic()
         self._pinged = False
         self._closed: asyncio.Event | None = None
@@ -69,7 +82,11 @@ class IrcBot:
     async def run(self) -> None:
         """Connect, serve, reconnect: until ``stop``."""
         loop = asyncio.get_running_loop()
-        self.referee.later = lambda out: loop.call_soon_threadsafe(self._deliver, out)
+
+        def later(out: list[Outgoing]) -> None:
+            loop.call_soon_threadsafe(self._deliver, out)
+
+        self.referee.later = later
         sender = asyncio.create_task(self.outbox.run(self._send_line, self.connected))
         ticker = asyncio.create_task(self._tick())
         backoff = 1.0
@@ -103,6 +120,9 @@ class IrcBot:
         self._closed = asyncio.Event()
         self._caps, self._offered = set(), set()
         self._welcomed = False
+        self._who_todo.clear()
+        self._who_line = self._who_deadline = None
+        self.outbox.new_session()
         self.accounts.clear()
         self.nick = self.config.nick
         reactor = AioReactor(loop=loop, on_connect=self._on_transport)
@@ -153,9 +173,9 @@ class IrcBot:
                 log.warning("no answer for %.0f s, dropping the link", idle)
                 self._drop(conn, "ping timeout")
                 return
-            if idle > self.config.ping_idle_seconds and not self._pinged:
+            if idle > self.config.ping_idle_seconds and not self._pinged and self._welcomed:
                 self._pinged = True
-                self._raw(f"PING :{int(now)}")
+                self.outbox.raw(f"PING :{int(now)}")
 
     def _drop(self, conn: ServerConnection, reason: str) -> None:
         try:
@@ -169,11 +189,15 @@ class IrcBot:
         while True:
             await asyncio.sleep(1.0)
             self._deliver(self._guard(self.referee.tick) or [])
+            if self._who_deadline is not None and time.monotonic() > self._who_deadline:
+                log.warning("no end of WHO in %.0f s: %s", WHO_TIMEOUT, self._who_line)
+                self._who_done()
 
     # -- sending ------------------------------------------------------------------------
 
-    def _raw(self, line: str) -> bool:
-        """A protocol line straight to the server (not paced; used for control only)."""
+    def _send_line(self, line: str) -> bool:
+        """One line to the server now (the outbox's sender, and ``_control``'s before
+        registration); False when there is no link to send it on."""
         conn = self.connection
         if conn is None or not conn.is_connected():
             return False
@@ -182,10 +206,16 @@ class IrcBot:
         except Exception:
             log.warning("send failed: %s", line, exc_info=True)
             return False
+        if line == self._who_line:
+            self._who_deadline = time.monotonic() + WHO_TIMEOUT
         return True
 
-    def _send_line(self, line: str) -> bool:
-        return self._raw(line)
+    def _control(self, line: str) -> None:
+        """A protocol line: straight out while registering, paced after."""
+        if self._welcomed:
+            self.outbox.raw(line)
+        else:
+            self._send_line(line)
 
     def _deliver(self, out: list[Outgoing]) -> None:
         for item in out:
@@ -212,6 +242,7 @@ class IrcBot:
             "quit": self._on_quit,
             "account": self._on_account,
             "whospcrpl": self._on_whox,
+            "endofwho": self._on_endofwho,
             "pubmsg": self._on_pubmsg,
             "privmsg": self._on_privmsg,
             "ctcp": self._on_ctcp,
@@ -255,18 +286,18 @@ class IrcBot:
             elif self.config.sasl_account:
                 log.error("SASL is configured but %s does not offer it", self.config.server)
             if wanted:
-                self._raw("CAP REQ :" + " ".join(wanted))
+                self._control("CAP REQ :" + " ".join(wanted))
             else:
-                self._raw("CAP END")
+                self._control("CAP END")
         elif sub == "ACK":
             self._caps |= set(args[-1].split())
             if "sasl" in self._caps and self.config.sasl_account:
-                self._raw("AUTHENTICATE PLAIN")
+                self._control("AUTHENTICATE PLAIN")
             else:
-                self._raw("CAP END")
+                self._control("CAP END")
         elif sub == "NAK":
             log.warning("capabilities refused: %s", args[-1])
-            self._raw("CAP END")
+            self._control("CAP END")
 
     def _on_authenticate(self, _conn: ServerConnection, event: Event) -> None:
         if event.target != "+" and list(event.arguments)[:1] != ["+"]:
@@ -275,37 +306,37 @@ class IrcBot:
         if not password:
             log.error("SASL: the environment variable %s is empty",
                       self.config.sasl_password_env)
-            self._raw("AUTHENTICATE *")
+            self._control("AUTHENTICATE *")
             return
         account = self.config.sasl_account or ""
         token = base64.b64encode(f"{account}\0{account}\0{password}".encode()).decode()
         for start in range(0, len(token), 400):
-            self._raw(f"AUTHENTICATE {token[start:start + 400]}")
+            self._control(f"AUTHENTICATE {token[start:start + 400]}")
         if len(token) % 400 == 0:
-            self._raw("AUTHENTICATE +")
+            self._control("AUTHENTICATE +")
 
     def _on_sasl_done(self, _conn: ServerConnection, _event: Event) -> None:
         log.info("SASL: logged in as %s", self.config.sasl_account)
-        self._raw("CAP END")
+        self._control("CAP END")
 
     def _on_sasl_failed(self, _conn: ServerConnection, event: Event) -> None:
         log.error("SASL login as %s failed (%s): check the account and $%s",
                   self.config.sasl_account, event.type, self.config.sasl_password_env)
-        self._raw("CAP END")
+        self._control("CAP END")
 
     def _on_welcome(self, conn: ServerConnection, event: Event) -> None:
         self._welcomed = True
         self.nick = event.target or conn.get_nickname()
         self.connected.set()
         for channel in self.config.channels:
-            self._raw(f"JOIN {channel}")
+            self.outbox.raw(f"JOIN {channel}")
         if self.nick.casefold() != self.config.nick.casefold():
             asyncio.get_running_loop().call_later(self.config.nick_regain_seconds,
                                                   self._regain_nick)
 
     def _regain_nick(self) -> None:
         if self.connected.is_set() and self.nick.casefold() != self.config.nick.casefold():
-            self._raw(f"NICK {self.config.nick}")
+            self._control(f"NICK {self.config.nick}")
             asyncio.get_running_loop().call_later(self.config.nick_regain_seconds,
                                                   self._regain_nick)
 
@@ -317,7 +348,7 @@ class IrcBot:
         following = options[options.index(tried) + 1] if tried in options[:-1] else (
             f"{self.config.nick[:20]}{random.randint(100, 999)}")
         self.nick = following
-        self._raw(f"NICK {following}")
+        self._control(f"NICK {following}")
 
     def _on_join(self, _conn: ServerConnection, event: Event) -> None:
         source = NickMask(event.source)
@@ -325,10 +356,30 @@ class IrcBot:
         if source.nick.casefold() == self.nick.casefold():
             self.outbox.prefix = str(source)
             if "account-notify" in self._caps or "extended-join" in self._caps:
-                self._raw(f"WHO {channel} %tnuhact,42")  # WHOX: who is logged in here
+                self._who_todo.append(channel)
+                self._who_next()
             return
         if "extended-join" in self._caps and event.arguments:
             self.accounts.set(source.nick, event.arguments[0])
+
+    def _who_next(self) -> None:
+        """Ask WHO of the next channel, unless a WHO still waits for its end."""
+        if self._who_line is not None or not self._who_todo:
+            return
+        channel = self._who_todo.popleft()
+        self._who_line = f"WHO {channel} %tnuhact,42"  # WHOX: who is logged in here
+        self._who_deadline = None  # set when it goes out
+        self.outbox.raw(self._who_line, Priority.FIGHT)  # in turn with fight output
+
+    def _who_done(self) -> None:
+        self._who_line = self._who_deadline = None
+        self._who_next()
+
+    def _on_endofwho(self, _conn: ServerConnection, event: Event) -> None:
+        mask = event.arguments[0] if event.arguments else ""
+        if self._who_line is not None and self._who_line.split()[1].casefold() == \
+                mask.casefold():
+            self._who_done()
 
     def _on_nick(self, _conn: ServerConnection, event: Event) -> None:
         old, new = NickMask(event.source).nick, event.target
@@ -350,6 +401,8 @@ class IrcBot:
         args = list(event.arguments)
         if len(args) >= 6 and args[0] == "42":
             self.accounts.set(args[4], args[5])
+
+    # -- messages -----------------------------------------------------------------------
 
     def _sender(self, event: Event) -> Sender:
         source = NickMask(event.source)

@@ -246,8 +246,10 @@ def test_a_silent_link_is_pinged_then_dropped_and_reconnected(tmp_path: Path) ->
         port = server.sockets[0].getsockname()[1]
         fake = NgircdServer.__new__(NgircdServer)
         fake.host, fake.port = "127.0.0.1", port
+        # the PING is paced like every line: a burst that leaves room for it after the
+        # JOIN, or it would wait for a token longer than this 0.3 s timeout
         async with bot_on(fake, tmp_path, joined=False, ping_idle_seconds=0.3,
-                          ping_timeout_seconds=0.3) as run:
+                          ping_timeout_seconds=0.3, burst=10) as run:
             await until(lambda: len(seen) >= 2, 15)
             assert any(line.startswith("PING") for line in seen[0])
             assert run.bot.sessions >= 2
