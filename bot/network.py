@@ -46,7 +46,8 @@ log = logging.getLogger("ancath.irc")
 VERSION = "ancath-bot 0.1 (An Cath referee)"
 WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
 USER_BURST, USER_RATE = 5, 0.5
-"""Per-player command pacing: 5 at once, then one every 2 s; more are dropped."""
+"""Per-player command pacing (CTCP requests included): 5 at once, then one every 2 s;
+more are dropped."""
 WHO_TIMEOUT = 30.0
 """Seconds after a WHO went out to wait for its end (315) before asking the next one."""
 
@@ -71,6 +72,8 @@ class IrcBot:
         self._who_line: str | None = None
         """The WHO that waits for its end of WHO."""
         self._who_deadline: float | None = None
+        self._farewell: str | None = None
+        """The server's ERROR (or our own QUIT) reason, for the log when the link drops."""
         self._last_rx = time.monotonic()
         self._pinged = False
         self._closed: asyncio.Event | None = None
@@ -121,7 +124,7 @@ class IrcBot:
         self._caps, self._offered = set(), set()
         self._welcomed = False
         self._who_todo.clear()
-        self._who_line = self._who_deadline = None
+        self._who_line = self._who_deadline = self._farewell = None
         self.outbox.new_session()
         self.accounts.clear()
         self.nick = self.config.nick
@@ -137,12 +140,15 @@ class IrcBot:
         if self.config.server_password_env:
             password = os.environ.get(self.config.server_password_env)
         self.connection = conn
+        log.info("connecting to %s:%s%s", self.config.server, self.config.port,
+                 " (TLS)" if self.config.tls else "")
         await asyncio.wait_for(
             conn.connect(self.config.server, self.config.port, self.nick, password=password,
                          username=self.config.username, ircname=self.config.realname,
                          connect_factory=factory),
             self.config.connect_timeout,
         )
+        log.info("connected to %s:%s", self.config.server, self.config.port)
         self._last_rx, self._pinged = time.monotonic(), False
         self.sessions += 1
         keepalive = asyncio.create_task(self._keepalive(conn))
@@ -246,6 +252,7 @@ class IrcBot:
             "pubmsg": self._on_pubmsg,
             "privmsg": self._on_privmsg,
             "ctcp": self._on_ctcp,
+            "error": self._on_error,
             "disconnect": self._on_disconnect,
         }
         for name, handler in handlers.items():
@@ -327,6 +334,7 @@ class IrcBot:
     def _on_welcome(self, conn: ServerConnection, event: Event) -> None:
         self._welcomed = True
         self.nick = event.target or conn.get_nickname()
+        log.info("registered as %s", self.nick)
         self.connected.set()
         for channel in self.config.channels:
             self.outbox.raw(f"JOIN {channel}")
@@ -355,6 +363,7 @@ class IrcBot:
         channel = event.target
         if source.nick.casefold() == self.nick.casefold():
             self.outbox.prefix = str(source)
+            log.info("joined %s", channel)
             if "account-notify" in self._caps or "extended-join" in self._caps:
                 self._who_todo.append(channel)
                 self._who_next()
@@ -390,7 +399,11 @@ class IrcBot:
             self.outbox.prefix = f"{new}!{user_host}"
 
     def _on_quit(self, _conn: ServerConnection, event: Event) -> None:
-        self.accounts.forget(NickMask(event.source).nick)
+        nick = NickMask(event.source).nick
+        if nick.casefold() == self.nick.casefold():
+            self._farewell = event.arguments[0] if event.arguments else None
+            return
+        self.accounts.forget(nick)
 
     def _on_account(self, _conn: ServerConnection, event: Event) -> None:
         self.accounts.set(NickMask(event.source).nick, event.target)
@@ -434,11 +447,26 @@ class IrcBot:
         self._incoming(event, None)
 
     def _on_ctcp(self, _conn: ServerConnection, event: Event) -> None:
-        if event.arguments and event.arguments[0].upper() == "VERSION":
-            nick = NickMask(event.source).nick
-            self.outbox.message(nick, f"\x01VERSION {VERSION}\x01", Priority.CHATTER, "NOTICE")
+        if not event.arguments or event.arguments[0].upper() != "VERSION":
+            return
+        sender = self._sender(event)
+        if not self._allowed(sender):  # the same budget as the player's commands
+            log.info("rate limit: dropped CTCP VERSION from %s", sender.identity)
+            return
+        self.outbox.message(sender.nick, f"\x01VERSION {VERSION}\x01", Priority.CHATTER,
+                            "NOTICE")
 
-    def _on_disconnect(self, _conn: ServerConnection, _event: Event) -> None:
+    # -- the link -----------------------------------------------------------------------
+
+    def _on_error(self, _conn: ServerConnection, event: Event) -> None:
+        self._farewell = event.target or " ".join(event.arguments) or None
+
+    def _on_disconnect(self, _conn: ServerConnection, event: Event) -> None:
         self.connected.clear()
+        said = event.arguments[0] if event.arguments else ""
+        reason = self._farewell or said or "connection lost"
+        level = logging.INFO if self._stopping else logging.WARNING
+        log.log(level, "disconnected from %s:%s: %s", self.config.server, self.config.port,
+                reason)
         if self._closed is not None:
             self._closed.set()

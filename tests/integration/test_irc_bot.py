@@ -4,9 +4,11 @@ socket clients; every wait is on an event, never a fixed sleep."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from pathlib import Path
 
+import pytest
 from ircbot import BOT_NICK, bot_on, from_bot, player, until
 from ircserver import IrcClient, NgircdServer
 
@@ -197,6 +199,43 @@ def test_ctcp_version_and_private_messages(ngircd: NgircdServer, tmp_path: Path)
             line = await ann.expect(lambda x: x.command == "PRIVMSG" and x.nick == BOT_NICK)
             assert line.target == "ann" and "!buy <warrior> <skill>" in line.text
     asyncio.run(scenario())
+
+
+def test_a_ctcp_flood_is_paced_like_commands(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            flood, ann = await player(ngircd, "flood"), await player(ngircd, "ann")
+            for _ in range(4 * USER_BURST):
+                await flood.say(BOT_NICK, "\x01VERSION\x01")
+            run.dice.push(1)
+            await flood.say("#arena", "!roll 1d1")  # the same budget: spent on VERSIONs
+            await ann.say("#arena", "!roll 1d1")
+            await from_bot(ann, "ann rolls 1d1")  # not held back behind 20 replies
+            await flood.send_raw("PING :sync")  # whatever the server sent flood is read
+            await flood.expect(lambda line: line.command == "PONG")
+            replies = [x for x in flood.lines if x.command == "NOTICE" and x.nick == BOT_NICK]
+            assert len(replies) == USER_BURST and all("ancath-bot" in x.text for x in replies)
+            assert not any("flood rolls" in x.text for x in flood.lines)
+            assert run.dice.left == 0
+    asyncio.run(scenario())
+
+
+def test_the_log_says_where_it_connects_and_why_the_link_dropped(
+    ngircd: NgircdServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="ancath.irc")
+    where = f"127.0.0.1:{ngircd.port}"
+
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            ngircd.stop()  # ngircd tells its clients: ERROR :Server going down
+            await until(lambda: not run.bot.connected.is_set())
+    asyncio.run(scenario())
+    said = [r.getMessage() for r in caplog.records if r.name == "ancath.irc"]
+    assert said[:4] == [f"connecting to {where}", f"connected to {where}",
+                        f"registered as {BOT_NICK}", "joined #arena"]
+    assert said[4] == f"disconnected from {where}: Server going down"
+    assert [r.levelname for r in caplog.records if r.getMessage() == said[4]] == ["WARNING"]
 
 
 def test_one_player_cannot_starve_the_channel(ngircd: NgircdServer, tmp_path: Path) -> None:
