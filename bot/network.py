@@ -10,8 +10,11 @@ backoff. The send queue (``Outbox``) and every fight (in storage) outlive a sess
 Only what must precede registration goes out directly (CAP, AUTHENTICATE, and the
 library's NICK, USER and PONG); everything after it, JOINs, WHOs, PINGs, NICK regains
 and CTCP replies included, goes through the outbox's pacing (bot/outbox.py). After the
-JOINs the bot asks WHOX of one channel at a time, the next after the previous one's end
-of WHO or ``WHO_TIMEOUT``.
+JOINs the bot asks WHO of one channel at a time (WHOX where the server has it), the next
+after the previous one's end of WHO or ``WHO_TIMEOUT``. What it sees of who is who
+(JOIN, WHO, NICK, ACCOUNT, PART, KICK, QUIT) goes into ``Accounts`` and the referee's
+``People`` book, by the rule of ``_sender``: the services account if known, else
+``user@host``.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from irc.client_aio import AioReactor
 from irc.connection import AioFactory
 from jaraco.stream.buffer import LenientDecodingLineBuffer
 
-from bot.accounts import Accounts
+from bot.accounts import Accounts, Members
 from bot.config import IrcConfig
 from bot.messages import Incoming, Outgoing, Priority, Sender
 from bot.outbox import Outbox, TokenBucket
@@ -60,6 +63,7 @@ class IrcBot:
         self.referee = referee
         self.outbox = Outbox(config.flood)
         self.accounts = Accounts()
+        self.members = Members()
         self.connected = asyncio.Event()
         """Set while registered: the outbox sends only then."""
         self.connection: ServerConnection | None = None
@@ -68,6 +72,7 @@ class IrcBot:
         self._users: dict[str, TokenBucket] = {}
         self._caps: set[str] = set()
         self._offered: set[str] = set()
+        self._whox = False
         self._who_todo: deque[str] = deque()
         self._who_line: str | None = None
         """The WHO that waits for its end of WHO."""
@@ -122,11 +127,13 @@ class IrcBot:
         loop = asyncio.get_running_loop()
         self._closed = asyncio.Event()
         self._caps, self._offered = set(), set()
-        self._welcomed = False
+        self._welcomed = self._whox = False
         self._who_todo.clear()
         self._who_line = self._who_deadline = self._farewell = None
         self.outbox.new_session()
         self.accounts.clear()
+        self.members.clear()
+        self.referee.people.clear()
         self.nick = self.config.nick
         reactor = AioReactor(loop=loop, on_connect=self._on_transport)
         conn = reactor.server()
@@ -243,11 +250,16 @@ class IrcBot:
             "nicknameinuse": self._on_nick_taken,
             "erroneusnickname": self._on_nick_taken,
             "unavailresource": self._on_nick_taken,
+            "featurelist": self._on_featurelist,
             "join": self._on_join,
+            "namreply": self._on_namreply,
             "nick": self._on_nick,
+            "part": self._on_part,
+            "kick": self._on_kick,
             "quit": self._on_quit,
             "account": self._on_account,
             "whospcrpl": self._on_whox,
+            "whoreply": self._on_whoreply,
             "endofwho": self._on_endofwho,
             "pubmsg": self._on_pubmsg,
             "privmsg": self._on_privmsg,
@@ -342,6 +354,11 @@ class IrcBot:
             asyncio.get_running_loop().call_later(self.config.nick_regain_seconds,
                                                   self._regain_nick)
 
+    def _on_featurelist(self, _conn: ServerConnection, event: Event) -> None:
+        # the library drops ISUPPORT tokens without a value, WHOX among them
+        if any(token.split("=", 1)[0] == "WHOX" for token in event.arguments):
+            self._whox = True
+
     def _regain_nick(self) -> None:
         if self.connected.is_set() and self.nick.casefold() != self.config.nick.casefold():
             self._control(f"NICK {self.config.nick}")
@@ -358,25 +375,55 @@ class IrcBot:
         self.nick = following
         self._control(f"NICK {following}")
 
+    # -- who is who ---------------------------------------------------------------------
+
+    def _is_me(self, nick: str) -> bool:
+        return nick.casefold() == self.nick.casefold()
+
+    def _seen(self, nick: str, channel: str, identity: str) -> None:
+        """``nick`` is in ``channel`` and is ``identity``: into the members and the book."""
+        if self._is_me(nick):
+            return
+        self.members.joined(nick, channel)
+        self.referee.people.saw(nick, identity)
+
+    def _gone(self, nick: str) -> None:
+        """The bot no longer sees ``nick`` anywhere: forget what it knew."""
+        self.accounts.forget(nick)
+        self.referee.people.gone(nick)
+
+    def _left(self, nick: str, channel: str) -> None:
+        if self._is_me(nick):
+            for other in self.members.channel_gone(channel):
+                self._gone(other)
+        elif self.members.left(nick, channel):
+            self._gone(nick)
+
     def _on_join(self, _conn: ServerConnection, event: Event) -> None:
         source = NickMask(event.source)
         channel = event.target
-        if source.nick.casefold() == self.nick.casefold():
+        if self._is_me(source.nick):
             self.outbox.prefix = str(source)
             log.info("joined %s", channel)
-            if "account-notify" in self._caps or "extended-join" in self._caps:
-                self._who_todo.append(channel)
-                self._who_next()
+            self._deliver(self._guard(lambda: self._resumed(channel)) or [])
+            self._who_todo.append(channel)
+            self._who_next()
             return
         if "extended-join" in self._caps and event.arguments:
             self.accounts.set(source.nick, event.arguments[0])
+        self._seen(source.nick, channel, self._sender(event).identity)
+
+    def _resumed(self, channel: str) -> list[Outgoing]:
+        line = self.referee.resume_line(channel)
+        return [line] if line is not None else []
 
     def _who_next(self) -> None:
         """Ask WHO of the next channel, unless a WHO still waits for its end."""
         if self._who_line is not None or not self._who_todo:
             return
         channel = self._who_todo.popleft()
-        self._who_line = f"WHO {channel} %tnuhact,42"  # WHOX: who is logged in here
+        # WHOX: who is logged in as whom; a plain WHO still gives user@host
+        self._who_line = f"WHO {channel} %tnuhact,42" if self._whox else f"WHO {channel}"
         self._who_deadline = None  # set when it goes out
         self.outbox.raw(self._who_line, Priority.FIGHT)  # in turn with fight output
 
@@ -390,30 +437,67 @@ class IrcBot:
                 mask.casefold():
             self._who_done()
 
-    def _on_nick(self, _conn: ServerConnection, event: Event) -> None:
-        old, new = NickMask(event.source).nick, event.target
-        self.accounts.renamed(old, new)
-        if old.casefold() == self.nick.casefold():
-            self.nick = new
-            user_host = str(NickMask(event.source)).split("!", 1)[-1]
-            self.outbox.prefix = f"{new}!{user_host}"
-
-    def _on_quit(self, _conn: ServerConnection, event: Event) -> None:
-        nick = NickMask(event.source).nick
-        if nick.casefold() == self.nick.casefold():
-            self._farewell = event.arguments[0] if event.arguments else None
-            return
-        self.accounts.forget(nick)
-
-    def _on_account(self, _conn: ServerConnection, event: Event) -> None:
-        self.accounts.set(NickMask(event.source).nick, event.target)
-
     def _on_whox(self, _conn: ServerConnection, event: Event) -> None:
         # WHOX replies in the fixed order t c u i h s n f d l a o r, whatever order the
         # request names them in; ours (%tnuhact) gives: 354 me 42 #chan user host nick account
         args = list(event.arguments)
         if len(args) >= 6 and args[0] == "42":
-            self.accounts.set(args[4], args[5])
+            _token, channel, user, host, nick, account = args[:6]
+            self.accounts.set(nick, account)
+            self._seen(nick, channel, self.accounts.get(nick) or f"{user}@{host}")
+
+    def _on_whoreply(self, _conn: ServerConnection, event: Event) -> None:
+        # 352 me #chan user host server nick flags :hops realname
+        args = list(event.arguments)
+        if len(args) >= 5:
+            channel, user, host, _server, nick = args[:5]
+            self._seen(nick, channel, self.accounts.get(nick) or f"{user}@{host}")
+
+    def _on_namreply(self, conn: ServerConnection, event: Event) -> None:
+        # 353 me = #chan :@op +voiced plain
+        args = list(event.arguments)
+        if len(args) >= 3:
+            prefixes = "".join(conn.features.prefix)
+            for name in args[2].split():
+                nick = name.lstrip(prefixes)
+                if nick and not self._is_me(nick):
+                    self.members.joined(nick, args[1])
+
+    def _on_nick(self, _conn: ServerConnection, event: Event) -> None:
+        old, new = NickMask(event.source).nick, event.target
+        self.accounts.renamed(old, new)
+        self.members.renamed(old, new)
+        self.referee.people.renamed(old, new)
+        if self._is_me(old):
+            self.nick = new
+            user_host = str(NickMask(event.source)).split("!", 1)[-1]
+            self.outbox.prefix = f"{new}!{user_host}"
+
+    def _on_part(self, _conn: ServerConnection, event: Event) -> None:
+        nick = NickMask(event.source).nick
+        if self._is_me(nick):
+            log.warning("left %s", event.target)
+        self._left(nick, event.target)
+
+    def _on_kick(self, _conn: ServerConnection, event: Event) -> None:
+        nick = event.arguments[0] if event.arguments else ""
+        if self._is_me(nick):
+            log.warning("kicked from %s by %s: %s", event.target, NickMask(event.source).nick,
+                        event.arguments[1] if len(event.arguments) > 1 else "")
+        self._left(nick, event.target)
+
+    def _on_quit(self, _conn: ServerConnection, event: Event) -> None:
+        nick = NickMask(event.source).nick
+        if self._is_me(nick):
+            self._farewell = event.arguments[0] if event.arguments else None
+            return
+        self.members.quit(nick)
+        self._gone(nick)
+
+    def _on_account(self, _conn: ServerConnection, event: Event) -> None:
+        nick = NickMask(event.source).nick
+        self.accounts.set(nick, event.target)
+        self.referee.people.saw(nick, self._sender(event).identity)
 
     # -- messages -----------------------------------------------------------------------
 

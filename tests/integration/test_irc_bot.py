@@ -16,6 +16,13 @@ from bot.messages import Outgoing, Priority
 from bot.network import USER_BURST
 
 
+async def sync(client: IrcClient) -> None:
+    """A PING round trip: the server has handled what ``client`` sent before it, and
+    ``client`` has read what the server sent it before the PONG."""
+    await client.send_raw("PING :sync")
+    await client.expect(lambda line: line.command == "PONG")
+
+
 def quick(server: NgircdServer) -> NgircdServer:
     """Penalties off: these tests are about behaviour, not the server's pacing."""
     server.max_penalty_time = 0
@@ -136,6 +143,7 @@ def test_the_fight_goes_on_after_the_server_restarts(ngircd: NgircdServer, tmp_p
         server = quick(ngircd)
         async with bot_on(server, tmp_path) as run:
             gob, olaf = await player(server, "gob"), await player(server, "olaf")
+            eve = await player(server, "eve")  # there before the restart, not after it
             await gob.say("#arena", "!create Gorbag goblin club spear")
             await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
             await from_bot(olaf, "created Olaf")
@@ -143,18 +151,71 @@ def test_the_fight_goes_on_after_the_server_restarts(ngircd: NgircdServer, tmp_p
             run.dice.push(50, 40)
             await gob.say("#arena", "!accept")
             await from_bot(olaf, "Olaf chooses")
+            people = run.referee.people
+            assert people.identity("eve") == "~eve@127.0.0.1"
+            # the bot reconnects once the players are back, so they hear it rejoin
+            back = asyncio.Event()
+            session = run.bot._session
+
+            async def after_the_players() -> bool:
+                await asyncio.wait_for(back.wait(), 30)
+                return await session()
+
+            run.bot._session = after_the_players  # type: ignore[method-assign]
             server.stop()
             began = time.monotonic()
             await until(lambda: not run.bot.connected.is_set())
             server.start()
-            await until(lambda: run.bot.sessions == 2 and run.bot.connected.is_set(), 30)
             gob, olaf = await player(server, "gob"), await player(server, "olaf")
-            await olaf.expect(lambda line: (line.command == "JOIN" and line.nick == BOT_NICK)
-                              or "NAMES" in line.raw or (line.command == "353"
-                              and BOT_NICK in line.text))
-            print(f"reconnected and rejoined in {time.monotonic() - began:.2f} s")
+            back.set()
+            line = await from_bot(olaf, "Fight resumed:")  # once, on the bot's JOIN
+            print(f"reconnected and resumed in {time.monotonic() - began:.2f} s")
+            assert line.text == "Fight resumed: turn 0, Olaf chooses: !first | !second"
             await olaf.say("#arena", "!first")
             await from_bot(olaf, "Olaf acts first.")
+            assert run.bot.sessions == 2
+            assert [x for x in olaf.lines if "Fight resumed:" in x.text] == [line]
+            # a new session, a new book: eve is not there any more
+            assert people.identity("olaf") == "~olaf@127.0.0.1"
+            assert people.identity("eve") is None
+            assert eve.closed.is_set()  # the server it was on went away
+    asyncio.run(scenario())
+
+
+def test_the_book_of_people_follows_joins_who_nicks_parts_kicks_and_quits(
+    ngircd: NgircdServer, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        server = quick(ngircd)
+        early = await player(server, "early")  # there before the bot (and op): from WHO
+        await early.join("#side")
+        async with bot_on(server, tmp_path, channels=("#arena", "#side")) as run:
+            people, accounts = run.referee.people, run.bot.accounts
+            await until(lambda: people.identity("early") == "~early@127.0.0.1")
+            late = await player(server, "late")  # from its JOIN
+            await until(lambda: people.identity("late") == "~late@127.0.0.1")
+            await late.nick("later")
+            await until(lambda: people.identity("later") == "~late@127.0.0.1")
+            assert people.identity("late") is None and people.nick("~late@127.0.0.1") == "later"
+
+            kicked = await player(server, "kicked")
+            await until(lambda: people.identity("kicked") == "~kicked@127.0.0.1")
+            await early.send_raw("KICK #arena kicked :out")
+            await until(lambda: people.identity("kicked") is None)
+
+            await early.part("#arena")  # still in #side with the bot: still known
+            run.dice.push(1)
+            await late.say("#arena", "!roll 1d1")  # the bot reads the PART before this
+            await from_bot(late, "later rolls 1d1")
+            assert people.identity("early") == "~early@127.0.0.1"
+            await early.part("#side")  # the last channel it shared with the bot
+            await until(lambda: people.identity("early") is None)
+
+            await late.quit()
+            await until(lambda: people.identity("later") is None)
+            assert accounts.get("later") is None and run.dice.left == 0
+            await early.quit()
+            await kicked.quit()
     asyncio.run(scenario())
 
 
@@ -209,10 +270,10 @@ def test_a_ctcp_flood_is_paced_like_commands(ngircd: NgircdServer, tmp_path: Pat
                 await flood.say(BOT_NICK, "\x01VERSION\x01")
             run.dice.push(1)
             await flood.say("#arena", "!roll 1d1")  # the same budget: spent on VERSIONs
+            await sync(flood)  # the server has passed all of it on to the bot
             await ann.say("#arena", "!roll 1d1")
             await from_bot(ann, "ann rolls 1d1")  # not held back behind 20 replies
-            await flood.send_raw("PING :sync")  # whatever the server sent flood is read
-            await flood.expect(lambda line: line.command == "PONG")
+            await sync(flood)  # and flood has read what the bot answered before that
             replies = [x for x in flood.lines if x.command == "NOTICE" and x.nick == BOT_NICK]
             assert len(replies) == USER_BURST and all("ancath-bot" in x.text for x in replies)
             assert not any("flood rolls" in x.text for x in flood.lines)
@@ -245,9 +306,11 @@ def test_one_player_cannot_starve_the_channel(ngircd: NgircdServer, tmp_path: Pa
             run.dice.push(*[1] * (USER_BURST + 1))
             for _ in range(3 * USER_BURST):
                 await spam.say("#arena", "!roll 1d1")
+            await sync(spam)  # the server has passed all of it on to the bot
             await ann.say("#arena", "!roll 1d1")
             await from_bot(ann, "ann rolls 1d1")  # answered despite the flood
-            answered = [x for x in spam.lines if x.nick == BOT_NICK and "spam rolls" in x.text]
+            # what ann saw before her answer is all the bot said to the flood
+            answered = [x for x in ann.lines if x.nick == BOT_NICK and "spam rolls" in x.text]
             assert len(answered) == USER_BURST  # the rest were dropped, not queued
     asyncio.run(scenario())
 
