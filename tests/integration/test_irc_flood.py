@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from inspircd import InspircdServer
-from ircbot import BOT_NICK, bot_on
+from ircbot import BOT_NICK, bot_on, joined
 from ircserver import IrcClient, IrcClosedError, IrcLine
 
 CHANNELS = tuple(f"#room{i}" for i in range(10))
@@ -61,8 +61,7 @@ def test_ten_channels_at_inspircd_defaults_never_get_the_bot_killed(
         async with bot_on(server, tmp_path, channels=CHANNELS) as run:
             for i, client in enumerate(players):  # the bot is in every channel
                 for channel in CHANNELS[2 * i:2 * i + 2]:
-                    await client.expect(lambda x, c=channel: x.command == "JOIN"
-                                        and x.nick == BOT_NICK and x.target == c, 60)
+                    await client.expect(joined(channel), 60)
             run.dice.push(*[1] * 10)
             long_text = {c: f"{c} " + "x" * (LONG - len(c) - 1) for c in CHANNELS}
             for channel in CHANNELS:
