@@ -29,10 +29,17 @@ class _Strict(BaseModel):
 
 
 class FloodConfig(_Strict):
+    """How fast the bot sends (bot/outbox.py explains the cost of a line and the defaults,
+    which are safe on InspIRCd 3, Solanum and ngircd)."""
+
     burst: int = Field(4, ge=1, le=50)
-    """Lines sent at once before pacing starts."""
+    """Lines sent at once before pacing starts (a JOIN counts 2, a NICK 4)."""
     per_second: float = Field(1.0, gt=0, le=20)
     """Sustained lines per second after the burst."""
+    burst_bytes: int = Field(2048, ge=512, le=65536)
+    """Bytes sent at once (CR LF included): at most half the server's receive queue."""
+    bytes_per_second: float = Field(512.0, gt=0, le=65536)
+    """Sustained bytes per second after the burst."""
     max_backlog: int = Field(200, ge=10)
 
 

@@ -6,6 +6,15 @@ One session is: connect with a timeout (TLS with certificate checks when configu
 register, join, then read until the link drops, PINGing when idle and dropping the link
 when it stays silent. The supervisor then reconnects with capped, jittered exponential
 backoff. The send queue (``Outbox``) and every fight (in storage) outlive a session.
+
+Only what must precede registration goes out directly (CAP, AUTHENTICATE, and the
+library's NICK, USER and PONG); everything after it, JOINs, WHOs, PINGs, NICK regains
+and CTCP replies included, goes through the outbox's pacing (bot/outbox.py). After the
+JOINs the bot asks WHO of one channel at a time (WHOX where the server has it), the next
+after the previous one's end of WHO or ``WHO_TIMEOUT``. What it sees of who is who
+(JOIN, WHO, NICK, ACCOUNT, PART, KICK, QUIT) goes into ``Accounts`` and the referee's
+``People`` book, by the rule of ``_sender``: the services account if known, else
+``user@host``.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ import os
 import random
 import ssl
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -25,7 +35,7 @@ from irc.client_aio import AioReactor
 from irc.connection import AioFactory
 from jaraco.stream.buffer import LenientDecodingLineBuffer
 
-from bot.accounts import Accounts
+from bot.accounts import Accounts, Members
 from bot.config import IrcConfig
 from bot.messages import Incoming, Outgoing, Priority, Sender
 from bot.outbox import Outbox, TokenBucket
@@ -39,7 +49,10 @@ log = logging.getLogger("ancath.irc")
 VERSION = "ancath-bot 0.1 (An Cath referee)"
 WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
 USER_BURST, USER_RATE = 5, 0.5
-"""Per-player command pacing: 5 at once, then one every 2 s; more are dropped."""
+"""Per-player command pacing (CTCP requests included): 5 at once, then one every 2 s;
+more are dropped."""
+WHO_TIMEOUT = 30.0
+"""Seconds after a WHO went out to wait for its end (315) before asking the next one."""
 
 
 class IrcBot:
@@ -48,9 +61,9 @@ class IrcBot:
     def __init__(self, config: IrcConfig, referee: Referee) -> None:
         self.config = config
         self.referee = referee
-        self.outbox = Outbox(config.flood.burst, config.flood.per_second,
-                             config.flood.max_backlog)
+        self.outbox = Outbox(config.flood)
         self.accounts = Accounts()
+        self.members = Members()
         self.connected = asyncio.Event()
         """Set while registered: the outbox sends only then."""
         self.connection: ServerConnection | None = None
@@ -59,6 +72,13 @@ class IrcBot:
         self._users: dict[str, TokenBucket] = {}
         self._caps: set[str] = set()
         self._offered: set[str] = set()
+        self._whox = False
+        self._who_todo: deque[str] = deque()
+        self._who_line: str | None = None
+        """The WHO that waits for its end of WHO."""
+        self._who_deadline: float | None = None
+        self._farewell: str | None = None
+        """The server's ERROR (or our own QUIT) reason, for the log when the link drops."""
         self._last_rx = time.monotonic()
         self._pinged = False
         self._closed: asyncio.Event | None = None
@@ -107,8 +127,13 @@ class IrcBot:
         loop = asyncio.get_running_loop()
         self._closed = asyncio.Event()
         self._caps, self._offered = set(), set()
-        self._welcomed = False
+        self._welcomed = self._whox = False
+        self._who_todo.clear()
+        self._who_line = self._who_deadline = self._farewell = None
+        self.outbox.new_session()
         self.accounts.clear()
+        self.members.clear()
+        self.referee.new_session()
         self.nick = self.config.nick
         reactor = AioReactor(loop=loop, on_connect=self._on_transport)
         conn = reactor.server()
@@ -122,12 +147,15 @@ class IrcBot:
         if self.config.server_password_env:
             password = os.environ.get(self.config.server_password_env)
         self.connection = conn
+        log.info("connecting to %s:%s%s", self.config.server, self.config.port,
+                 " (TLS)" if self.config.tls else "")
         await asyncio.wait_for(
             conn.connect(self.config.server, self.config.port, self.nick, password=password,
                          username=self.config.username, ircname=self.config.realname,
                          connect_factory=factory),
             self.config.connect_timeout,
         )
+        log.info("connected to %s:%s", self.config.server, self.config.port)
         self._last_rx, self._pinged = time.monotonic(), False
         self.sessions += 1
         keepalive = asyncio.create_task(self._keepalive(conn))
@@ -158,9 +186,9 @@ class IrcBot:
                 log.warning("no answer for %.0f s, dropping the link", idle)
                 self._drop(conn, "ping timeout")
                 return
-            if idle > self.config.ping_idle_seconds and not self._pinged:
+            if idle > self.config.ping_idle_seconds and not self._pinged and self._welcomed:
                 self._pinged = True
-                self._raw(f"PING :{int(now)}")
+                self.outbox.raw(f"PING :{int(now)}")
 
     def _drop(self, conn: ServerConnection, reason: str) -> None:
         try:
@@ -174,11 +202,15 @@ class IrcBot:
         while True:
             await asyncio.sleep(1.0)
             self._deliver(self._guard(self.referee.tick) or [])
+            if self._who_deadline is not None and time.monotonic() > self._who_deadline:
+                log.warning("no end of WHO in %.0f s: %s", WHO_TIMEOUT, self._who_line)
+                self._who_done()
 
     # -- sending ------------------------------------------------------------------------
 
-    def _raw(self, line: str) -> bool:
-        """A protocol line straight to the server (not paced; used for control only)."""
+    def _send_line(self, line: str) -> bool:
+        """One line to the server now (the outbox's sender, and ``_control``'s before
+        registration); False when there is no link to send it on."""
         conn = self.connection
         if conn is None or not conn.is_connected():
             return False
@@ -187,10 +219,16 @@ class IrcBot:
         except Exception:
             log.warning("send failed: %s", line, exc_info=True)
             return False
+        if line == self._who_line:
+            self._who_deadline = time.monotonic() + WHO_TIMEOUT
         return True
 
-    def _send_line(self, line: str) -> bool:
-        return self._raw(line)
+    def _control(self, line: str) -> None:
+        """A protocol line: straight out while registering, paced after."""
+        if self._welcomed:
+            self.outbox.raw(line)
+        else:
+            self._send_line(line)
 
     def _deliver(self, out: list[Outgoing]) -> None:
         for item in out:
@@ -212,14 +250,21 @@ class IrcBot:
             "nicknameinuse": self._on_nick_taken,
             "erroneusnickname": self._on_nick_taken,
             "unavailresource": self._on_nick_taken,
+            "featurelist": self._on_featurelist,
             "join": self._on_join,
+            "namreply": self._on_namreply,
             "nick": self._on_nick,
+            "part": self._on_part,
+            "kick": self._on_kick,
             "quit": self._on_quit,
             "account": self._on_account,
             "whospcrpl": self._on_whox,
+            "whoreply": self._on_whoreply,
+            "endofwho": self._on_endofwho,
             "pubmsg": self._on_pubmsg,
             "privmsg": self._on_privmsg,
             "ctcp": self._on_ctcp,
+            "error": self._on_error,
             "disconnect": self._on_disconnect,
         }
         for name, handler in handlers.items():
@@ -260,18 +305,18 @@ class IrcBot:
             elif self.config.sasl_account:
                 log.error("SASL is configured but %s does not offer it", self.config.server)
             if wanted:
-                self._raw("CAP REQ :" + " ".join(wanted))
+                self._control("CAP REQ :" + " ".join(wanted))
             else:
-                self._raw("CAP END")
+                self._control("CAP END")
         elif sub == "ACK":
             self._caps |= set(args[-1].split())
             if "sasl" in self._caps and self.config.sasl_account:
-                self._raw("AUTHENTICATE PLAIN")
+                self._control("AUTHENTICATE PLAIN")
             else:
-                self._raw("CAP END")
+                self._control("CAP END")
         elif sub == "NAK":
             log.warning("capabilities refused: %s", args[-1])
-            self._raw("CAP END")
+            self._control("CAP END")
 
     def _on_authenticate(self, _conn: ServerConnection, event: Event) -> None:
         if event.target != "+" and list(event.arguments)[:1] != ["+"]:
@@ -280,37 +325,43 @@ class IrcBot:
         if not password:
             log.error("SASL: the environment variable %s is empty",
                       self.config.sasl_password_env)
-            self._raw("AUTHENTICATE *")
+            self._control("AUTHENTICATE *")
             return
         account = self.config.sasl_account or ""
         token = base64.b64encode(f"{account}\0{account}\0{password}".encode()).decode()
         for start in range(0, len(token), 400):
-            self._raw(f"AUTHENTICATE {token[start:start + 400]}")
+            self._control(f"AUTHENTICATE {token[start:start + 400]}")
         if len(token) % 400 == 0:
-            self._raw("AUTHENTICATE +")
+            self._control("AUTHENTICATE +")
 
     def _on_sasl_done(self, _conn: ServerConnection, _event: Event) -> None:
         log.info("SASL: logged in as %s", self.config.sasl_account)
-        self._raw("CAP END")
+        self._control("CAP END")
 
     def _on_sasl_failed(self, _conn: ServerConnection, event: Event) -> None:
         log.error("SASL login as %s failed (%s): check the account and $%s",
                   self.config.sasl_account, event.type, self.config.sasl_password_env)
-        self._raw("CAP END")
+        self._control("CAP END")
 
     def _on_welcome(self, conn: ServerConnection, event: Event) -> None:
         self._welcomed = True
         self.nick = event.target or conn.get_nickname()
+        log.info("registered as %s", self.nick)
         self.connected.set()
         for channel in self.config.channels:
-            self._raw(f"JOIN {channel}")
+            self.outbox.raw(f"JOIN {channel}")
         if self.nick.casefold() != self.config.nick.casefold():
             asyncio.get_running_loop().call_later(self.config.nick_regain_seconds,
                                                   self._regain_nick)
 
+    def _on_featurelist(self, _conn: ServerConnection, event: Event) -> None:
+        # the library drops ISUPPORT tokens without a value, WHOX among them
+        if any(token.split("=", 1)[0] == "WHOX" for token in event.arguments):
+            self._whox = True
+
     def _regain_nick(self) -> None:
         if self.connected.is_set() and self.nick.casefold() != self.config.nick.casefold():
-            self._raw(f"NICK {self.config.nick}")
+            self._control(f"NICK {self.config.nick}")
             asyncio.get_running_loop().call_later(self.config.nick_regain_seconds,
                                                   self._regain_nick)
 
@@ -322,46 +373,140 @@ class IrcBot:
         following = options[options.index(tried) + 1] if tried in options[:-1] else (
             f"{self.config.nick[:20]}{random.randint(100, 999)}")
         self.nick = following
-        self._raw(f"NICK {following}")
+        self._control(f"NICK {following}")
+
+    # -- who is who ---------------------------------------------------------------------
+
+    def _is_me(self, nick: str) -> bool:
+        return nick.casefold() == self.nick.casefold()
+
+    def _seen(self, nick: str, channel: str, identity: str) -> None:
+        """``nick`` is in ``channel`` and is ``identity``: into the members and the book."""
+        if self._is_me(nick):
+            return
+        self.members.joined(nick, channel)
+        self.referee.people.saw(nick, identity)
+
+    def _gone(self, nick: str) -> None:
+        """The bot no longer sees ``nick`` anywhere: forget what it knew."""
+        self.accounts.forget(nick)
+        self.referee.gone(nick)
+
+    def _left(self, nick: str, channel: str) -> None:
+        if self._is_me(nick):
+            for other in self.members.channel_gone(channel):
+                self._gone(other)
+        elif self.members.left(nick, channel):
+            self._gone(nick)
 
     def _on_join(self, _conn: ServerConnection, event: Event) -> None:
         source = NickMask(event.source)
         channel = event.target
-        if source.nick.casefold() == self.nick.casefold():
+        if self._is_me(source.nick):
             self.outbox.prefix = str(source)
-            if "account-notify" in self._caps or "extended-join" in self._caps:
-                self._raw(f"WHO {channel} %tnuhact,42")  # WHOX: who is logged in here
+            log.info("joined %s", channel)
+            self._deliver(self._guard(lambda: self._resumed(channel)) or [])
+            self._who_todo.append(channel)
+            self._who_next()
             return
         if "extended-join" in self._caps and event.arguments:
             self.accounts.set(source.nick, event.arguments[0])
+        self._seen(source.nick, channel, self._sender(event).identity)
 
-    def _on_nick(self, _conn: ServerConnection, event: Event) -> None:
-        old, new = NickMask(event.source).nick, event.target
-        self.accounts.renamed(old, new)
-        if old.casefold() == self.nick.casefold():
-            self.nick = new
-            user_host = str(NickMask(event.source)).split("!", 1)[-1]
-            self.outbox.prefix = f"{new}!{user_host}"
+    def _resumed(self, channel: str) -> list[Outgoing]:
+        line = self.referee.resume_line(channel)
+        return [line] if line is not None else []
 
-    def _on_quit(self, _conn: ServerConnection, event: Event) -> None:
-        self.accounts.forget(NickMask(event.source).nick)
-        self.referee.gone(NickMask(event.source).nick)
+    def _who_next(self) -> None:
+        """Ask WHO of the next channel, unless a WHO still waits for its end."""
+        if self._who_line is not None or not self._who_todo:
+            return
+        channel = self._who_todo.popleft()
+        # WHOX: who is logged in as whom; a plain WHO still gives user@host
+        self._who_line = f"WHO {channel} %tnuhact,42" if self._whox else f"WHO {channel}"
+        self._who_deadline = None  # set when it goes out
+        self.outbox.raw(self._who_line, Priority.FIGHT)  # in turn with fight output
 
-    def _on_account(self, _conn: ServerConnection, event: Event) -> None:
-        self.accounts.set(NickMask(event.source).nick, event.target)
+    def _who_done(self) -> None:
+        self._who_line = self._who_deadline = None
+        self._who_next()
+
+    def _on_endofwho(self, _conn: ServerConnection, event: Event) -> None:
+        mask = event.arguments[0] if event.arguments else ""
+        if self._who_line is not None and self._who_line.split()[1].casefold() == \
+                mask.casefold():
+            self._who_done()
 
     def _on_whox(self, _conn: ServerConnection, event: Event) -> None:
         # WHOX replies in the fixed order t c u i h s n f d l a o r, whatever order the
         # request names them in; ours (%tnuhact) gives: 354 me 42 #chan user host nick account
         args = list(event.arguments)
         if len(args) >= 6 and args[0] == "42":
-            self.accounts.set(args[4], args[5])
+            _token, channel, user, host, nick, account = args[:6]
+            self.accounts.set(nick, account)
+            self._seen(nick, channel, self.accounts.get(nick) or f"{user}@{host}")
+
+    def _on_whoreply(self, _conn: ServerConnection, event: Event) -> None:
+        # 352 me #chan user host server nick flags :hops realname
+        args = list(event.arguments)
+        if len(args) >= 5:
+            channel, user, host, _server, nick = args[:5]
+            self._seen(nick, channel, self.accounts.get(nick) or f"{user}@{host}")
+
+    def _on_namreply(self, conn: ServerConnection, event: Event) -> None:
+        # 353 me = #chan :@op +voiced plain
+        args = list(event.arguments)
+        if len(args) >= 3:
+            prefixes = "".join(conn.features.prefix)
+            for name in args[2].split():
+                nick = name.lstrip(prefixes)
+                if nick and not self._is_me(nick):
+                    self.members.joined(nick, args[1])
+
+    def _on_nick(self, _conn: ServerConnection, event: Event) -> None:
+        old, new = NickMask(event.source).nick, event.target
+        self.accounts.renamed(old, new)
+        self.members.renamed(old, new)
+        self.referee.renamed(old, new)
+        if self._is_me(old):
+            self.nick = new
+            user_host = str(NickMask(event.source)).split("!", 1)[-1]
+            self.outbox.prefix = f"{new}!{user_host}"
+
+    def _on_part(self, _conn: ServerConnection, event: Event) -> None:
+        nick = NickMask(event.source).nick
+        if self._is_me(nick):
+            log.warning("left %s", event.target)
+        self._left(nick, event.target)
+
+    def _on_kick(self, _conn: ServerConnection, event: Event) -> None:
+        nick = event.arguments[0] if event.arguments else ""
+        if self._is_me(nick):
+            log.warning("kicked from %s by %s: %s", event.target, NickMask(event.source).nick,
+                        event.arguments[1] if len(event.arguments) > 1 else "")
+        self._left(nick, event.target)
+
+    def _on_quit(self, _conn: ServerConnection, event: Event) -> None:
+        nick = NickMask(event.source).nick
+        if self._is_me(nick):
+            self._farewell = event.arguments[0] if event.arguments else None
+            return
+        self.members.quit(nick)
+        self._gone(nick)
+
+    def _on_account(self, _conn: ServerConnection, event: Event) -> None:
+        nick = NickMask(event.source).nick
+        self.accounts.set(nick, event.target)
+        self.referee.people.saw(nick, self._sender(event).identity)
+
+    # -- messages -----------------------------------------------------------------------
 
     def _sender(self, event: Event) -> Sender:
         source = NickMask(event.source)
         tags = {t["key"]: t.get("value") for t in (event.tags or [])}
+        # only the tag on this very line says who is logged in: a line without it is from
+        # someone who is not, whatever nick they use (the map is for naming people only)
         account = tags.get("account") if "account-tag" in self._caps else None
-        account = account or self.accounts.get(source.nick)
         user_host = f"{source.user}@{source.host}"
         return Sender(nick=source.nick[:64], account=account, mask=str(source), host=user_host)
 
@@ -376,7 +521,8 @@ class IrcBot:
         if not (msg.text.startswith((self.referee.config.command_prefix, "/rol"))):
             return
         if not self._allowed(sender):
-            log.info("rate limit: dropped %r from %s", msg.text[:40], sender.identity)
+            shown = "!mod login ..." if msg.text.lower().startswith("!mod login") else msg.text
+            log.info("rate limit: dropped %r from %s", shown[:40], sender.identity)
             return
         self._deliver(self._guard(lambda: self.referee.handle(msg)) or [])
 
@@ -387,11 +533,26 @@ class IrcBot:
         self._incoming(event, None)
 
     def _on_ctcp(self, _conn: ServerConnection, event: Event) -> None:
-        if event.arguments and event.arguments[0].upper() == "VERSION":
-            nick = NickMask(event.source).nick
-            self.outbox.message(nick, f"\x01VERSION {VERSION}\x01", Priority.CHATTER, "NOTICE")
+        if not event.arguments or event.arguments[0].upper() != "VERSION":
+            return
+        sender = self._sender(event)
+        if not self._allowed(sender):  # the same budget as the player's commands
+            log.info("rate limit: dropped CTCP VERSION from %s", sender.identity)
+            return
+        self.outbox.message(sender.nick, f"\x01VERSION {VERSION}\x01", Priority.CHATTER,
+                            "NOTICE")
 
-    def _on_disconnect(self, _conn: ServerConnection, _event: Event) -> None:
+    # -- the link -----------------------------------------------------------------------
+
+    def _on_error(self, _conn: ServerConnection, event: Event) -> None:
+        self._farewell = event.target or " ".join(event.arguments) or None
+
+    def _on_disconnect(self, _conn: ServerConnection, event: Event) -> None:
         self.connected.clear()
+        said = event.arguments[0] if event.arguments else ""
+        reason = self._farewell or said or "connection lost"
+        level = logging.INFO if self._stopping else logging.WARNING
+        log.log(level, "disconnected from %s:%s: %s", self.config.server, self.config.port,
+                reason)
         if self._closed is not None:
             self._closed.set()

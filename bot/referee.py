@@ -95,6 +95,11 @@ class Referee:
         name = self.logins.name(sender.nick, sender.host)
         return name if name is not None and name in mods else None
 
+    def new_session(self) -> None:
+        """A new connection: nobody's nick, and nobody's login, is known any more."""
+        self.people.clear()
+        self.logins.clear()
+
     def renamed(self, old: str, new: str) -> None:
         """A nick change the transport saw."""
         self.people.renamed(old, new)

@@ -5,8 +5,10 @@ ports of 127.0.0.1 with a throwaway config: a client port, and a server port whe
 ``FakeServices`` links as the U-lined ``services.test``. The config loads ``cap``,
 ``ircv3`` (account-notify, extended-join), ``ircv3_accounttag``, ``services_account``
 and ``sasl``, so a client can be logged into a services account without a services
-daemon: ``server.services.login("alice", "AliceAcct")``. Flood limits are lifted (these
-tests are about identity, not pacing).
+daemon: ``server.services.login("alice", "AliceAcct")``. Flood limits are lifted by
+default (the identity tests are about identity, not pacing); ``lift_flood_limits=False``
+keeps InspIRCd's default connect class: recvq 4096 bytes, softsendq 4096, threshold 10
+penalty units, commandrate 1000 (one unit a second), fakelag on.
 
 InspIRCd refuses to run as root: started by root it runs as ``nobody`` (the temporary
 directory is handed to that user), started by anyone else it runs as them. The process
@@ -323,6 +325,7 @@ class InspircdServer:
         host: str = "127.0.0.1",
         name: str = SERVER_NAME,
         link_services: bool = True,
+        lift_flood_limits: bool = True,
     ) -> None:
         found = binary or find_inspircd()
         if found is None:
@@ -333,6 +336,7 @@ class InspircdServer:
         self.link_port = free_port(host)
         self.name = name
         self.link_services = link_services
+        self.lift_flood_limits = lift_flood_limits
         self.services: FakeServices | None = None
         self.directory = Path(tempfile.mkdtemp(prefix="ancath-inspircd-"))
         self.config_path = self.directory / "inspircd.conf"
@@ -348,6 +352,10 @@ class InspircdServer:
 
     def config_text(self) -> str:
         d = self.directory
+        # Only the flood limits differ: many clients from 127.0.0.1 are allowed either way.
+        limits = ('hardsendq="1048576" softsendq="65536" recvq="65536"\n         '
+                  'threshold="100" commandrate="100000"' if self.lift_flood_limits
+                  else "")
         return f"""\
 # ancath test server: IRCv3 accounts set by a fake services server ({SERVICES_NAME})
 <server name="{self.name}" description="ancath test server" network="TestNet" id="001">
@@ -357,10 +365,9 @@ class InspircdServer:
 <path moduledir="{MODULE_DIR}" configdir="{d}" datadir="{d}" logdir="{d}" runtimedir="{d}">
 <pid file="{d}/inspircd.pid">
 <files motd="{d}/motd.txt">
-<connect name="main" allow="*" timeout="60" pingfreq="120" hardsendq="1048576"
-         softsendq="65536" recvq="65536" localmax="1000" globalmax="1000"
-         useident="no" resolvehostnames="no" limit="5000"
-         threshold="100" commandrate="100000">
+<connect name="main" allow="*" timeout="60" pingfreq="120"
+         localmax="1000" globalmax="1000" useident="no" resolvehostnames="no" limit="5000"
+         {limits}>
 <dns server="127.0.0.1" timeout="1">
 <options prefixquit="Quit: " announcets="yes" hostintopic="yes">
 <security hideserver="" userstats="Pu" flatlinks="no" hidesplits="no" hideulines="no"

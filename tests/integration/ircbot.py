@@ -1,4 +1,5 @@
-"""The referee on a real ngircd, for tests: ``async with bot_on(server, tmp_path) as run``.
+"""The referee on a real server (ngircd or InspIRCd), for tests: ``async with
+bot_on(server, tmp_path) as run``.
 
 ``run.bot`` is the :class:`bot.network.IrcBot`, ``run.dice`` its scripted dice,
 ``run.referee`` the referee with its store. ``from_bot(client, text)`` waits for the
@@ -13,8 +14,9 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from ircserver import IrcClient, IrcLine, NgircdServer
+from ircserver import IrcClient, IrcLine
 
 from bot.app import build_referee
 from bot.config import BotConfig, FloodConfig, IrcConfig
@@ -23,6 +25,18 @@ from bot.network import IrcBot
 from bot.referee import Referee
 
 BOT_NICK = "Ref"
+
+
+class Server(Protocol):
+    """Where a test server listens (``NgircdServer``, ``InspircdServer``)."""
+
+    host: str
+    port: int
+
+
+def joined(channel: str, nick: str = BOT_NICK) -> Callable[[IrcLine], bool]:
+    """Matches ``nick``'s JOIN of ``channel``."""
+    return lambda line: line.command == "JOIN" and line.nick == nick and line.target == channel
 
 
 @dataclass
@@ -43,14 +57,15 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 
 @contextlib.asynccontextmanager
 async def bot_on(
-    server: NgircdServer, tmp_path: Path, *, moderators: tuple[str, ...] = (),
+    server: Server, tmp_path: Path, *, moderators: tuple[str, ...] = (),
     burst: int = 4, per_second: float = 1.0, database: str | None = None,
     joined: bool = True, channels: tuple[str, ...] = ("#arena",), **irc: object,
 ) -> AsyncIterator[Running]:
     config = BotConfig(
         database=database or str(tmp_path / "bot.sqlite3"), moderators=list(moderators),
         irc=IrcConfig(server=server.host, port=server.port, tls=False, nick=BOT_NICK,
-                      channels=list(channels), reconnect_max_seconds=1.0, connect_timeout=5.0,
+                      channels=list(channels), reconnect_max_seconds=1.0,
+                      connect_timeout=5.0,
                       flood=FloodConfig(burst=burst, per_second=per_second), **irc),
     )
     assert config.irc is not None
@@ -68,7 +83,7 @@ async def bot_on(
         await asyncio.gather(task, return_exceptions=True)
 
 
-async def player(server: NgircdServer, nick: str, user: str | None = None) -> IrcClient:
+async def player(server: Server, nick: str, user: str | None = None) -> IrcClient:
     client = await IrcClient.connect(server.port, nick, user)
     await client.join("#arena")
     return client

@@ -4,6 +4,10 @@ METADATA accountname and answers SASL PLAIN. Every wait is on an event, never a 
 
 InspIRCd sends a client's 001 about a second after NICK and USER, so the clients of a
 test connect together (``asyncio.gather``).
+
+The ``inspircd`` fixture lifts InspIRCd's flood limits (threshold, commandrate, recvq):
+these tests are about identity, not pacing. test_irc_flood.py runs InspIRCd at its
+default connect class.
 """
 
 from __future__ import annotations
@@ -60,6 +64,9 @@ def test_a_moderator_is_known_by_services_account_not_by_nick(
             await until(lambda: accounts.get("boss") == "BossAcct"
                         and accounts.get("other") == "OtherAcct")
             assert accounts.get("BossAcct") is None and accounts.get("olaf") is None
+            people = run.referee.people  # the same WHOX: names by account, else user@host
+            assert people.identity("boss") == "BossAcct"
+            assert people.identity("olaf") == olaf.user_host
             await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
             await from_bot(olaf, "created Olaf")
 
@@ -80,6 +87,11 @@ def test_a_moderator_is_known_by_services_account_not_by_nick(
             await boss.say("#arena", "!mod bp Olaf +1.0 again")
             await from_bot(boss, "boss: only moderators use !mod")
             assert run.referee.store.warrior("Olaf").sheet.bp == 10
+
+            # leaving the only channel shared with the bot: it forgets the account too
+            await other.part("#arena")
+            await until(lambda: accounts.get("other") is None
+                        and people.identity("other") is None)
     asyncio.run(scenario())
 
 
@@ -94,6 +106,7 @@ def test_a_players_account_owns_the_warrior_across_nicks_and_connections(
             gob, alt, eve = await joining
             await login(inspircd, "gob", "GobAcct")
             await until(lambda: run.bot.accounts.get("gob") == "GobAcct")  # account-notify
+            assert run.referee.people.identity("gob") == "GobAcct"
             await gob.say("#arena", "!create Gorbag goblin club spear")
             await from_bot(gob, "created Gorbag (goblin, leather, gob)")  # named by nick
 

@@ -4,15 +4,24 @@ socket clients; every wait is on an event, never a fixed sleep."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from pathlib import Path
 
+import pytest
 from ircbot import BOT_NICK, bot_on, from_bot, player, until
 from ircserver import IrcClient, NgircdServer
 
 from bot.messages import Outgoing, Priority
 from bot.moderators import hash_password, password_key
 from bot.network import USER_BURST
+
+
+async def sync(client: IrcClient) -> None:
+    """A PING round trip: the server has handled what ``client`` sent before it, and
+    ``client`` has read what the server sent it before the PONG."""
+    await client.send_raw("PING :sync")
+    await client.expect(lambda line: line.command == "PONG")
 
 
 def quick(server: NgircdServer) -> NgircdServer:
@@ -135,6 +144,7 @@ def test_the_fight_goes_on_after_the_server_restarts(ngircd: NgircdServer, tmp_p
         server = quick(ngircd)
         async with bot_on(server, tmp_path) as run:
             gob, olaf = await player(server, "gob"), await player(server, "olaf")
+            eve = await player(server, "eve")  # there before the restart, not after it
             await gob.say("#arena", "!create Gorbag goblin club spear")
             await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
             await from_bot(olaf, "created Olaf")
@@ -142,18 +152,71 @@ def test_the_fight_goes_on_after_the_server_restarts(ngircd: NgircdServer, tmp_p
             run.dice.push(50, 40)
             await gob.say("#arena", "!accept")
             await from_bot(olaf, "Olaf (olaf) chooses")
+            people = run.referee.people
+            assert people.identity("eve") == "~eve@127.0.0.1"
+            # the bot reconnects once the players are back, so they hear it rejoin
+            back = asyncio.Event()
+            session = run.bot._session
+
+            async def after_the_players() -> bool:
+                await asyncio.wait_for(back.wait(), 30)
+                return await session()
+
+            run.bot._session = after_the_players  # type: ignore[method-assign]
             server.stop()
             began = time.monotonic()
             await until(lambda: not run.bot.connected.is_set())
             server.start()
-            await until(lambda: run.bot.sessions == 2 and run.bot.connected.is_set(), 30)
             gob, olaf = await player(server, "gob"), await player(server, "olaf")
-            await olaf.expect(lambda line: (line.command == "JOIN" and line.nick == BOT_NICK)
-                              or "NAMES" in line.raw or (line.command == "353"
-                              and BOT_NICK in line.text))
-            print(f"reconnected and rejoined in {time.monotonic() - began:.2f} s")
+            back.set()
+            line = await from_bot(olaf, "Fight resumed:")  # once, on the bot's JOIN
+            print(f"reconnected and resumed in {time.monotonic() - began:.2f} s")
+            assert line.text == "Fight resumed: turn 0, Olaf chooses: !first | !second"
             await olaf.say("#arena", "!first")
             await from_bot(olaf, "Olaf acts first.")
+            assert run.bot.sessions == 2
+            assert [x for x in olaf.lines if "Fight resumed:" in x.text] == [line]
+            # a new session, a new book: eve is not there any more
+            assert people.identity("olaf") == "~olaf@127.0.0.1"
+            assert people.identity("eve") is None
+            assert eve.closed.is_set()  # the server it was on went away
+    asyncio.run(scenario())
+
+
+def test_the_book_of_people_follows_joins_who_nicks_parts_kicks_and_quits(
+    ngircd: NgircdServer, tmp_path: Path
+) -> None:
+    async def scenario() -> None:
+        server = quick(ngircd)
+        early = await player(server, "early")  # there before the bot (and op): from WHO
+        await early.join("#side")
+        async with bot_on(server, tmp_path, channels=("#arena", "#side")) as run:
+            people, accounts = run.referee.people, run.bot.accounts
+            await until(lambda: people.identity("early") == "~early@127.0.0.1")
+            late = await player(server, "late")  # from its JOIN
+            await until(lambda: people.identity("late") == "~late@127.0.0.1")
+            await late.nick("later")
+            await until(lambda: people.identity("later") == "~late@127.0.0.1")
+            assert people.identity("late") is None and people.nick("~late@127.0.0.1") == "later"
+
+            kicked = await player(server, "kicked")
+            await until(lambda: people.identity("kicked") == "~kicked@127.0.0.1")
+            await early.send_raw("KICK #arena kicked :out")
+            await until(lambda: people.identity("kicked") is None)
+
+            await early.part("#arena")  # still in #side with the bot: still known
+            run.dice.push(1)
+            await late.say("#arena", "!roll 1d1")  # the bot reads the PART before this
+            await from_bot(late, "later rolls 1d1")
+            assert people.identity("early") == "~early@127.0.0.1"
+            await early.part("#side")  # the last channel it shared with the bot
+            await until(lambda: people.identity("early") is None)
+
+            await late.quit()
+            await until(lambda: people.identity("later") is None)
+            assert accounts.get("later") is None and run.dice.left == 0
+            await early.quit()
+            await kicked.quit()
     asyncio.run(scenario())
 
 
@@ -205,6 +268,43 @@ def test_ctcp_version_and_private_messages(ngircd: NgircdServer, tmp_path: Path)
     asyncio.run(scenario())
 
 
+def test_a_ctcp_flood_is_paced_like_commands(ngircd: NgircdServer, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            flood, ann = await player(ngircd, "flood"), await player(ngircd, "ann")
+            for _ in range(4 * USER_BURST):
+                await flood.say(BOT_NICK, "\x01VERSION\x01")
+            run.dice.push(1)
+            await flood.say("#arena", "!roll 1d1")  # the same budget: spent on VERSIONs
+            await sync(flood)  # the server has passed all of it on to the bot
+            await ann.say("#arena", "!roll 1d1")
+            await from_bot(ann, "ann rolls 1d1")  # not held back behind 20 replies
+            await sync(flood)  # and flood has read what the bot answered before that
+            replies = [x for x in flood.lines if x.command == "NOTICE" and x.nick == BOT_NICK]
+            assert len(replies) == USER_BURST and all("ancath-bot" in x.text for x in replies)
+            assert not any("flood rolls" in x.text for x in flood.lines)
+            assert run.dice.left == 0
+    asyncio.run(scenario())
+
+
+def test_the_log_says_where_it_connects_and_why_the_link_dropped(
+    ngircd: NgircdServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="ancath.irc")
+    where = f"127.0.0.1:{ngircd.port}"
+
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            ngircd.stop()  # ngircd tells its clients: ERROR :Server going down
+            await until(lambda: not run.bot.connected.is_set())
+    asyncio.run(scenario())
+    said = [r.getMessage() for r in caplog.records if r.name == "ancath.irc"]
+    assert said[:4] == [f"connecting to {where}", f"connected to {where}",
+                        f"registered as {BOT_NICK}", "joined #arena"]
+    assert said[4] == f"disconnected from {where}: Server going down"
+    assert [r.levelname for r in caplog.records if r.getMessage() == said[4]] == ["WARNING"]
+
+
 def test_one_player_cannot_starve_the_channel(ngircd: NgircdServer, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with bot_on(quick(ngircd), tmp_path) as run:
@@ -212,9 +312,11 @@ def test_one_player_cannot_starve_the_channel(ngircd: NgircdServer, tmp_path: Pa
             run.dice.push(*[1] * (USER_BURST + 1))
             for _ in range(3 * USER_BURST):
                 await spam.say("#arena", "!roll 1d1")
+            await sync(spam)  # the server has passed all of it on to the bot
             await ann.say("#arena", "!roll 1d1")
             await from_bot(ann, "ann rolls 1d1")  # answered despite the flood
-            answered = [x for x in spam.lines if x.nick == BOT_NICK and "spam rolls" in x.text]
+            # what ann saw before her answer is all the bot said to the flood
+            answered = [x for x in ann.lines if x.nick == BOT_NICK and "spam rolls" in x.text]
             assert len(answered) == USER_BURST  # the rest were dropped, not queued
     asyncio.run(scenario())
 
@@ -252,8 +354,10 @@ def test_a_silent_link_is_pinged_then_dropped_and_reconnected(tmp_path: Path) ->
         port = server.sockets[0].getsockname()[1]
         fake = NgircdServer.__new__(NgircdServer)
         fake.host, fake.port = "127.0.0.1", port
+        # the PING is paced like every line: a burst that leaves room for it after the
+        # JOIN, or it would wait for a token longer than this 0.3 s timeout
         async with bot_on(fake, tmp_path, joined=False, ping_idle_seconds=0.3,
-                          ping_timeout_seconds=0.3) as run:
+                          ping_timeout_seconds=0.3, burst=10) as run:
             await until(lambda: len(seen) >= 2, 15)
             assert any(line.startswith("PING") for line in seen[0])
             assert run.bot.sessions >= 2

@@ -1,0 +1,124 @@
+"""The send queue without a server: its budgets on a fake clock, its order, its cap."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bot.clock import FakeClock
+from bot.config import FloodConfig
+from bot.messages import Priority
+from bot.outbox import CONTROL, Budget, Outbox, TokenBucket
+
+
+def drain(outbox: Outbox) -> list[str]:
+    """Every line the budget lets out now, in the order they would go."""
+    out = []
+    while (line := outbox.next_line()[0]) is not None:
+        outbox.sent()
+        out.append(line)
+    return out
+
+
+def test_a_bucket_refills_at_its_rate_up_to_its_burst() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(4, 2.0, clock.now)
+    assert [bucket.take() for _ in range(5)] == [True] * 4 + [False]
+    assert bucket.wait_time() == pytest.approx(0.5)
+    assert bucket.wait_time(3) == pytest.approx(1.5)
+    clock.advance(0.5)
+    assert bucket.take() and not bucket.take()
+    clock.advance(60)
+    assert bucket.wait_time(4) == 0 and bucket.tokens == 4  # never more than the burst
+    bucket.spend(6)  # more than it holds: a debt that the rate pays off
+    assert bucket.wait_time() == pytest.approx(1.5)
+    bucket.fill()
+    assert bucket.take(4)
+
+
+def test_a_line_costs_its_commands_weight_and_its_bytes() -> None:
+    budget = Budget(FloodConfig(burst=4), FakeClock().now)
+    assert budget.cost("PRIVMSG #a :hi") == (1, 16)
+    assert budget.cost("JOIN #arena") == (2, 13)
+    assert budget.cost("NICK AnCath") == (4, 13)
+    assert budget.cost("PART #arena") == (4, 13)  # 5, capped to the burst: it can go
+    assert budget.cost("WHO #arena %tnuhact,42")[0] == 1
+    assert budget.cost("PRIVMSG #a :é")[1] == len("PRIVMSG #a :é".encode()) + 2
+
+
+def test_a_400_byte_line_spends_more_than_a_40_byte_one() -> None:
+    """Ten at once pass the line budget; in bytes, ten 40-byte lines fit and ten
+    400-byte lines (4 KB, InspIRCd's whole receive queue) do not."""
+    clock = FakeClock()
+    flood = FloodConfig(burst=10, per_second=1.0)  # 2048 bytes at once, 512 a second
+    short, long = Outbox(flood, clock.now), Outbox(flood, clock.now)
+    long.prefix = "Ref!~ancath@127.0.0.1"  # text up to 475 bytes in one line
+    for i in range(10):
+        short.message("#a", f"{i} " + "s" * 30)  # 40-byte lines with the command
+        long.message("#a", f"{i} " + "x" * 386)  # 400-byte lines
+    assert len(drain(short)) == 10
+    assert len(drain(long)) == 5  # 5 x 402 bytes = 2010
+    line, wait = long.next_line()
+    assert line is None and wait == pytest.approx((402 - 38) / 512)
+    clock.advance(wait)
+    assert len(drain(long)) == 1
+
+
+def test_protocol_lines_are_paced_like_messages() -> None:
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(burst=4, per_second=1.0), clock.now)
+    for channel in ("#a", "#b", "#c"):
+        outbox.raw(f"JOIN {channel}")
+    assert drain(outbox) == ["JOIN #a", "JOIN #b"]  # 2 units each
+    line, wait = outbox.next_line()
+    assert line is None and wait == pytest.approx(2.0)
+    clock.advance(2.0)
+    assert drain(outbox) == ["JOIN #c"]
+    outbox.raw("PING :1\r\nQUIT :injected")  # cleaned like every parameter
+    clock.advance(1.0)
+    assert drain(outbox) == ["PING :1  QUIT :injected"]
+
+
+def test_protocol_lines_then_fight_output_then_chatter_each_oldest_first() -> None:
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(burst=50, per_second=20.0), clock.now)
+    outbox.message("#a", "chatter 1")
+    outbox.message("#a", "fight 1", Priority.FIGHT)
+    outbox.raw("WHO #a", Priority.FIGHT)
+    outbox.raw("JOIN #b")
+    outbox.message("#a", "chatter 2")
+    outbox.message("#a", "fight 2", Priority.FIGHT)
+    outbox.raw("PING :1", CONTROL)
+    assert drain(outbox) == ["JOIN #b", "PING :1", "PRIVMSG #a :fight 1", "WHO #a",
+                             "PRIVMSG #a :fight 2", "PRIVMSG #a :chatter 1",
+                             "PRIVMSG #a :chatter 2"]
+
+
+def test_past_the_backlog_the_newest_chatter_goes_first(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(max_backlog=10), clock.now)
+    outbox.raw("JOIN #a")
+    outbox.message("#a", "fight", Priority.FIGHT)
+    for i in range(10):
+        outbox.message("#a", f"chatter {i}")
+    assert len(outbox) == 10
+    dropped = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert dropped == ["send backlog full, dropped: PRIVMSG #a :chatter 8",
+                       "send backlog full, dropped: PRIVMSG #a :chatter 9"]
+    clock.advance(3600)
+    assert drain(outbox)[:3] == ["JOIN #a", "PRIVMSG #a :fight", "PRIVMSG #a :chatter 0"]
+
+
+def test_a_new_session_keeps_the_messages_and_drops_its_protocol_lines() -> None:
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(burst=3), clock.now)
+    outbox.message("#a", "x" * 300)
+    outbox.message("#a", "said before the link dropped", Priority.FIGHT)
+    outbox.raw("JOIN #a")
+    outbox.raw("WHO #a", Priority.FIGHT)
+    assert drain(outbox) == ["JOIN #a", "PRIVMSG #a :said before the link dropped"]
+    outbox.new_session()  # full budgets again: the server counts from nothing
+    assert drain(outbox) == ["PRIVMSG #a :" + "x" * 300]
