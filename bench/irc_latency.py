@@ -28,25 +28,8 @@ each way), while the referee's own extra time stays the same, so the ratio is hi
 
 Figures, one per line: ``irc.reply_latency_ms_p50`` and ``_p99`` (the referee),
 ``irc.echo_latency_ms_p50`` and ``_p99`` (the echo bot), ``irc.overhead_ratio_p50``
-<<<<<<< HEAD
 (referee p50 / echo p50; the goal is at most 1.2), then ``irc.reconnect_seconds``.
 Lines per turn and per input are ``bench/irc_lines.py``'s.
-=======
-(referee p50 / echo p50; the goal is at most 1.2), then ``irc.lines_per_fight_turn``
-and ``irc.reconnect_seconds``.
-
-Lines per fight turn. The referee in automatic-roll mode with OS dice plays ``K``
-practice fights between Olaf (player ``olaf``) and Gorbag (player ``gob``), two more
-socket clients in ``#arena``, created once. Each fight: ``!challenge Gorbag practice``,
-``!accept``, then a tiny policy answers the bot's prompt lines: ``X chooses:`` ->
-``!first``, ``X to act:`` -> ``!attack`` (``!yield`` when no attack is offered, e.g.
-both arms disabled), ``X, defend:`` -> the first defence listed, ``X, answer the
-yield:`` -> ``!reject`` (the yielder loses the turn), sent by X's player; a practice
-fight goes on until a kill. The figure is every PRIVMSG the bot sent to ``#arena`` from
-the challenge line to the fight's last line (no prompt after it), over all fights,
-divided by the turns the fights took (``state.turn`` of each stored fight; a free
-attack is not a turn). The pacing budgets stay lifted: they only delay lines.
->>>>>>> irc-pacing
 
 Reconnect: last, ngircd is stopped and started again and the time until the bot is
 back in its channel (a new client sees it in NAMES) is measured.

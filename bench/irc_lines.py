@@ -45,8 +45,9 @@ from ircbot import BOT_NICK, Running, bot_on, player, until  # noqa: E402
 from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 
 import bot.network  # noqa: E402
+from bot.config import FloodConfig  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
-from bot.outbox import TokenBucket  # noqa: E402
+from bot.outbox import Budget, TokenBucket  # noqa: E402
 
 PROMPT = re.compile(
     r"(?:^|[.!\]] )(?P<name>\w+)(?: \([^)]*\))?(?P<head> chooses:| to act:|, defend:"
@@ -56,6 +57,13 @@ PROMPT = re.compile(
 MAX_MOVES = 600
 """Commands per fight before the policy is taken to be stuck."""
 KEEPS_UP_SECONDS = 2.0
+
+
+def unpaced() -> Budget:
+    """A send budget that never waits (lines are counted, not timed)."""
+    budget = Budget(FloodConfig())
+    budget.lines, budget.bytes = TokenBucket(10**6, 10**6), TokenBucket(10**9, 10**9)
+    return budget
 
 
 def move(head: str, options: str) -> str:
@@ -163,8 +171,7 @@ async def capacity(run: Running, server: NgircdServer, fights: int, seconds: flo
                    scale: float) -> dict[str, float]:
     """``fights`` busy channels for ``seconds`` (scaled) on one connection."""
     run.referee.dice = OsDice()
-    bucket = run.bot.outbox.bucket
-    run.bot.outbox.bucket = TokenBucket(4, 1.0 * scale)
+    budget = run.bot.outbox.budget
     seats: list[Seat] = []
     for index in range(fights):
         channel = f"#f{index}"
@@ -173,12 +180,13 @@ async def capacity(run: Running, server: NgircdServer, fights: int, seconds: flo
             await client.join(channel)
         seats += [Seat(a, channel, f"Wa{index}", f"Wb{index}", True, 10 / scale),
                   Seat(b, channel, f"Wb{index}", f"Wa{index}", False, 10 / scale)]
-        run.bot.outbox.bucket = TokenBucket(10**6, 10**6)  # set-up lines go at once
+        run.bot.outbox.budget = unpaced()  # set-up lines go at once
         await a.say(channel, f"!create Wa{index} free-clans broadsword shield")
         await b.say(channel, f"!create Wb{index} goblin club spear")
         created = f"created Wb{index}"
         await b.expect(lambda line, created=created: created in line.text)
-    run.bot.outbox.bucket = TokenBucket(4, 1.0 * scale)
+    run.bot.outbox.budget = Budget(FloodConfig(per_second=1.0 * scale,
+                                               bytes_per_second=512 * scale))
     stop = time.monotonic() + seconds
     began = time.monotonic()
     for seat in seats:
@@ -187,7 +195,7 @@ async def capacity(run: Running, server: NgircdServer, fights: int, seconds: flo
             seat.sent_at = time.monotonic()
     await asyncio.gather(*(seat.play(stop) for seat in seats))
     elapsed = time.monotonic() - began
-    run.bot.outbox.bucket = bucket
+    run.bot.outbox.budget = budget
     heard = sum(seat.heard for seat in seats if seat.challenger)
     waits = sorted(w * scale for seat in seats for w in seat.waits)
     for seat in seats:
@@ -207,7 +215,7 @@ async def measure(fights: int, sizes: list[int], seconds: float, scale: float,
     figures: dict[str, float] = {}
     try:
         async with bot_on(server, folder, database=str(folder / "lines.sqlite3")) as run:
-            run.bot.outbox.bucket = TokenBucket(10**6, 10**6)
+            run.bot.outbox.budget = unpaced()
             run.referee.dice = OsDice()
             olaf, gob = await player(server, "olaf"), await player(server, "gob")
             await olaf.say("#arena", "!create Olaf free-clans broadsword shield")

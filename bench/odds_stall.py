@@ -6,7 +6,7 @@ send six ``!odds`` at once.
 One ngircd on loopback (penalties off: ``max_penalty_time=0``), one process, one asyncio
 loop for the server's clients and the referee, whose ``!odds`` run on its real worker
 process (the default of ``build_referee``). The referee's per-player command limit, its
-send bucket and the per-player ``!odds`` window are lifted for the whole run, so the
+send budgets and the per-player ``!odds`` window are lifted for the whole run, so the
 same six players can ask in every burst and every figure is the bot's own work, not
 pacing; the one-request-at-a-time rule per channel stays, as in the bot.
 
@@ -112,7 +112,8 @@ async def burst(olaf: IrcClient, fans: list[IrcClient]) -> tuple[list[float], fl
 async def measure(bursts: int, warmup: int, quiet: int, server: NgircdServer,
                   folder: Path) -> dict[str, float]:
     async with bot_on(server, folder) as run:
-        run.bot.outbox.bucket = TokenBucket(10**6, 10**6)
+        budget = run.bot.outbox.budget
+        budget.lines, budget.bytes = TokenBucket(10**6, 10**6), TokenBucket(10**9, 10**9)
         clients = await setup(run, server)
         olaf, fans = clients[0], clients[2:]
         busy: list[float] = []

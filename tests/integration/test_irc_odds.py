@@ -44,7 +44,8 @@ def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
 
     async def scenario() -> None:
         async with bot_on(quick(ngircd), tmp_path) as run:
-            run.bot.outbox.bucket = TokenBucket(10**6, 10**6)
+            budget = run.bot.outbox.budget
+            budget.lines, budget.bytes = TokenBucket(10**6, 10**6), TokenBucket(10**9, 10**9)
             gob, olaf = await player(ngircd, "gob"), await player(ngircd, "olaf")
             await gob.say("#arena", "!create Gorbag goblin club spear")
             await from_bot(gob, "created Gorbag")
