@@ -39,7 +39,7 @@ def _verb(command: object) -> str:
          f"Win chances by simulation, with the 95% interval (one at a time per channel, "
          f"one per player every {WINDOW:.0f} s). Policy: {POLICY}. In a fight, !odds weighs "
          "each move open to the side to act.",
-         group="fight", examples=(
+         group="fight", reads_only=True, examples=(
              Example(("gob !create Gorbag goblin club spear",
                       "olaf !create Olaf free-clans axe shield",
                       "ann !odds Olaf vs Gorbag"), "Olaf vs Gorbag (practice): Olaf wins"),))

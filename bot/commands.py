@@ -73,6 +73,8 @@ class Spec:
     handler: Handler
     examples: tuple[Example, ...] = ()
     group: str = "general"
+    reads_only: bool = False
+    """It never writes the records nor changes a fight: it may run beside the writers."""
 
 
 REGISTRY: dict[str, Spec] = {}
@@ -80,12 +82,12 @@ REGISTRY: dict[str, Spec] = {}
 
 def command(
     name: str, usage: str, summary: str, *, examples: tuple[Example, ...] = (),
-    group: str = "general", aliases: tuple[str, ...] = (),
+    group: str = "general", aliases: tuple[str, ...] = (), reads_only: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Register a handler for ``!name`` (and its aliases)."""
 
     def register(handler: Handler) -> Handler:
-        spec = Spec(name, usage, summary, handler, examples, group)
+        spec = Spec(name, usage, summary, handler, examples, group, reads_only)
         for key in (name, *aliases):
             REGISTRY[key] = spec
         return handler

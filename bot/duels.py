@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.commands import Ctx, Example, Refusal, command
+from bot.messages import Incoming
 from bot.systems import UIS, VERB_SUMMARIES, SystemUI
 from bot.wording import Cast
 from rules.ancath.commands import AcceptYield, DeclareBonus, Wield
@@ -21,7 +22,8 @@ from rules.systems import SYSTEMS
 from storage.store import OpenFight, Step
 
 __all__ = [
-    "Challenge", "Table", "announce", "cast", "catch_up", "fight_step", "is_manual",
+    "Challenge", "Table", "announce", "cast", "catch_up", "fight_roll", "fight_step",
+    "is_manual",
     "names_of", "progress", "restart_clock", "resumed", "side_of", "table_of", "timeout",
     "ui_of",
 ]
@@ -370,7 +372,8 @@ def wield(ctx: Ctx) -> None:
     _act(ctx, lambda side: Wield(side, weapon, "shield" in extras, "two-handed" in extras))
 
 
-@command("status", "!status", "The fight at a glance and whose move it is.", group="fight")
+@command("status", "!status", "The fight at a glance and whose move it is.", group="fight",
+         reads_only=True)
 def show_status(ctx: Ctx) -> None:
     table = table_of(ctx)
     if table.challenge is not None and table.fight is None:
@@ -391,19 +394,27 @@ def _one_die(word: str) -> int | None:
     return int(faces) if word.startswith("d") and faces.isdecimal() and len(faces) < 5 else None
 
 
+def fight_roll(referee: Any, msg: Incoming, args: list[str]) -> bool:
+    """Whether a roll of ``args`` by this sender is a fight roll: one die, by a fighter
+    of the channel's fight, in a manual-roll channel."""
+    if msg.channel is None or len(args) != 1 or _one_die(args[0]) is None:
+        return False
+    table = referee.tables.get(msg.channel.casefold())
+    fight = table.fight if table is not None else None
+    return (fight is not None and msg.sender.identity in fight.accounts
+            and is_manual(referee, table))
+
+
 def manual_roll(ctx: Ctx) -> bool:
     """In manual mode a fighter's roll of one die is a fight roll: the awaited fighter's
     roll of the awaited die (d100 in An Cath, d20 or a damage die elsewhere) drives the
     fight; any other fighter's, or one when no roll is due, is refused and rolls
     nothing. True when the line was handled here."""
-    if ctx.msg.channel is None or len(ctx.args) != 1:
+    if not fight_roll(ctx.referee, ctx.msg, ctx.args):
         return False
-    table = ctx.referee.table(ctx.msg.channel)
-    fight = table.fight
+    table = table_of(ctx)
+    fight = table.fighting()
     faces = _one_die(ctx.args[0])
-    if fight is None or faces is None or ctx.who not in fight.accounts \
-            or not is_manual(ctx.referee, table):
-        return False
     ui, die, due = ui_of(fight), _die(fight.state), _roll_due(fight.state)
     if due is None:
         raise Refusal("not a roll now: " + ui.prompt(fight.state, True, cast(ctx.referee, fight)))

@@ -37,6 +37,7 @@ from jaraco.stream.buffer import LenientDecodingLineBuffer
 
 from bot.accounts import Accounts, Members
 from bot.config import IrcConfig
+from bot.lanes import Lanes
 from bot.messages import Incoming, Outgoing, Priority, Sender
 from bot.outbox import Outbox, TokenBucket
 from bot.referee import Referee
@@ -84,6 +85,9 @@ class IrcBot:
         self._closed: asyncio.Event | None = None
         self._stopping = False
         self._welcomed = False
+        self.lanes = Lanes()
+        """The referee's work runs there, never on the event loop."""
+        self._ticking: asyncio.Future[list[Outgoing] | None] | None = None
 
     # -- supervisor ---------------------------------------------------------------------
 
@@ -116,6 +120,7 @@ class IrcBot:
         finally:
             sender.cancel()
             ticker.cancel()
+            self.lanes.close()
 
     def stop(self) -> None:
         self._stopping = True
@@ -201,7 +206,9 @@ class IrcBot:
     async def _tick(self) -> None:
         while True:
             await asyncio.sleep(1.0)
-            self._deliver(self._guard(self.referee.tick) or [])
+            if self._ticking is None or self._ticking.done():  # never a pile of ticks
+                self._ticking = self.lanes.run(True, lambda: self._guard(self.referee.tick),
+                                               self._deliver)
             if self._who_deadline is not None and time.monotonic() > self._who_deadline:
                 log.warning("no end of WHO in %.0f s: %s", WHO_TIMEOUT, self._who_line)
                 self._who_done()
@@ -405,7 +412,8 @@ class IrcBot:
         if self._is_me(source.nick):
             self.outbox.prefix = str(source)
             log.info("joined %s", channel)
-            self._deliver(self._guard(lambda: self._resumed(channel)) or [])
+            self.lanes.run(True, lambda: self._guard(lambda: self._resumed(channel)),
+                           self._deliver)
             self._who_todo.append(channel)
             self._who_next()
             return
@@ -524,7 +532,8 @@ class IrcBot:
             shown = "!mod login ..." if msg.text.lower().startswith("!mod login") else msg.text
             log.info("rate limit: dropped %r from %s", shown[:40], sender.identity)
             return
-        self._deliver(self._guard(lambda: self.referee.handle(msg)) or [])
+        self.lanes.run(self.referee.writes(msg), lambda: self._guard(
+            lambda: self.referee.handle(msg)), self._deliver)
 
     def _on_pubmsg(self, _conn: ServerConnection, event: Event) -> None:
         self._incoming(event, event.target)

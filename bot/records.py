@@ -140,7 +140,7 @@ def create(ctx: Ctx) -> None:
 
 
 @command("sheet", "!sheet <warrior>", "A warrior's skills, BP, Test and status.",
-         group="warriors", examples=(Example(
+         group="warriors", reads_only=True, examples=(Example(
              ("gob !create Gorbag goblin club spear", "ann !sheet gorbag"), "test 40; free"),))
 def sheet(ctx: Ctx) -> None:
     if len(ctx.args) != 1:
@@ -150,7 +150,7 @@ def sheet(ctx: Ctx) -> None:
 
 @command("warriors", "!warriors [player]", "The warriors a player (you, by default) owns; "
          "a player is named by nick (whoever uses it now) or services account.",
-         group="warriors")
+         group="warriors", reads_only=True)
 def warriors(ctx: Ctx) -> None:
     people = ctx.referee.people
     if ctx.args:
@@ -197,7 +197,7 @@ def free(ctx: Ctx) -> None:
 
 
 @command("audit", "!audit <warrior>", "The warrior's last ledger rows: what, who and why.",
-         group="warriors", examples=(Example(
+         group="warriors", reads_only=True, examples=(Example(
              ("gob !create Gorbag goblin club spear", "ann !audit Gorbag"),
              "#1 created by gob: warrior created"),))
 def audit(ctx: Ctx) -> None:
@@ -309,7 +309,8 @@ def _login(ctx: Ctx, password: str) -> None:
 
 @command("travel", "!travel move=<n> vit=<n> strain=<n> walk|jog|run [minutes=<n>|hours=<n>]",
          "General rules: how far a pace goes a round, a minute and an hour, how long it "
-         "holds, and what a journey costs in Strain.", group="general rules", examples=(
+         "holds, and what a journey costs in Strain.", group="general rules",
+         reads_only=True, examples=(
              Example(("sam !travel move=12 vit=10 strain=10 run minutes=50",),
                      "50 min: 18000 m (11.2 miles), Strain 10 -> 1"),))
 def travel_(ctx: Ctx) -> None:

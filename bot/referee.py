@@ -126,6 +126,17 @@ class Referee:
     def fairy_open(self) -> bool:
         return bool(self.setting("fairy_folk_open", self.config.fairy_folk_open))
 
+    def writes(self, msg: Incoming) -> bool:
+        """Whether the command in ``msg`` may write the records or change a fight: a
+        transport runs those one after another (:mod:`bot.lanes`), the rest beside."""
+        parsed = split_command(msg.text, self.config.command_prefix)
+        spec = REGISTRY.get(parsed[0]) if parsed is not None else None
+        if parsed is None or spec is None:
+            return False
+        if spec.name == "roll":
+            return duels.fight_roll(self, msg, parsed[1])
+        return not spec.reads_only
+
     def handle(self, msg: Incoming) -> list[Outgoing]:
         """The lines to send in answer to one chat line (none for chatter, and none at
         all once the records are lost)."""
@@ -180,7 +191,7 @@ class Referee:
 
 @command("roll", "!roll <dice>  (also !rol d100 or /rol d100)",
          "Roll dice: NdM, d%, keep 4d6kh3, exploding 1d8!, + and -. In a manual-roll "
-         "fight your /rol d100 is your roll.", aliases=("rol",),
+         "fight your /rol d100 is your roll.", aliases=("rol",), reads_only=True,
          examples=(Example(("ann !roll 4d6kh3",), "ann rolls 4d6kh3 = [6, 5, 3, (1)] = 14",
                                  dice=(6, 5, 3, 1)),))
 def roll_dice(ctx: Ctx) -> None:
@@ -191,6 +202,7 @@ def roll_dice(ctx: Ctx) -> None:
 
 
 @command("help", "!help [command]", "The commands, or one command with an example.",
+         reads_only=True,
          examples=(Example(("ann !help buy",), "!buy <warrior> <skill>"),))
 def help_(ctx: Ctx) -> None:
     if ctx.args:

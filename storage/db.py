@@ -20,7 +20,8 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from storage.errors import DatabaseProblem
 
 __all__ = [
-    "database_url", "head_revision", "make_engine", "open_database", "sqlite_path", "upgrade",
+    "READ_ONLY", "database_url", "head_revision", "make_engine", "open_database", "sqlite_path",
+    "upgrade",
 ]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -45,8 +46,15 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+READ_ONLY = "ancath_read_only"
+"""An execution option: this transaction only reads, so it need not wait for writers."""
+
+
 def _begin_immediate(connection: Any) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    """A writer takes the write lock at once; a reader (``READ_ONLY``) does not, so in
+    WAL mode it reads beside a writer that holds the lock."""
+    reads = connection.get_execution_options().get(READ_ONLY)
+    connection.exec_driver_sql("BEGIN" if reads else "BEGIN IMMEDIATE")
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -99,7 +107,10 @@ def make_engine(url: str) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _begin_immediate)
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    # a row another process holds locked is waited for as long as SQLite waits (R3.3's
+    # locks queue writers; a lock held longer is "busy", not a frozen referee)
+    options = f"-c lock_timeout={BUSY_TIMEOUT_MS}"
+    return create_engine(url, pool_pre_ping=True, connect_args={"options": options})
 
 
 def _config(engine: Engine) -> Config:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["DatabaseProblem", "RecordsLost", "StorageError"]
+__all__ = ["DatabaseProblem", "RecordsBusy", "RecordsLost", "StorageError"]
 
 
 class StorageError(Exception):
@@ -17,3 +17,10 @@ class DatabaseProblem(StorageError):
 class RecordsLost(StorageError):
     """The SQLite file the bot opened was deleted or replaced while it ran: what it
     writes now is lost, so it must stop taking commands."""
+
+
+class RecordsBusy(StorageError):
+    """Another process held the database locked for longer than the bot waits."""
+
+    def __init__(self) -> None:
+        super().__init__("the club's records are busy, try again in a moment")

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, func, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
 from rules.ancath.events import BPAwarded, PrisonerTaken, WarriorSlain
@@ -25,8 +25,8 @@ from rules.codec import encode
 from rules.system import RuleSystem
 from rules.systems import SYSTEMS
 from storage import ledger
-from storage.db import sqlite_path
-from storage.errors import RecordsLost, StorageError
+from storage.db import READ_ONLY, sqlite_path
+from storage.errors import RecordsBusy, RecordsLost, StorageError
 from storage.models import (
     Fight,
     FightCommand,
@@ -123,6 +123,13 @@ class OpenFight:
     """The BP awards the last write added to the ledger, as added (R2.6)."""
 
 
+def _locked(error: OperationalError) -> bool:
+    """SQLite's busy timeout, or PostgreSQL's lock timeout, ran out."""
+    text = str(error.orig).lower()
+    return "database is locked" in text or "lock timeout" in text or \
+        getattr(error.orig, "sqlstate", None) == "55P03"
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
@@ -155,6 +162,7 @@ class Store:
     def __init__(self, engine: Engine, clock: Callable[[], str] = _now) -> None:
         self.engine = engine
         self._clock = clock
+        self._reads = engine.execution_options(**{READ_ONLY: True})
         self._file = sqlite_path(engine.url.render_as_string(hide_password=False))
         self._inode = self._identity()
 
@@ -177,10 +185,18 @@ class Store:
                               "the file from a backup")
 
     @contextmanager
-    def _tx(self) -> Iterator[Session]:
+    def _tx(self, *, write: bool = True) -> Iterator[Session]:
+        """One transaction; ``write=False`` for one that only reads (it does not queue
+        behind writers, another process's included)."""
         self._still_there()
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
-            yield session
+        engine = self.engine if write else self._reads
+        try:
+            with Session(engine, expire_on_commit=False) as session, session.begin():
+                yield session
+        except OperationalError as error:
+            if _locked(error):
+                raise RecordsBusy() from error
+            raise
         self._still_there()  # committed to the file we opened, or not acknowledged
 
     # -- warriors -----------------------------------------------------------------------
@@ -247,11 +263,11 @@ class Store:
             raise DuplicateName(f"the name {fighter.name} is taken") from error
 
     def warrior(self, name: str) -> WarriorRecord:
-        with self._tx() as session:
+        with self._tx(write=False) as session:
             return self._record(session, self._warrior_row(session, name))
 
     def warriors(self, owner: str | None = None) -> list[WarriorRecord]:
-        with self._tx() as session:
+        with self._tx(write=False) as session:
             query = select(Warrior).order_by(Warrior.name_key)
             if owner is not None:
                 query = query.where(Warrior.owner == owner)
@@ -328,7 +344,7 @@ class Store:
 
     def captor_account(self, name: str) -> str | None:
         """The owner of the warrior holding ``name`` prisoner."""
-        with self._tx() as session:
+        with self._tx(write=False) as session:
             row = self._warrior_row(session, name)
             captor = session.get(Warrior, row.captor_id) if row.captor_id else None
             return captor.owner if captor else None
@@ -341,7 +357,7 @@ class Store:
     # -- settings -----------------------------------------------------------------------
 
     def setting(self, key: str, default: Any = None) -> Any:
-        with self._tx() as session:
+        with self._tx(write=False) as session:
             row = session.get(Setting, key)
             return row.value.get("value", default) if row else default
 
@@ -627,7 +643,7 @@ class Store:
         """Every unfinished fight rebuilt by replay, and what disagreed (never patched)."""
         fights: list[OpenFight] = []
         problems: list[str] = []
-        with self._tx() as session:
+        with self._tx(write=False) as session:
             for fight_id, channel in session.execute(
                 select(Fight.id, Fight.channel).where(Fight.active).order_by(Fight.id)
             ):
@@ -671,17 +687,17 @@ class Store:
 
     def latest_fights(self) -> dict[str, int]:
         """The newest fight of every channel, open or ended (what an undo works on)."""
-        with self._tx() as session:
+        with self._tx(write=False) as session:
             rows = session.execute(select(Fight.channel, func.max(Fight.id))
                                    .group_by(Fight.channel))
             return {channel: fight_id for channel, fight_id in rows}
 
     def fight(self, fight_id: int) -> OpenFight:
-        with self._tx() as session:
+        with self._tx(write=False) as session:
             return self._load(session, fight_id)
 
     def fight_events(self, fight_id: int) -> list[Any]:
-        with self._tx() as session:
+        with self._tx(write=False) as session:
             system = SYSTEMS[session.get_one(Fight, fight_id).system]
             rows = session.scalars(select(FightEvent.event).where(FightEvent.fight_id == fight_id)
                                    .order_by(FightEvent.seq, FightEvent.idx))
@@ -691,7 +707,7 @@ class Store:
 
     def ledger(self, name: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         """Ledger rows, oldest first (the last ``limit`` when given), with warrior names."""
-        with self._tx() as session:
+        with self._tx(write=False) as session:
             query = select(LedgerRow, Warrior.name).join(Warrior,
                                                          Warrior.id == LedgerRow.warrior_id)
             if name is not None:
