@@ -60,13 +60,14 @@ class LedgerRow(Base):
     __tablename__ = "ledger"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    warrior_id: Mapped[int] = mapped_column(ForeignKey("warriors.id"), index=True)
+    warrior_id: Mapped[int | None] = mapped_column(ForeignKey("warriors.id"), index=True)
+    """The warrior changed; None on a fight's rows (``fight_id`` says which fight)."""
     entry: Mapped[str] = mapped_column(String(24))
     """created, award, spend, moderator-bp, moderator-skill, moderator-armour, death,
     prisoner-taken, prisoner-freed, reversal (an undo taking back an earlier row),
     renamed, owner-changed, attested (a warrior from before keys, as stored when the
-    ledger was first keyed), or fight-closed and fight-reopened (a fight's digest; the
-    row is on the fight's side 0 warrior)."""
+    ledger was first keyed), or fight-closed and fight-reopened (a fight's digests, on
+    no warrior)."""
     bp: Mapped[int] = mapped_column(default=0)
     """Tenths of BP actually added (negative to take away)."""
     spent: Mapped[int] = mapped_column(default=0)
