@@ -6,7 +6,9 @@ from bot.clock import Clock, SystemClock
 from bot.config import BotConfig
 from bot.dice import DiceSource, OsDice
 from bot.referee import Referee
+from storage import ledger
 from storage.db import open_database
+from storage.keys import Keyring, default_key_path, load_keyring
 from storage.store import Store
 
 __all__ = ["build_referee"]
@@ -18,9 +20,22 @@ def build_referee(
     database: str | None = None,
     dice: DiceSource | None = None,
     clock: Clock | None = None,
+    keyring: Keyring | None = None,
+    key_file: str | None = None,
 ) -> Referee:
-    """A referee on the configured database (migrated), with every open fight resumed."""
-    store = Store(open_database(database or config.database))
+    """A referee on the configured database (migrated), signing the ledger with
+    ``keyring`` (else the configured keys), with every open fight resumed. A SQLite
+    database gets its own key on the first start only: once rows are keyed, a missing
+    key stops the start (``KeyringError``) instead of starting a new one."""
+    url = database or config.database
+    key_file = key_file or config.ledger_key_file
+    if keyring is None:   # a PostgreSQL database without a key fails before it is touched
+        keyring = load_keyring(url, key_file, create=default_key_path(url) is None)
+    engine = open_database(url)
+    if not keyring.keys and not ledger.is_keyed(engine):
+        keyring = load_keyring(url, key_file)   # the first start: make the default key
+    store = Store(engine, keyring=keyring)
+    store.check_signing_key()
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock())
     referee.resume()
     return referee

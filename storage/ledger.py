@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from storage.keys import Keyring
@@ -57,6 +57,7 @@ __all__ = [
     "derived_totals",
     "fight_digest",
     "head",
+    "is_keyed",
     "row_hash",
     "row_mac",
     "verify",
@@ -143,6 +144,13 @@ def anchors_in(text: str) -> list[Anchor]:
         if anchor not in found:
             found.append(anchor)
     return found
+
+
+def is_keyed(engine: Engine) -> bool:
+    """Whether the chain already has a keyed row (its head names a key)."""
+    with engine.connect() as connection:
+        return connection.execute(
+            select(LedgerHead.key_id).where(LedgerHead.id == 1)).scalar() is not None
 
 
 def head(session: Session) -> Anchor | None:
