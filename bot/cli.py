@@ -187,7 +187,8 @@ def _print_ledger(rows: list[dict[str, Any]], form: str) -> None:
         spent = f"spent {row['spent']}" if row["spent"] else ""
         skill = f"{row['skill']}={row['skill_value']}" if row["skill"] else ""
         who = row["actor"] + (f" (mod {row['moderator']})" if row["moderator"] else "")
-        fields = [str(row["id"]), row["at"][:19], row["warrior"], row["entry"], bp, spent,
+        whose = row["warrior"] or f"fight {row['fight']}"   # a fight's row is on no warrior
+        fields = [str(row["id"]), row["at"][:19], whose, row["entry"], bp, spent,
                   skill, row["status"] or "", who, row["reason"]]
         print("  ".join(f for f in fields if f))
 

@@ -332,7 +332,8 @@ class Report:
 
     def missing_keys(self, keyring: Keyring) -> list[str]:
         """One line per missing key: its id, the rows, where keys are looked for."""
-        return [f"ledger key {kid} is not available: it signed ledger rows {ranges(ids)}; "
+        return [f"ledger key {kid} is not available: it signed ledger "
+                f"{'row' if len(ids) == 1 else 'rows'} {ranges(ids)}; "
                 f"a key is looked for in {keyring.looked}" for kid, ids in self.missing.items()]
 
 
