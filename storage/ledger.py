@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from storage.keys import Keyring
@@ -217,57 +217,70 @@ def _attest_legacy(session: Session, chain: LedgerHead, kid: str, key: bytes,
             reason="a fight from before ledger keys, as stored when they came", attested=True))
 
 
-def fight_digest(session: Session, fight_id: int, upto: int) -> dict[str, str] | None:
-    """SHA-256 digests of a fight's setup (system, kind, channel, sheets, sides with their
-    accounts and warriors), its command log and its event log up to command ``upto``;
-    None when there is no such fight."""
-    fight = session.execute(
-        select(Fight.system, Fight.kind, Fight.channel, Fight.setup, Fight.started_at)
-        .where(Fight.id == fight_id)
-    ).one_or_none()
+_FIGHT = select(Fight.system, Fight.kind, Fight.channel, Fight.setup, Fight.started_at,
+                Fight.ending, Fight.winner, Fight.ended_at).where(Fight.id == bindparam("fight"))
+_SEATS = (select(FightSide.side, FightSide.warrior_id, FightSide.account)
+          .where(FightSide.fight_id == bindparam("fight")).order_by(FightSide.side))
+_COMMANDS = (select(FightCommand.seq, FightCommand.command, FightCommand.actor,
+                    FightCommand.created_at)
+             .where(FightCommand.fight_id == bindparam("fight"),
+                    FightCommand.seq <= bindparam("upto"))
+             .order_by(FightCommand.seq))
+_EVENTS = (select(FightEvent.seq, FightEvent.idx, FightEvent.event)
+           .where(FightEvent.fight_id == bindparam("fight"), FightEvent.seq <= bindparam("upto"))
+           .order_by(FightEvent.seq, FightEvent.idx))
+"""The queries a fight's digests are made from, built once (a fight's end runs them)."""
+
+
+def _fight_record(session: Session, fight_id: int, upto: int) -> tuple[
+    dict[str, str], list[int], Any
+] | None:
+    """A fight's digests up to command ``upto``, its sides' warriors and its row (with
+    the ending), in four queries; None when there is no such fight."""
+    where = {"fight": fight_id, "upto": upto}
+    fight = session.execute(_FIGHT, where).one_or_none()
     if fight is None:
         return None
-    sides = [list(r) for r in session.execute(
-        select(FightSide.side, FightSide.warrior_id, FightSide.account)
-        .where(FightSide.fight_id == fight_id).order_by(FightSide.side))]
-    commands = [list(r) for r in session.execute(
-        select(FightCommand.seq, FightCommand.command, FightCommand.actor,
-               FightCommand.created_at)
-        .where(FightCommand.fight_id == fight_id, FightCommand.seq <= upto)
-        .order_by(FightCommand.seq))]
-    events = [list(r) for r in session.execute(
-        select(FightEvent.seq, FightEvent.idx, FightEvent.event)
-        .where(FightEvent.fight_id == fight_id, FightEvent.seq <= upto)
-        .order_by(FightEvent.seq, FightEvent.idx))]
+    seats = session.execute(_SEATS, where).all()
+    sides = [[seat.side, seat.warrior_id, seat.account] for seat in seats]
+    commands = [list(row) for row in session.execute(_COMMANDS, where)]
+    events = [list(row) for row in session.execute(_EVENTS, where)]
     setup = {"system": fight.system, "kind": fight.kind, "channel": fight.channel,
              "setup": fight.setup, "started_at": fight.started_at, "sides": sides}
 
     def digest(value: Any) -> str:
         return hashlib.sha256(canonical(value).encode()).hexdigest()
 
-    return {"setup": digest(setup), "commands": digest(commands), "events": digest(events)}
+    digests = {"setup": digest(setup), "commands": digest(commands), "events": digest(events)}
+    return digests, [seat.warrior_id for seat in seats], fight
+
+
+def fight_digest(session: Session, fight_id: int, upto: int) -> dict[str, str] | None:
+    """SHA-256 digests of a fight's setup (system, kind, channel, sheets, sides with their
+    accounts and warriors), its command log and its event log up to command ``upto``;
+    None when there is no such fight."""
+    record = _fight_record(session, fight_id, upto)
+    return record[0] if record is not None else None
 
 
 def fight_fields(
     session: Session, fight_id: int, entry: str, *, actor: str, created_at: str, reason: str,
-    moderator: str | None = None, attested: bool = False,
+    moderator: str | None = None, seq: int | None = None, attested: bool = False,
 ) -> dict[str, Any]:
     """The fields of a fight's ``fight-closed`` or ``fight-reopened`` row, over the fight
-    as it is in this transaction. The row is on no warrior: it is the fight's, and a
-    warrior's own rows stay the changes of that warrior."""
-    seq = session.scalar(
-        select(func.max(FightCommand.seq)).where(FightCommand.fight_id == fight_id)) or 0
-    digest = fight_digest(session, fight_id, seq)
-    sides = list(session.scalars(
-        select(FightSide.warrior_id).where(FightSide.fight_id == fight_id)
-        .order_by(FightSide.side)))
-    if digest is None or not sides:
+    as it is in this transaction, up to command ``seq`` (its last one when not given).
+    The row is on no warrior: it is the fight's, and a warrior's own rows stay the
+    changes of that warrior."""
+    if seq is None:
+        seq = session.scalar(
+            select(func.max(FightCommand.seq)).where(FightCommand.fight_id == fight_id)) or 0
+    record = _fight_record(session, fight_id, seq)
+    if record is None or not record[1]:
         raise ValueError(f"fight {fight_id} has no record or no sides")
-    detail: dict[str, Any] = {"seq": seq, **digest, "sides": sides}
+    digests, sides, fight = record
+    detail: dict[str, Any] = {"seq": seq, **digests, "sides": sides}
     if entry == "fight-closed":
-        ending = session.execute(select(Fight.ending, Fight.winner, Fight.ended_at)
-                                 .where(Fight.id == fight_id)).one()
-        detail.update(ending=ending.ending, winner=ending.winner, ended_at=ending.ended_at)
+        detail.update(ending=fight.ending, winner=fight.winner, ended_at=fight.ended_at)
     if attested:
         detail["attested"] = True
     return {"warrior_id": None, "entry": entry, "fight_id": fight_id, "command_seq": seq,

@@ -457,7 +457,7 @@ class Store:
                                                         step.actor, now, moderator, reason)
                 state = steps[-1].state
                 if getattr(state, "outcome", None) is not None:
-                    self._close(session, fight, state.outcome, now, steps[-1].actor,
+                    self._close(session, fight, seq, state.outcome, now, steps[-1].actor,
                                 moderator, reason)
                 anchor = session.info.get("anchor")
         except IntegrityError as error:
@@ -511,7 +511,7 @@ class Store:
         return awarded
 
     def _close(
-        self, session: Session, fight: OpenFight, outcome: Any, now: str, actor: str,
+        self, session: Session, fight: OpenFight, seq: int, outcome: Any, now: str, actor: str,
         moderator: str | None, ruling: str | None,
     ) -> None:
         """End the fight, and append its closing row: digests of its setup, command log
@@ -522,8 +522,9 @@ class Store:
         session.execute(update(FightSide).where(FightSide.fight_id == fight.id)
                         .values(active=False))
         why = f"; ruling: {ruling}" if ruling else ""
-        self._append_fight(session, fight.id, "fight-closed", actor=actor, moderator=moderator,
-                           reason=f"{fight.kind} fight ended: {ending}{why}", created_at=now)
+        self._append_fight(session, fight.id, "fight-closed", seq=seq, actor=actor,
+                           moderator=moderator, reason=f"{fight.kind} fight ended: {ending}{why}",
+                           created_at=now)
 
     def undo(self, fight_id: int, moderator: str, reason: str) -> OpenFight:
         """Append an undo record, take back the ledger rows of the undone commands, and
@@ -551,9 +552,9 @@ class Store:
                     row.active, row.ended_at, row.ending, row.winner = True, None, None, None
                     session.execute(update(FightSide).where(FightSide.fight_id == fight_id)
                                     .values(active=True))
-                    self._append_fight(session, fight_id, "fight-reopened", actor=moderator,
-                                       moderator=moderator, reason=f"undo: {reason}",
-                                       created_at=now)
+                    self._append_fight(session, fight_id, "fight-reopened", seq=seq,
+                                       actor=moderator, moderator=moderator,
+                                       reason=f"undo: {reason}", created_at=now)
                 session.flush()
                 rebuilt = self._load(session, fight_id)
                 anchor = session.info.get("anchor")
