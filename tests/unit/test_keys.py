@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,11 @@ def test_bad_key_files_are_named(tmp_path: Path, text: str, problem: str) -> Non
 
 def test_new_keys_are_random_and_long_enough() -> None:
     assert new_key() != new_key() and len(new_key()) == 64
+
+
+def test_processes_starting_at_once_share_one_key(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.sqlite3")
+    with ThreadPoolExecutor(8) as pool:
+        rings = list(pool.map(lambda _: load_keyring(db, environ={}), range(8)))
+    assert len({ring.keys for ring in rings}) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["club.sqlite3.key"]
