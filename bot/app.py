@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from bot.clock import Clock, SystemClock
 from bot.config import BotConfig
 from bot.dice import DiceSource, OsDice
@@ -12,6 +14,8 @@ from storage.keys import Keyring, default_key_path, load_keyring
 from storage.store import Store
 
 __all__ = ["build_referee"]
+
+log = logging.getLogger(__name__)
 
 
 def build_referee(
@@ -36,6 +40,10 @@ def build_referee(
         keyring = load_keyring(url, key_file)   # the first start: make the default key
     store = Store(engine, keyring=keyring)
     store.check_signing_key()
+    sealed = store.seal_legacy()
+    if sealed:
+        log.warning("the ledger was not keyed yet: %d rows now record its warriors and "
+                    "finished fights as they are, under key %s", sealed, keyring.ids[0])
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock())
     referee.resume()
     return referee

@@ -60,6 +60,7 @@ __all__ = [
     "is_keyed",
     "row_hash",
     "row_mac",
+    "seal",
     "verify",
 ]
 
@@ -172,14 +173,33 @@ def append(session: Session, keyring: Keyring, **fields: Any) -> LedgerRow:
     what legacy rows never held (each warrior's name, owner, system and sheet; each
     finished fight's digests), pinned as stored at that moment."""
     kid, key = keyring.signing()
-    chain = session.execute(
+    chain = _locked_head(session)
+    _seal(session, chain, kid, key, str(fields.get("created_at", "")))
+    return _write(session, chain, kid, key, fields)
+
+
+def seal(session: Session, keyring: Keyring, created_at: str) -> int:
+    """Pin a chain of legacy rows now rather than at the next write (the bot does at its
+    start): the ``attested`` rows ``append`` would write first. Returns how many."""
+    kid, key = keyring.signing()
+    chain = _locked_head(session)
+    before = chain.last_id
+    _seal(session, chain, kid, key, created_at)
+    return chain.last_id - before
+
+
+def _locked_head(session: Session) -> LedgerHead:
+    return session.execute(
         select(LedgerHead).where(LedgerHead.id == 1).with_for_update()
     ).scalar_one()
+
+
+def _seal(session: Session, chain: LedgerHead, kid: str, key: bytes, created_at: str) -> None:
+    """Attest what the legacy rows never held when the chain's newest row is legacy."""
     if chain.last_id and chain.key_id is None:
         newest = session.get(LedgerRow, chain.last_id)
         if newest is not None and newest.key_id is None:
-            _attest_legacy(session, chain, kid, key, str(fields.get("created_at", "")))
-    return _write(session, chain, kid, key, fields)
+            _attest_legacy(session, chain, kid, key, created_at)
 
 
 def _write(session: Session, chain: LedgerHead, kid: str, key: bytes,
@@ -430,7 +450,7 @@ def _chain(rows: list[LedgerRow], keyring: Keyring, report: Report) -> list[int]
     if legacy:
         sealed = ("the first keyed row after them seals them" if report.keyed else
                   "no keyed row follows them yet, so anyone who can write the database can "
-                  "still rewrite them")
+                  "still rewrite them (the bot seals them when it next starts)")
         report.notes.append(f"ledger rows {ranges(legacy)} are legacy rows (plain SHA-256, "
                             f"from before ledger keys): {sealed}")
     return broken
@@ -489,7 +509,7 @@ def _warriors(session: Session, rows: list[LedgerRow], report: Report) -> None:
                     f"warrior {label}: {name} is {cached!r}, ledger says {derived[name]!r}")
     if unnamed and not report.keyed:
         report.notes.append(f"{unnamed} warriors come from before the ledger recorded names "
-                            "and owners: the bot's first keyed row records them as they are")
+                            "and owners: the bot records them as they are when it next starts")
 
 
 def _fights(session: Session, rows: list[LedgerRow], report: Report) -> None:
@@ -536,7 +556,7 @@ def _fights(session: Session, rows: list[LedgerRow], report: Report) -> None:
                                    f"come after its end (ledger row {newest.id})")
     if uncovered:
         report.notes.append(f"fights {ranges(uncovered)} ended before the ledger recorded "
-                            "fights: the bot's first keyed row records them as they are")
+                            "fights: the bot records them as they are when it next starts")
 
 
 def _digests(session: Session, fight_id: int, mark: LedgerRow, report: Report) -> None:

@@ -749,6 +749,12 @@ class Store:
         report = self.audit()
         return report.problems + report.missing_keys(self.keyring)
 
+    def seal_legacy(self) -> int:
+        """On a chain of rows from before keys, write the keyed ``attested`` rows for its
+        warriors and finished fights now; how many (0 when there is nothing to seal)."""
+        with self._tx() as session:
+            return ledger.seal(session, self.keyring, self._clock())
+
     def check_signing_key(self) -> None:
         """Refuse to go on writing when the newest row's key is not in the keyring (a
         lost or unconfigured key), rather than start a new chain of trust silently."""

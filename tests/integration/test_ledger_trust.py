@@ -26,6 +26,8 @@ from sqlalchemy import Connection, Engine, inspect, select, text
 from sqlalchemy.orm import Session
 from transcript import command, warrior  # tests/unit, put on the path by conftest.py
 
+from bot.app import build_referee
+from bot.config import BotConfig
 from rules.ancath.tables import Skill
 from rules.codec import encode
 from rules.contest.model import parse_fighter
@@ -605,3 +607,23 @@ def test_rewriting_the_legacy_past_breaks_the_first_keyed_row(
     problems = store.verify()
     assert problems == [f"ledger row {legacy_rows[-1] + 1}: chain broken before it (row "
                         "removed or changed)"], problems
+
+
+def test_the_bot_seals_a_database_from_before_keys_when_it_starts(
+    store: Store, legacy: OpenFight, database_url: str, caplog: pytest.LogCaptureFixture,
+) -> None:
+    with store.engine.begin() as connection:      # before the start: not caught yet
+        connection.execute(text("UPDATE warriors SET owner = 'mallory' WHERE name_key = 'olaf'"))
+    assert store.verify() == []
+    with store.engine.begin() as connection:
+        connection.execute(text("UPDATE warriors SET owner = 'olaf_acct' WHERE name_key = 'olaf'"))
+    referee = build_referee(BotConfig(), database=database_url, keyring=Keyring.of(KEY))
+    try:
+        assert "3 rows now record its warriors and finished fights" in caplog.text
+        assert referee.store.seal_legacy() == 0                      # once only
+        with store.engine.begin() as connection:  # after it: caught, no write needed
+            connection.execute(text(
+                "UPDATE warriors SET owner = 'mallory' WHERE name_key = 'olaf'"))
+        assert naming(store.verify(), "warrior Olaf: owner is 'mallory'")
+    finally:
+        referee.store.engine.dispose()
