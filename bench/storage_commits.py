@@ -53,6 +53,7 @@ from rules.ancath.state import Need  # noqa: E402
 from rules.ancath.tables import Culture, Skill  # noqa: E402
 from rules.systems import AN_CATH  # noqa: E402
 from storage.db import open_database  # noqa: E402
+from storage.keys import Keyring, new_key  # noqa: E402
 from storage.store import Store  # noqa: E402
 
 WARRIORS = (
@@ -84,7 +85,7 @@ def run(url: str, commands: int, seed: int) -> list[float]:
     """Record ``commands`` commands on a new database at ``url``; each one's seconds."""
     engine = open_database(url)
     try:
-        store = Store(engine)
+        store = Store(engine, keyring=Keyring.of(new_key(), source="the bench's own key"))
         for name, culture, skills in WARRIORS:
             sheet, _ = create_warrior(name, culture, skills, fairy_open=True)
             store.create_warrior(sheet, name.lower())

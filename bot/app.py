@@ -1,8 +1,9 @@
-"""Wiring: one function builds the referee from the configuration (store, dice, clock,
-and where ``!odds`` simulations run)."""
+"""Wiring: one function builds the referee from the configuration (store and its ledger
+keys, dice, clock, and where ``!odds`` simulations run)."""
 
 from __future__ import annotations
 
+import logging
 from concurrent.futures import Executor
 
 from bot import odds_desk
@@ -11,10 +12,14 @@ from bot.config import BotConfig
 from bot.dice import DiceSource, OsDice
 from bot.odds_worker import start_worker
 from bot.referee import Referee
+from storage import ledger
 from storage.db import open_database
+from storage.keys import Keyring, default_key_path, load_keyring
 from storage.store import Store
 
 __all__ = ["build_referee"]
+
+log = logging.getLogger(__name__)
 
 
 def build_referee(
@@ -24,13 +29,30 @@ def build_referee(
     dice: DiceSource | None = None,
     clock: Clock | None = None,
     odds_executor: Executor | None = None,
+    keyring: Keyring | None = None,
+    key_file: str | None = None,
 ) -> Referee:
-    """A referee on the configured database (migrated), with every open fight resumed;
-    its ``!odds`` simulations run on ``odds_executor``, by default a worker process
-    (:func:`bot.odds_worker.start_worker`, started first so it warms meanwhile). Stop it
+    """A referee on the configured database (migrated), signing the ledger with
+    ``keyring`` (else the configured keys), with every open fight resumed. A SQLite
+    database gets its own key on the first start only: once rows are keyed, a missing
+    key stops the start (``KeyringError``) instead of starting a new one. Its ``!odds``
+    simulations run on ``odds_executor``, by default a worker process
+    (:func:`bot.odds_worker.start_worker`, started first so it warms meanwhile); stop it
     with :func:`bot.odds_desk.close`."""
+    url = database or config.database
+    key_file = key_file or config.ledger_key_file
+    if keyring is None:   # a PostgreSQL database without a key fails before it is touched
+        keyring = load_keyring(url, key_file, create=default_key_path(url) is None)
+    engine = open_database(url)
+    if not keyring.keys and not ledger.is_keyed(engine):
+        keyring = load_keyring(url, key_file)   # the first start: make the default key
+    store = Store(engine, keyring=keyring)
+    store.check_signing_key()
+    sealed = store.seal_legacy()
+    if sealed:
+        log.warning("the ledger was not keyed yet: %d rows now record its warriors and "
+                    "finished fights as they are, under key %s", sealed, keyring.ids[0])
     executor = odds_executor if odds_executor is not None else start_worker()
-    store = Store(open_database(database or config.database))
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock())
     odds_desk.attach(referee, executor)
     referee.resume()

@@ -1,7 +1,13 @@
 """The ``ancath-bot`` command line (a contract: other tools drive the bot through it).
 
 ``run`` and ``console`` referee fights; ``warrior show``, ``ledger`` and ``audit
-verify`` serve leadership; ``db upgrade`` migrates the schema.
+verify`` serve leadership; ``db upgrade`` migrates the schema; ``key new`` and ``key
+ids`` help keep the ledger keys. ``ledger`` and ``audit verify`` never change the
+database (no migration; a read-only file or a backup copy can be checked).
+
+Exit status: 0 done (for ``audit verify``: all proved), 1 ``audit verify`` found
+problems, 2 an error (a bad option, configuration or database, or a ledger key that is
+not available), 3 and 4 scripted dice ran out or were left over.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import json
 import logging
 import signal
 import sys
+from pathlib import Path
 from typing import Any
 
 from bot import odds_desk
@@ -25,11 +32,12 @@ from bot.moderators import hash_password, password_key
 from bot.network import IrcBot
 from bot.odds_worker import start_worker
 from rules.ancath.sheet import derived_test
-from storage.db import open_database
+from storage.db import DatabaseUnavailable, open_database, open_read_only
+from storage.keys import Keyring, KeyringError, load_keyring, new_key
+from storage.ledger import Anchor, anchors_in
 from storage.store import StorageError, Store
 
 __all__ = ["main"]
-
 
 
 def _database(args: argparse.Namespace) -> str:
@@ -49,9 +57,15 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--db", help="SQLAlchemy URL or SQLite file path")
         return p
 
-    run = sub.add_parser("run", help="referee on IRC, or in a local console channel")
+    def with_keys(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--key-file", help="file of ledger keys, one per line (the first "
+                       "signs); overrides the config's ledger_key_file; $ANCATH_LEDGER_KEY "
+                       "overrides both")
+        return p
+
+    run = with_keys(sub.add_parser("run", help="referee on IRC, or in a local console channel"))
     run.add_argument("--config")
-    console = with_db(sub.add_parser("console", help="one local console channel"))
+    console = with_keys(with_db(sub.add_parser("console", help="one local console channel")))
     console.add_argument("--dice", help="scripted dice: N,N,...")
 
     warrior = sub.add_parser("warrior", help="warrior records").add_subparsers(
@@ -66,11 +80,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     audit = sub.add_parser("audit", help="audit tools").add_subparsers(dest="action",
                                                                        required=True)
-    with_db(audit.add_parser("verify", help="check the ledger chain and every total"))
+    verify = with_keys(with_db(audit.add_parser(
+        "verify", help="check the ledger chain, every warrior and every finished fight")))
+    verify.add_argument("--anchor", action="append", type=_anchor, default=[],
+                        metavar="ID:MAC", help="a published ledger head (4123:9f2c1a7e) the "
+                        "chain must still extend; repeatable")
+    verify.add_argument("--anchors", action="append", default=[], metavar="FILE",
+                        help="any text (a channel log): every 'ledger #<id> <mac>' in it is "
+                        "an anchor; repeatable")
+
+    key = sub.add_parser("key", help="ledger keys").add_subparsers(dest="action",
+                                                                   required=True)
+    key.add_parser("new", help="print a new random ledger key (put it first in the key file "
+                   "to rotate)")
+    with_keys(with_db(key.add_parser("ids", help="the ids of the ledger keys configured, "
+                                     "and which one signs")))
 
     moderator = sub.add_parser("moderator", help="moderators who log in by password")
-    password = with_db(moderator.add_subparsers(dest="action", required=True).add_parser(
-        "password", help="set the password a moderator gives to !mod login (R8.2)"))
+    password = with_keys(with_db(moderator.add_subparsers(dest="action", required=True)
+                                 .add_parser("password", help="set the password a moderator "
+                                             "gives to !mod login (R8.2)")))
     password.add_argument("name", help="the moderator's name, as listed in moderators:")
     password.add_argument("--password-stdin", action="store_true",
                           help="read the password from the first line of standard input")
@@ -79,6 +108,62 @@ def build_parser() -> argparse.ArgumentParser:
                                                                     required=True)
     with_db(db.add_parser("upgrade", help="migrate the schema to the newest revision"))
     return parser
+
+
+def _anchor(text: str) -> Anchor:
+    try:
+        return Anchor.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _keyring(args: argparse.Namespace, url: str) -> Keyring:
+    """The configured ledger keys, for reading: nothing is made."""
+    key_file = args.key_file or load_config(getattr(args, "config", None)).ledger_key_file
+    return load_keyring(url, key_file, create=False)
+
+
+def _verify(args: argparse.Namespace, url: str) -> int:
+    """``audit verify``: 0 all proved, 1 problems, 2 a ledger key is not available."""
+    anchors: list[Anchor] = list(args.anchor)
+    for name in args.anchors:
+        try:
+            text = Path(name).read_text(encoding="utf-8", errors="replace")
+        except OSError as error:
+            raise ConfigError(f"{name}: cannot read: {error.strerror}") from error
+        found = anchors_in(text)
+        if not found:
+            print(f"note: {name}: no 'ledger #<id> <mac>' anchors in it")
+        anchors += [anchor for anchor in found if anchor not in anchors]
+    keyring = _keyring(args, url)
+    report = Store(open_read_only(url), keyring=keyring).audit(anchors)
+    for problem in report.problems:
+        print(problem)
+    for note in report.notes:
+        print(f"note: {note}")
+    missing = report.missing_keys(keyring)
+    for line in missing:
+        print(f"ancath-bot: {line}", file=sys.stderr)
+    if missing:
+        return 2
+    if report.problems:
+        return 1
+    if report.head is not None:
+        print(f"note: the head is {report.head} (publish it to anchor the ledger)")
+    print("ledger intact; every total matches")
+    return 0
+
+
+def _key_ids(args: argparse.Namespace, url: str) -> int:
+    keyring = _keyring(args, url)
+    if not keyring.keys:
+        print(f"ancath-bot: no ledger keys; a key is looked for in {keyring.looked}",
+              file=sys.stderr)
+        return 2
+    for place, kid in enumerate(keyring.ids):
+        print(f"{kid} {'signs and verifies' if place == 0 else 'verifies'} "
+              f"(from {keyring.source})")
+    return 0
 
 
 def _warrior_json(store: Store, name: str) -> dict[str, Any]:
@@ -114,7 +199,8 @@ def _print_ledger(rows: list[dict[str, Any]], form: str) -> None:
         spent = f"spent {row['spent']}" if row["spent"] else ""
         skill = f"{row['skill']}={row['skill_value']}" if row["skill"] else ""
         who = row["actor"] + (f" (mod {row['moderator']})" if row["moderator"] else "")
-        fields = [str(row["id"]), row["at"][:19], row["warrior"], row["entry"], bp, spent,
+        whose = row["warrior"] or f"fight {row['fight']}"   # a fight's row is on no warrior
+        fields = [str(row["id"]), row["at"][:19], whose, row["entry"], bp, spent,
                   skill, row["status"] or "", who, row["reason"]]
         print("  ".join(f for f in fields if f))
 
@@ -146,7 +232,7 @@ def _serve(args: argparse.Namespace) -> int:
     dice = _dice(getattr(args, "dice", None))
     on_irc = args.command == "run" and config.irc is not None
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice,
-                            odds_executor=start_worker(warm=on_irc))
+                            odds_executor=start_worker(warm=on_irc), key_file=args.key_file)
     try:
         if on_irc:
             assert config.irc is not None
@@ -195,32 +281,32 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command in ("run", "console"):
             return _serve(args)
+        if args.command == "key" and args.action == "new":
+            print(new_key())
+            return 0
         url = _database(args)
         if args.command == "db":
             open_database(url)
             print("database schema is up to date")
             return 0
-        store = Store(open_database(url))
-        if args.command == "warrior":
-            data = _warrior_json(store, args.name)
-            if args.json:
-                print(json.dumps(data))
-            else:
-                print("\n".join(f"{k}: {v}" for k, v in data.items()))
-            return 0
-        if args.command == "ledger":
+        if args.command == "key":
+            return _key_ids(args, url)
+        if args.command == "audit":
+            return _verify(args, url)
+        if args.command == "ledger":   # read only: no keys needed, none made
+            store = Store(open_read_only(url), keyring=Keyring())
             _print_ledger(store.ledger(args.warrior), args.format)
             return 0
         if args.command == "moderator":
-            return _set_password(args, store)
-        problems = store.verify()
-        for problem in problems:
-            print(problem)
-        if not problems:
-            print("ledger intact; every total matches")
-        return 1 if problems else 0
-    except (ConfigError, StorageError) as error:
-        print(f"ancath-bot: {error}", file=sys.stderr)
+            return _set_password(args, Store(open_database(url), keyring=_keyring(args, url)))
+        data = _warrior_json(Store(open_database(url)), args.name)
+        if args.json:
+            print(json.dumps(data))
+        else:
+            print("\n".join(f"{k}: {v}" for k, v in data.items()))
+        return 0
+    except (ConfigError, StorageError, KeyringError, DatabaseUnavailable) as error:
+        print(f"ancath-bot: {' '.join(str(error).split())}", file=sys.stderr)  # one line
         return 2
 
 

@@ -79,6 +79,10 @@ class IrcConfig(_Strict):
 class BotConfig(_Strict):
     database: str = DEFAULT_DATABASE
     """A SQLAlchemy URL, or a path to a SQLite file."""
+    ledger_key_file: str | None = None
+    """A file of ledger keys, one per line: the first signs, all verify. The environment
+    variable ``ANCATH_LEDGER_KEY`` overrides it; with neither, a SQLite database gets a
+    key file of its own beside it on the first start (PostgreSQL needs one of the two)."""
     moderators: list[str] = []
     """Services accounts, exact ``nick!user@host`` masks with a verified ident, or the
     names of moderators who log in by password (``!mod login``) (R8.2)."""

@@ -279,13 +279,15 @@ def is_manual(referee: Any, table: Table) -> bool:
 def announce(ctx: Ctx, table: Table, events: list[Any], before: Any) -> None:
     """Say what happened and who moves next in one line. The time limit starts again
     only when the fight moved on (``before`` is its turn and awaiting before the
-    command): a loadout change or a bonus declaration does not stop the clock (R7.4)."""
+    command): a loadout change or a bonus declaration does not stop the clock (R7.4).
+    A fight's end ends with the ledger head its closing row made (``ledger #4123
+    9f2c1a7e``): an anchor in the channel's log that ``audit verify --anchors`` checks."""
     fight = table.fighting()
     ui, who = ui_of(fight), cast(ctx.referee, fight)
     said = ui.describe(events, who, fight.awarded)
     if fight.state.outcome is not None:
         table.fight, table.deadline = None, None
-        ctx.say(said)
+        ctx.say(f"{said} {fight.anchor}" if fight.anchor else said)
         return
     ctx.say(f"{said} {ui.prompt(fight.state, is_manual(ctx.referee, table), who)}".strip())
     if before != progress(fight):

@@ -412,8 +412,6 @@ class IrcBot:
         if self._is_me(source.nick):
             self.outbox.prefix = str(source)
             log.info("joined %s", channel)
-            self.lanes.run(True, lambda: self._guard(lambda: self._resumed(channel)),
-                           self._deliver)
             self._who_todo.append(channel)
             self._who_next()
             return
@@ -436,6 +434,12 @@ class IrcBot:
         self.outbox.raw(self._who_line, Priority.FIGHT)  # in turn with fight output
 
     def _who_done(self) -> None:
+        """The channel's WHO is over: its people are known, so the resume line can name
+        them (``Brenna (alice) to act``); then the next channel's WHO."""
+        if self._who_line is not None:
+            channel = self._who_line.split()[1]
+            self.lanes.run(True, lambda: self._guard(lambda: self._resumed(channel)),
+                           self._deliver)
         self._who_line = self._who_deadline = None
         self._who_next()
 

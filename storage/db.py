@@ -4,23 +4,36 @@ SQLite runs in WAL mode with ``synchronous=FULL``: WAL alone with ``NORMAL`` may
 the last commits on power loss, and every command the bot acknowledges in the channel
 must survive one. Each write transaction starts with ``BEGIN IMMEDIATE`` so two writers
 queue on the busy timeout instead of failing on a lock upgrade.
+
+``open_read_only`` is for checking records (``audit verify``, ``ledger``): no migration,
+no pragma that writes, nothing created; it works on a read-only file or a backup copy.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
+from alembic.script.revision import RevisionError
 from sqlalchemy import Engine, create_engine, event, make_url, text
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from storage.errors import DatabaseProblem
 
 __all__ = [
-    "READ_ONLY", "database_url", "head_revision", "make_engine", "open_database", "sqlite_path",
+    "READ_ONLY",
+    "DatabaseUnavailable",
+    "database_url",
+    "head_revision",
+    "make_engine",
+    "open_database",
+    "open_read_only",
+    "sqlite_path",
     "upgrade",
 ]
 
@@ -134,13 +147,21 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     command.upgrade(_config(engine), revision)
 
 
-def open_database(url: str, *, migrate: bool = True) -> Engine:
-    """An engine with its schema at the newest revision; a database that cannot be
-    opened so is one :class:`DatabaseProblem` naming it and the fix."""
-    path = sqlite_path(url)
+def _folder_exists(url: str) -> None:
+    """A SQLite file's directory must be there: the bot never makes one silently."""
+    try:
+        path = sqlite_path(url)
+    except ArgumentError as error:
+        raise _problem(url, error) from error
     if path is not None and not path.parent.is_dir():
         raise DatabaseProblem(f"{path}: the directory {path.parent} does not exist; create "
                               "it, or point database: elsewhere")
+
+
+def open_database(url: str, *, migrate: bool = True) -> Engine:
+    """An engine with its schema at the newest revision; a database that cannot be
+    opened so is one :class:`DatabaseProblem` naming it and the fix."""
+    _folder_exists(url)
     try:
         engine = make_engine(url)
         if migrate:
@@ -154,3 +175,85 @@ def open_database(url: str, *, migrate: bool = True) -> Engine:
     except (DBAPIError, NoSuchModuleError, ArgumentError) as error:
         raise _problem(url, error) from error
     return engine
+
+
+class DatabaseUnavailable(DatabaseProblem):
+    """The database cannot be read as asked; the message says why and what to do."""
+
+
+READ_SINCE = "0004"
+"""The oldest schema revision ``open_read_only`` reads (the one with ledger key ids)."""
+
+
+def _sqlite_read_only(path: Path) -> Any:
+    """A connection factory that never writes: ``mode=ro`` while a write-ahead log (or a
+    journal) beside the file says it may be in use, so committed rows in the log are
+    read; otherwise ``immutable=1``, which needs no ``-shm`` file and so works in a
+    read-only directory (SQLite's read-only WAL mode cannot, and would leave ``-wal``
+    and ``-shm`` files behind where it may)."""
+    live = any(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-journal"))
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if live else "&immutable=1")
+
+    def connect() -> sqlite3.Connection:
+        connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                     check_same_thread=False)
+        connection.isolation_level = None   # the begin hook issues BEGIN
+        return connection
+
+    return connect
+
+
+def _begin_deferred(connection: Any) -> None:
+    connection.exec_driver_sql("BEGIN")   # one read snapshot for the whole check
+
+
+def open_read_only(url: str) -> Engine:
+    """An engine that reads the database without changing it (no migration, no WAL
+    pragma, nothing created; PostgreSQL in read-only REPEATABLE READ transactions), at
+    revision ``READ_SINCE`` or later."""
+    url = database_url(url)
+    _folder_exists(url)
+    parsed = make_url(url)
+    if parsed.drivername.startswith("sqlite"):
+        if not parsed.database or parsed.database == ":memory:":
+            raise DatabaseUnavailable(f"{url}: an in-memory database has no records to read")
+        path = Path(parsed.database).expanduser()
+        if not path.is_file():
+            raise DatabaseUnavailable(f"{path}: no such database file")
+        engine = create_engine(url, creator=_sqlite_read_only(path))
+        event.listen(engine, "begin", _begin_deferred)
+    else:
+        try:
+            engine = create_engine(url, pool_pre_ping=True, isolation_level="REPEATABLE READ",
+                                   execution_options={"postgresql_readonly": True})
+        except (NoSuchModuleError, ArgumentError) as error:
+            raise _problem(url, error) from error
+    try:
+        _check_revision(engine, url)
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
+
+
+def _check_revision(engine: Engine, url: str) -> None:
+    try:
+        with engine.connect() as connection:
+            revision = connection.execute(text("SELECT version_num FROM alembic_version")
+                                          ).scalar()
+    except SQLAlchemyError as error:
+        raise DatabaseUnavailable(f"{make_url(url).render_as_string()}: cannot read the "
+                                  f"records: {getattr(error, 'orig', None) or error}") from error
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    try:
+        older = {s.revision for s in ScriptDirectory.from_config(config)
+                 .iterate_revisions(revision, "base")} if revision else set()
+    except RevisionError as error:
+        raise DatabaseUnavailable(f"the database is at schema revision {revision}, which this "
+                                  "ancath-bot does not know (a newer version wrote it)") from error
+    if READ_SINCE not in older:
+        raise DatabaseUnavailable(
+            f"the database is at schema revision {revision or 'none'}; this check reads "
+            f"{READ_SINCE} or later and never migrates: run `ancath-bot db upgrade` on it "
+            "(or on a copy) first")

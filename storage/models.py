@@ -54,15 +54,20 @@ class Warrior(Base):
 
 
 class LedgerRow(Base):
-    """One append-only change of BP, skills, status or captor (R7.3)."""
+    """One append-only change of a warrior (BP, skills, status, captor, name, owner,
+    armour), its creation, or a fight's end (R7.3)."""
 
     __tablename__ = "ledger"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    warrior_id: Mapped[int] = mapped_column(ForeignKey("warriors.id"), index=True)
+    warrior_id: Mapped[int | None] = mapped_column(ForeignKey("warriors.id"), index=True)
+    """The warrior changed; None on a fight's rows (``fight_id`` says which fight)."""
     entry: Mapped[str] = mapped_column(String(24))
-    """created, award, spend, moderator-bp, moderator-skill, death, prisoner-taken,
-    prisoner-freed, or reversal (an undo taking back an earlier row)."""
+    """created, award, spend, moderator-bp, moderator-skill, moderator-armour, death,
+    prisoner-taken, prisoner-freed, reversal (an undo taking back an earlier row),
+    renamed, owner-changed, attested (a warrior from before keys, as stored when the
+    ledger was first keyed), or fight-closed and fight-reopened (a fight's digests, on
+    no warrior)."""
     bp: Mapped[int] = mapped_column(default=0)
     """Tenths of BP actually added (negative to take away)."""
     spent: Mapped[int] = mapped_column(default=0)
@@ -80,7 +85,12 @@ class LedgerRow(Base):
     reason: Mapped[str] = mapped_column(String(400))
     created_at: Mapped[str] = mapped_column(String(32))
     prev_hash: Mapped[str] = mapped_column(String(64))
+    """The previous row's ``hash`` (64 zeros for the first row)."""
     hash: Mapped[str] = mapped_column(String(64))
+    """HMAC-SHA256 under the key ``key_id`` names; plain SHA-256 on a legacy row."""
+    key_id: Mapped[str | None] = mapped_column(String(16))
+    """The signing key's fingerprint (never the key); None on a legacy row, one written
+    before the ledger was keyed."""
 
 
 class LedgerHead(Base):
@@ -91,6 +101,8 @@ class LedgerHead(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     last_id: Mapped[int] = mapped_column(default=0)
     last_hash: Mapped[str] = mapped_column(String(64))
+    key_id: Mapped[str | None] = mapped_column(String(16))
+    """The newest row's key id; None while the chain is empty or still legacy."""
 
 
 class Fight(Base):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,17 +27,21 @@ from rules.systems import SYSTEMS
 from storage import ledger
 from storage.db import READ_ONLY, sqlite_path
 from storage.errors import RecordsBusy, RecordsLost, StorageError
+from storage.keys import Keyring, KeyringError, load_keyring
+from storage.ledger import Anchor, Report
 from storage.models import (
     Fight,
     FightCommand,
     FightEvent,
     FightSide,
+    LedgerHead,
     LedgerRow,
     Setting,
     Warrior,
 )
 
 __all__ = [
+    "Anchor",
     "Award",
     "Busy",
     "DuplicateName",
@@ -121,6 +125,9 @@ class OpenFight:
     """The last sequence number written for this fight."""
     awarded: tuple[Award, ...] = ()
     """The BP awards the last write added to the ledger, as added (R2.6)."""
+    anchor: Anchor | None = None
+    """The ledger head after the last write, when it appended rows (a fight's end always
+    does): ``ledger #4123 9f2c1a7e``, to publish outside the database."""
 
 
 def _locked(error: OperationalError) -> bool:
@@ -157,11 +164,16 @@ def _fighter(row: Warrior) -> Any:
 
 
 class Store:
-    """Warriors, the ledger, settings and fights over one SQLAlchemy engine."""
+    """Warriors, the ledger, settings and fights over one SQLAlchemy engine.
 
-    def __init__(self, engine: Engine, clock: Callable[[], str] = _now) -> None:
+    ``keyring`` signs and checks the ledger; without one, the first write loads the
+    default for the engine's database (:func:`storage.keys.load_keyring`)."""
+
+    def __init__(self, engine: Engine, clock: Callable[[], str] = _now,
+                 keyring: Keyring | None = None) -> None:
         self.engine = engine
         self._clock = clock
+        self._keyring = keyring
         self._reads = engine.execution_options(**{READ_ONLY: True})
         self._file = sqlite_path(engine.url.render_as_string(hide_password=False))
         self._inode = self._identity()
@@ -184,6 +196,12 @@ class Store:
                               "nothing written since is kept: stop the bot and restore "
                               "the file from a backup")
 
+    @property
+    def keyring(self) -> Keyring:
+        if self._keyring is None:
+            self._keyring = load_keyring(self.engine.url.render_as_string(hide_password=False))
+        return self._keyring
+
     @contextmanager
     def _tx(self, *, write: bool = True) -> Iterator[Session]:
         """One transaction; ``write=False`` for one that only reads (it does not queue
@@ -198,6 +216,15 @@ class Store:
                 raise RecordsBusy() from error
             raise
         self._still_there()  # committed to the file we opened, or not acknowledged
+
+    def _append(self, session: Session, **fields: Any) -> None:
+        """A ledger row in this transaction; the newest becomes the session's anchor."""
+        row = ledger.append(session, self.keyring, **fields)
+        session.info["anchor"] = Anchor(row.id, row.hash[:8])
+
+    def _append_fight(self, session: Session, fight_id: int, entry: str, **fields: Any) -> None:
+        row = ledger.append_fight(session, self.keyring, fight_id, entry, **fields)
+        session.info["anchor"] = Anchor(row.id, row.hash[:8])
 
     # -- warriors -----------------------------------------------------------------------
 
@@ -230,9 +257,9 @@ class Store:
                 )
                 session.add(row)
                 session.flush()
-                ledger.append(
+                self._append(
                     session, warrior_id=row.id, entry="created",
-                    detail={"skills": skills, "armour": sheet.armour.value},
+                    detail={**ledger.identity(row), "skills": skills},
                     actor=actor or owner, reason="warrior created", created_at=now,
                 )
                 return self._record(session, row)
@@ -253,9 +280,9 @@ class Store:
                 )
                 session.add(row)
                 session.flush()
-                ledger.append(
+                self._append(
                     session, warrior_id=row.id, entry="created",
-                    detail={"skills": {}, "profile": profile}, actor=owner,
+                    detail={**ledger.identity(row), "skills": {}}, actor=owner,
                     reason=f"{system} fighter created", created_at=now,
                 )
                 return self._record(session, row)
@@ -281,7 +308,7 @@ class Store:
                 raise Busy(f"{row.name} is in a fight; buy skills after it")
             sheet, (bought,) = buy_skill(_sheet(row), skill)
             self._apply_sheet(row, sheet)
-            ledger.append(
+            self._append(
                 session, warrior_id=row.id, entry="spend", spent=bought.cost,
                 skill=skill.value, skill_value=bought.new, actor=actor,
                 reason=f"bought {skill.value} {bought.old}->{bought.new}",
@@ -295,7 +322,7 @@ class Store:
             row = self._warrior_row(session, name, lock=True)
             sheet, (changed,) = add_bp(_sheet(row), tenths)
             self._apply_sheet(row, sheet)
-            ledger.append(
+            self._append(
                 session, warrior_id=row.id, entry="moderator-bp", bp=changed.applied,
                 actor=moderator, moderator=moderator, reason=reason, created_at=self._clock(),
             )
@@ -307,7 +334,7 @@ class Store:
             row = self._warrior_row(session, name, lock=True)
             sheet, _ = set_skill(_sheet(row), skill, value)
             self._apply_sheet(row, sheet)
-            ledger.append(
+            self._append(
                 session, warrior_id=row.id, entry="moderator-skill", skill=skill.value,
                 skill_value=value, actor=moderator, moderator=moderator, reason=reason,
                 created_at=self._clock(),
@@ -322,7 +349,7 @@ class Store:
                 raise Busy(f"{row.name} is in a fight; change armour after it")
             sheet, (changed,) = set_armour(_sheet(row), armour)
             row.armour = sheet.armour.value
-            ledger.append(
+            self._append(
                 session, warrior_id=row.id, entry="moderator-armour",
                 detail={"armour": armour.value, "was": changed.old.value,
                         "captured": changed.captured},
@@ -337,7 +364,7 @@ class Store:
             if row.status != "prisoner":
                 raise StorageError(f"{row.name} is not a prisoner")
             row.status, row.captor_id = "free", None
-            ledger.append(
+            self._append(
                 session, warrior_id=row.id, entry="prisoner-freed", status="free",
                 actor=actor, moderator=moderator, reason=reason, created_at=self._clock(),
             )
@@ -467,13 +494,16 @@ class Store:
                                                         step.actor, now, moderator, reason)
                 state = steps[-1].state
                 if getattr(state, "outcome", None) is not None:
-                    self._close(session, fight.id, state.outcome, now)
+                    self._close(session, fight, seq, state.outcome, now, steps[-1].actor,
+                                moderator, reason)
+                anchor = session.info.get("anchor")
         except IntegrityError as error:
             raise StaleFight(f"fight {fight.id} already has a command {fight.seq + 1}: "
                              "it changed since it was read") from error
         commands = (*fight.commands, *(step.command for step in steps))
         return OpenFight(fight.id, fight.channel, fight.system, fight.kind, fight.sheets,
-                         fight.accounts, steps[-1].state, commands, seq, tuple(awarded))
+                         fight.accounts, steps[-1].state, commands, seq, tuple(awarded),
+                         anchor)
 
     def _side_rows(self, session: Session, fight_id: int) -> list[Warrior]:
         """The fight's warriors by side, locked (``_lock``)."""
@@ -501,29 +531,37 @@ class Store:
             if isinstance(item, BPAwarded):
                 sheet, (changed,) = add_bp(_sheet(row), item.tenths)
                 row.bp = sheet.bp
-                ledger.append(session, warrior_id=row.id, entry="award", bp=changed.applied,
+                self._append(session, warrior_id=row.id, entry="award", bp=changed.applied,
                               reason=f"{fight.kind} fight: {item.reason.value}{why}", **base)
                 awarded.append(Award(item.side, changed.applied, item.tenths, item.reason.value))
             elif isinstance(item, WarriorSlain):
                 row.status, row.captor_id = "dead", None
-                ledger.append(session, warrior_id=row.id, entry="death", status="dead",
+                self._append(session, warrior_id=row.id, entry="death", status="dead",
                               reason=f"slain in a mortal fight{why}", **base)
             else:
                 captor = warriors[item.captor]
                 row.status, row.captor_id = "prisoner", captor.id
-                ledger.append(session, warrior_id=row.id, entry="prisoner-taken",
+                self._append(session, warrior_id=row.id, entry="prisoner-taken",
                               status="prisoner", captor_id=captor.id,
                               detail={"ransom": item.ransom} if item.ransom else None,
                               reason=f"taken prisoner by {captor.name}{why}", **base)
         return awarded
 
-    @staticmethod
-    def _close(session: Session, fight_id: int, outcome: Any, now: str) -> None:
-        session.execute(update(Fight).where(Fight.id == fight_id).values(
-            active=False, ended_at=now, ending=getattr(outcome.ending, "value", outcome.ending),
-            winner=outcome.winner))
-        session.execute(update(FightSide).where(FightSide.fight_id == fight_id)
+    def _close(
+        self, session: Session, fight: OpenFight, seq: int, outcome: Any, now: str, actor: str,
+        moderator: str | None, ruling: str | None,
+    ) -> None:
+        """End the fight, and append its closing row: digests of its setup, command log
+        and event log, with its ending."""
+        ending = getattr(outcome.ending, "value", outcome.ending)
+        session.execute(update(Fight).where(Fight.id == fight.id).values(
+            active=False, ended_at=now, ending=ending, winner=outcome.winner))
+        session.execute(update(FightSide).where(FightSide.fight_id == fight.id)
                         .values(active=False))
+        why = f"; ruling: {ruling}" if ruling else ""
+        self._append_fight(session, fight.id, "fight-closed", seq=seq, actor=actor,
+                           moderator=moderator, reason=f"{fight.kind} fight ended: {ending}{why}",
+                           created_at=now)
 
     def undo(self, fight_id: int, moderator: str, reason: str) -> OpenFight:
         """Append an undo record, take back the ledger rows of the undone commands, and
@@ -551,11 +589,15 @@ class Store:
                     row.active, row.ended_at, row.ending, row.winner = True, None, None, None
                     session.execute(update(FightSide).where(FightSide.fight_id == fight_id)
                                     .values(active=True))
+                    self._append_fight(session, fight_id, "fight-reopened", seq=seq,
+                                       actor=moderator, moderator=moderator,
+                                       reason=f"undo: {reason}", created_at=now)
                 session.flush()
                 rebuilt = self._load(session, fight_id)
+                anchor = session.info.get("anchor")
         except IntegrityError as error:
             raise Busy("a fighter or the channel is busy in another fight") from error
-        return rebuilt
+        return replace(rebuilt, anchor=anchor)
 
     def _reverse_after(
         self, session: Session, fight_id: int, kept: list[int], seq: int,
@@ -572,7 +614,8 @@ class Store:
             .where(LedgerRow.status.is_not(None)).group_by(LedgerRow.warrior_id)
         ).all())
         rows = session.scalars(
-            select(LedgerRow).where(LedgerRow.fight_id == fight_id, LedgerRow.entry != "reversal")
+            select(LedgerRow).where(LedgerRow.fight_id == fight_id,
+                                    LedgerRow.entry.not_in(("reversal", *ledger.FIGHT_ENTRIES)))
             .order_by(LedgerRow.id)
         ).all()
         reversed_ids = {
@@ -590,7 +633,7 @@ class Store:
             status = None
             if row.status is not None and latest_status.get(warrior.id) == row.id:
                 status, warrior.status, warrior.captor_id = "free", "free", None
-            ledger.append(
+            self._append(
                 session, warrior_id=row.warrior_id, entry="reversal", bp=changed.applied,
                 status=status, detail={"reverses": row.id}, actor=moderator,
                 moderator=moderator, fight_id=fight_id, command_seq=seq,
@@ -708,8 +751,8 @@ class Store:
     def ledger(self, name: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         """Ledger rows, oldest first (the last ``limit`` when given), with warrior names."""
         with self._tx(write=False) as session:
-            query = select(LedgerRow, Warrior.name).join(Warrior,
-                                                         Warrior.id == LedgerRow.warrior_id)
+            query = select(LedgerRow, Warrior.name).outerjoin(   # a fight's rows: no warrior
+                Warrior, Warrior.id == LedgerRow.warrior_id)
             if name is not None:
                 query = query.where(Warrior.id == self._warrior_row(session, name).id)
             query = query.order_by(LedgerRow.id.desc())
@@ -722,11 +765,41 @@ class Store:
                     "spent": row.spent, "skill": row.skill, "skill_value": row.skill_value,
                     "status": row.status, "actor": row.actor, "moderator": row.moderator,
                     "fight": row.fight_id, "reason": row.reason, "at": row.created_at,
-                    "hash": row.hash,
+                    "hash": row.hash, "key": row.key_id,
                 })
             return result
 
-    def verify(self) -> list[str]:
-        """Chain, head and every cached total checked against the ledger."""
+    def anchor(self) -> Anchor | None:
+        """The ledger head now, to publish (``ledger #4123 9f2c1a7e``); None when empty."""
         with self._tx() as session:
-            return ledger.verify(session)
+            return ledger.head(session)
+
+    def audit(self, anchors: Sequence[Anchor] = ()) -> Report:
+        """The chain, its head, the ``anchors``, every warrior's cached fields and every
+        finished fight's digests, checked against the ledger (writes nothing)."""
+        with self._tx() as session:
+            return ledger.verify(session, self.keyring, anchors)
+
+    def verify(self) -> list[str]:
+        """Every problem ``audit`` finds, and one line per key it could not check with;
+        empty when all is well."""
+        report = self.audit()
+        return report.problems + report.missing_keys(self.keyring)
+
+    def seal_legacy(self) -> int:
+        """On a chain of rows from before keys, write the keyed ``attested`` rows for its
+        warriors and finished fights now; how many (0 when there is nothing to seal)."""
+        with self._tx() as session:
+            return ledger.seal(session, self.keyring, self._clock())
+
+    def check_signing_key(self) -> None:
+        """Refuse to go on writing when the newest row's key is not in the keyring (a
+        lost or unconfigured key), rather than start a new chain of trust silently."""
+        with self._tx() as session:
+            chain = session.get(LedgerHead, 1)
+            kid = chain.key_id if chain is not None else None
+            if kid is not None and self.keyring.get(kid) is None:
+                raise KeyringError(
+                    f"the newest ledger row #{chain.last_id if chain else 0} is signed with "
+                    f"key {kid}, which is not available (have {self.keyring.describe()}); "
+                    f"a key is looked for in {self.keyring.looked}")

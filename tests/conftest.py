@@ -4,7 +4,8 @@
 supports: ``sqlite`` (a file in the test's ``tmp_path``) and ``postgresql`` (a freshly
 created database on the server that ``ANCATH_TEST_PG_URL`` names, dropped afterwards).
 Without that variable the PostgreSQL cases skip, except under ``CI=true``, where they
-fail: CI must not pass by testing only one backend.
+fail: CI must not pass by testing only one backend. A PostgreSQL database has no default
+ledger key, so its cases get one in ``ANCATH_LEDGER_KEY`` (a SQLite file makes its own).
 
 Under ``CI=true`` hypothesis runs derandomized, so a landing never hinges on a new
 random draw; local runs keep exploring and save what they find in ``.hypothesis``.
@@ -22,6 +23,7 @@ import pytest
 from hypothesis import settings
 
 PG_ENV = "ANCATH_TEST_PG_URL"
+PG_LEDGER_KEY = "test-ledger-key-for-the-postgresql-cases-0123456789"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -64,6 +66,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     from sqlalchemy import make_url, text
 
     admin = request.getfixturevalue("_pg_admin")
+    request.getfixturevalue("monkeypatch").setenv("ANCATH_LEDGER_KEY", PG_LEDGER_KEY)
     name = f"ancath_test_{uuid.uuid4().hex[:16]}"
     with admin.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))

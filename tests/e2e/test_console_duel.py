@@ -6,7 +6,8 @@
 Each stdin line is ``<nick> <message>`` or ``<#channel> <nick> <message>``; each bot
 message is printed as ``<target> <text>``. Scripted dice that run out or do not fit
 their die end the run with status 3 and a message naming the roll; dice left over at
-the end of input give status 4.
+the end of input give status 4. A fight's closing line ends with its ledger anchor,
+``ledger #<row> <mac>``; the MAC is the database's own, so ``masked`` says ``<mac>``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ DUEL_DICE = "50,40,20,80,5"
 (30); damage 5 on leather kills."""
 
 LINE = re.compile(r"(?P<target>[#&]\S+|[^\s#&]\S*) (?P<text>\S.*)")
+MAC = re.compile(r"(ledger #\d+) [0-9a-f]{8}\b")
+
+
+def masked(output: str) -> list[str]:
+    """The output's lines, a ledger anchor's MAC as ``<mac>``."""
+    return [MAC.sub(r"\1 <mac>", line) for line in output.splitlines()]
 
 
 def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -68,7 +75,7 @@ TRANSCRIPT = [
     ["#console Olaf attacks [20 vs 25: hit]. Gorbag (gob), defend: !dodge 30 | !parry 25 | "
      "!luck 5"],
     ["#console Gorbag dodges [80 vs 30: fails]. Olaf's damage 5: kill. Olaf wins by a kill. "
-     "BP: Olaf +0.2, Gorbag +0.1."],
+     "BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>"],
 ]
 """What each line of ``DUEL`` is answered with: one line per command."""
 
@@ -78,7 +85,7 @@ def test_a_practice_duel_through_the_console(tmp_path: Path) -> None:
     result = console(db, DUEL_DICE, DUEL + "#side ann !sheet Olaf\n")
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
-    lines = result.stdout.splitlines()
+    lines = masked(result.stdout)
     parsed = [LINE.fullmatch(line) for line in lines]
     assert all(parsed), lines
     assert lines[:-1] == [line for answer in TRANSCRIPT for line in answer]
@@ -94,6 +101,11 @@ def test_a_practice_duel_through_the_console(tmp_path: Path) -> None:
     assert (gorbag["bp"], gorbag["status"], gorbag["owner"]) == (0.1, "free", "gob")
     verified = cli("audit", "verify", "--db", str(db))
     assert verified.returncode == 0, verified.stdout
+    log = tmp_path / "console.log"        # the channel's log: its closing line anchors
+    log.write_text(result.stdout, encoding="utf-8")
+    anchored = cli("audit", "verify", "--db", str(db), "--anchors", str(log))
+    assert anchored.returncode == 0, anchored.stdout
+    assert "anchor ledger #5 " in anchored.stdout and "holds" in anchored.stdout
 
 
 def test_the_duel_can_be_fed_in_two_runs(tmp_path: Path) -> None:
@@ -103,7 +115,7 @@ def test_the_duel_can_be_fed_in_two_runs(tmp_path: Path) -> None:
     assert console(db, "50,40", "".join(first)).returncode == 0
     result = console(db, "20,80,5", "".join(rest))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1].endswith("BP: Olaf +0.2, Gorbag +0.1.")
+    assert masked(result.stdout)[-1].endswith("BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>")
     assert show(db, "Olaf")["bp"] == 0.2
 
 
@@ -143,7 +155,7 @@ def test_dice_left_over_exit_4(tmp_path: Path) -> None:
     result = console(db, DUEL_DICE + ",7,7", DUEL)
     assert result.returncode == 4
     assert "2 scripted dice left over" in result.stderr
-    assert result.stdout.splitlines()[-1].endswith("BP: Olaf +0.2, Gorbag +0.1.")
+    assert masked(result.stdout)[-1].endswith("BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>")
     assert show(db, "Olaf")["bp"] == 0.2  # what was played still counts
 
 

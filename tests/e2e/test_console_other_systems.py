@@ -1,5 +1,6 @@
 """A Simple Contest fight piped through ``ancath-bot console --dice`` (the contract)."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,8 +24,8 @@ def test_a_simple_contest_through_the_console(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert all(line.startswith("#console ") for line in lines)
-    assert lines[-1].endswith("Alain wins a major victory: Bors dying (ratings 15/6). "
-                              "Alain wins: the foe is dying.")
+    assert re.fullmatch(r".* Alain wins a major victory: Bors dying \(ratings 15/6\)\. "
+                        r"Alain wins: the foe is dying\. ledger #3 [0-9a-f]{8}", lines[-1])
     verdict = subprocess.run([sys.executable, "-m", "bot.cli", "audit", "verify", "--db", db],
                              capture_output=True, text=True, timeout=60)
     assert verdict.returncode == 0

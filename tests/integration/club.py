@@ -11,11 +11,14 @@ and the referee behind a fake transport that records every line it would send.
 as IRC would split them (the budget before the bot knows its own prefix), so a test
 that compares lists counts the lines a command costs. ``!odds`` simulations run in the
 caller's thread, so their answers (``Referee.later``) are ready at once and come in what
-``say`` returns.
+``say`` returns. A fight's closing line ends with its ledger anchor, ``ledger #<row>
+<mac>``; the MAC depends on the club's random key, so the lines say ``<mac>`` for it
+(``test_ledger_trust`` checks real anchors).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from bot.app import build_referee
@@ -29,10 +32,14 @@ from bot.text import split_utf8
 
 __all__ = ["Club", "lines"]
 
+_MAC = re.compile(r"(ledger #\d+) [0-9a-f]{8}\b")
+
 
 def lines(out: list[Outgoing]) -> list[str]:
-    """``"<target> <text>"`` per line as the IRC transport would send them."""
-    return [f"{o.target} {piece}" for o in out for piece in split_utf8(o.text)]
+    """``"<target> <text>"`` per line as the IRC transport would send them (a ledger
+    anchor's MAC as ``<mac>``)."""
+    return [_MAC.sub(r"\1 <mac>", f"{o.target} {piece}")
+            for o in out for piece in split_utf8(o.text)]
 
 
 class Club:

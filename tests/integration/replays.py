@@ -55,9 +55,10 @@ def ledger_matches_replays(engine: Engine) -> list[str]:
         fights = connection.execute(text("SELECT id, active FROM fights ORDER BY id")).all()
         seats = {(f, s): w for f, s, w in connection.execute(
             text("SELECT fight_id, side, warrior_id FROM fight_sides"))}
-        rows = connection.execute(text(
+        rows = connection.execute(text(  # less a fight's closing and reopening rows
             "SELECT id, warrior_id, entry, bp, fight_id, detail FROM ledger "
-            "WHERE fight_id IS NOT NULL ORDER BY id")).all()
+            "WHERE fight_id IS NOT NULL AND entry NOT IN ('fight-closed', 'fight-reopened') "
+            "ORDER BY id")).all()
         totals = {i: bp for i, bp in connection.execute(text("SELECT id, bp FROM warriors"))}
     reversed_ids = {as_json(r.detail)["reverses"] for r in rows if r.entry == "reversal"}
     for fight_id, active in fights:

@@ -121,7 +121,7 @@ def test_practice_bout_from_challenge_to_awards(tmp_path: Path) -> None:
     one(club, "olaf !attack", "Olaf attacks [13 vs 25: hit].", GORBAG_DEFENDS)
     club.dice.push(90, 5)  # Parry 90 vs 25 fails; damage 5 on Leather (1-11): kill
     one(club, "gob !parry", "Gorbag parries [90 vs 25: fails]. Olaf's damage 5: kill. "
-        "Olaf wins by a kill. BP: Olaf +0.2, Gorbag +0.1.")
+        "Olaf wins by a kill. BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>")
     # R7.2: practice pays 0.2 to the winner and 0.1 to the loser; a practice kill is
     # not death.
     olaf, gorbag = club.warrior("Olaf"), club.warrior("Gorbag")
@@ -156,7 +156,7 @@ def test_duel_ends_at_the_first_hit_that_is_not_no_effect(tmp_path: Path) -> Non
     # A mere wound is first blood.
     club.dice.push(99, 45)
     one(club, "gob !dodge", "Gorbag dodges [99 vs 30: fails]. Olaf's damage 45: Gorbag's "
-        "right leg wounded. Olaf wins at first blood. BP: Olaf +0.2, Gorbag +0.1.")
+        "right leg wounded. Olaf wins at first blood. BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>")
     assert (club.warrior("Olaf")["bp"], club.warrior("Gorbag")["bp"]) == (2, 1)
     assert club.warrior("Gorbag")["status"] == "free"
     assert ledger_rows(club, "Olaf")[1:] == [("award", 0.2, None, "duel fight: win")]
@@ -179,7 +179,7 @@ def test_mortal_kill_is_death_and_pays_the_deed(tmp_path: Path) -> None:
     club.dice.push(80, 14)
     one(club, "gob !dodge", "Gorbag dodges [80 vs 30: fails]. Olaf's damage 14: Gorbag's "
         "head disabled. That is a kill! Olaf wins by a kill. Gorbag is dead. "
-        "BP: Olaf +1.5 (mortal fight 0.5, foe slain 1.0), Gorbag +0.5.")
+        "BP: Olaf +1.5 (mortal fight 0.5, foe slain 1.0), Gorbag +0.5. ledger #7 <mac>")
     # R7.2: 0.5 to each side, 1.0 more to the winner for the foe slain; death is real.
     assert (club.warrior("Olaf")["bp"], club.warrior("Gorbag")["bp"]) == (15, 5)
     assert club.warrior("Gorbag")["status"] == "dead"
@@ -214,7 +214,7 @@ def test_mortal_yield_prisoner_with_ransom_then_freed(tmp_path: Path) -> None:
         "| !accept release | !reject (a ransom: !accept prisoner ransom <terms>)")
     one(club, "olaf !accept prisoner ransom 10 silver", "Olaf accepts the yield. Olaf wins by "
         "yield. Gorbag is Olaf's prisoner (ransom: 10 silver). "
-        "BP: Olaf +1.5 (mortal fight 0.5, prisoner 1.0), Gorbag +0.5.")
+        "BP: Olaf +1.5 (mortal fight 0.5, prisoner 1.0), Gorbag +0.5. ledger #7 <mac>")
     fight_id = club.referee.table("#arena").last_fight_id
     assert fight_id is not None
     assert club.referee.store.fight_events(fight_id)[-1] == PrisonerTaken(1, 0, "10 silver")
@@ -261,7 +261,8 @@ def test_practice_yield_rejected_loses_the_turn_then_accepted(tmp_path: Path) ->
     club.say("olaf !yield")
     refused(club, "gob !accept prisoner", "prisoners are taken only in mortal fights")
     one(club, "gob !accept",
-        "Gorbag accepts the yield. Gorbag wins by yield. BP: Gorbag +0.2, Olaf +0.1.")
+        "Gorbag accepts the yield. Gorbag wins by yield. BP: Gorbag +0.2, Olaf +0.1.",
+        "ledger #5 <mac>")
     assert (club.warrior("Olaf")["bp"], club.warrior("Gorbag")["bp"]) == (1, 2)
     assert club.warrior("Olaf")["status"] == "free"
     assert not club.warrior("Olaf")["in_fight"]
@@ -285,7 +286,7 @@ def test_flight_escapes_after_a_failed_stop_and_a_last_turn(tmp_path: Path) -> N
     club.dice.push(31, 50, 80)
     one(club, "gob !attack", "Gorbag attacks [31 vs 35: hit]. Olaf trusts luck [50 vs 5: "
         "fails]. Gorbag's damage 80: no effect. Gorbag wins (the foe escaped). "
-        "BP: Gorbag +0.2, Olaf +0.1.")
+        "BP: Gorbag +0.2, Olaf +0.1. ledger #5 <mac>")
     # The side that escapes is the loser (R7.2): Olaf gets only the loser's 0.1.
     assert (club.warrior("Olaf")["bp"], club.warrior("Gorbag")["bp"]) == (1, 2)
     assert ledger_rows(club, "Olaf")[1:] == [("award", 0.1, None, "practice fight: loss")]
@@ -347,7 +348,7 @@ def test_manual_rolls_wait_for_the_awaited_players_own_roll(tmp_path: Path) -> N
     # digit 0 disables. First blood.
     club.dice.push(25)
     one(club, "olaf /rol d100", "Olaf's damage 25: Gorbag's weapon arm disabled. "
-        "Olaf wins at first blood. BP: Olaf +0.2, Gorbag +0.1.")
+        "Olaf wins at first blood. BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>")
     assert (club.warrior("Olaf")["bp"], club.warrior("Gorbag")["bp"]) == (2, 1)
     finished(club)
 
@@ -376,7 +377,7 @@ def test_time_limit_warns_at_half_and_a_claim_wins_by_forfeit(tmp_path: Path) ->
     refused(club, "olaf !claim", "the fight is waiting for you, not your foe")
     # The claimant wins by forfeit; the side that forfeits is the loser (R7.2, R7.4).
     assert club.say("gob !claim") == [
-        "#arena Gorbag wins by forfeit. BP: Gorbag +0.2, Olaf +0.1."]
+        "#arena Gorbag wins by forfeit. BP: Gorbag +0.2, Olaf +0.1. ledger #5 <mac>"]
     assert (club.warrior("Olaf")["bp"], club.warrior("Gorbag")["bp"]) == (1, 2)
     assert ledger_rows(club, "Gorbag")[1:] == [("award", 0.2, None, "practice fight: win")]
     assert club.wait(10) == []
@@ -395,7 +396,7 @@ def test_time_limit_half_follows_the_configured_limit(tmp_path: Path) -> None:
     assert club.wait(2) == [
         "#arena Time is up for Gorbag (gob): Olaf (olaf) may !claim the fight."]
     assert club.say("olaf !claim") == [
-        "#arena Olaf wins by forfeit. BP: Olaf +0.2, Gorbag +0.1."]
+        "#arena Olaf wins by forfeit. BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>"]
     finished(club)
 
 
@@ -452,7 +453,7 @@ def test_two_channels_fight_at_once_independently(tmp_path: Path) -> None:
     # first blood ends the duel in #arena only.
     club.dice.push(70, 50)
     one(club, "gob !dodge", "Gorbag dodges [70 vs 30: fails]. Olaf's damage 50: Gorbag's "
-        "right leg disabled. Olaf wins at first blood. BP: Olaf +0.2, Gorbag +0.1.")
+        "right leg disabled. Olaf wins at first blood. BP: Olaf +0.2, Gorbag +0.1. ledger #8 <mac>")
     assert not club.warrior("Olaf")["in_fight"]
     assert club.warrior("Ulf")["in_fight"]
 
@@ -465,7 +466,8 @@ def test_two_channels_fight_at_once_independently(tmp_path: Path) -> None:
         "!test 40 | !close 30 | !flee | !yield"]
     club.say("#pit ulf !yield")
     assert club.say("#pit bran !accept") == [
-        "#pit Bran accepts the yield. Bran wins by yield. BP: Bran +0.2, Ulf +0.1."]
+        "#pit Bran accepts the yield. Bran wins by yield. BP: Bran +0.2, Ulf +0.1. "
+        "ledger #11 <mac>"]
     assert [club.warrior(n)["bp"] for n in ("Olaf", "Gorbag", "Bran", "Ulf")] == [2, 1, 2, 1]
     # Olaf is free to be challenged again.
     assert club.say("#yard finn !challenge Olaf") == [
@@ -508,7 +510,8 @@ def test_restart_mid_fight_resumes_where_it_was(tmp_path: Path) -> None:
 
     assert club.restart() == []
     one(club, "gob !accept",
-        "Gorbag accepts the yield. Gorbag wins by yield. BP: Gorbag +0.2, Olaf +0.1.")
+        "Gorbag accepts the yield. Gorbag wins by yield. BP: Gorbag +0.2, Olaf +0.1.",
+        "ledger #5 <mac>")
     assert club.restart() == []
     assert club.referee.store.open_fights() == ([], [])
     assert club.say("gob !status") == [
@@ -597,7 +600,7 @@ def test_wield_does_not_restart_the_awaited_sides_time_limit(tmp_path: Path) -> 
     assert club.wait(1) == [
         "#arena Time is up for Olaf (olaf): Gorbag (gob) may !claim the fight."]
     assert club.say("gob !claim") == [
-        "#arena Gorbag wins by forfeit. BP: Gorbag +0.2, Olaf +0.1."]
+        "#arena Gorbag wins by forfeit. BP: Gorbag +0.2, Olaf +0.1. ledger #5 <mac>"]
 
 
 def test_accept_with_misworded_ransom_is_refused(tmp_path: Path) -> None:
@@ -610,7 +613,8 @@ def test_accept_with_misworded_ransom_is_refused(tmp_path: Path) -> None:
     assert len(reply) == 1 and reply[0].startswith("#arena olaf: ")
     assert snapshot(club, "#arena") == before
     assert club.say("olaf !accept prisoner ransom 10 silver")[0].endswith(
-        "(ransom: 10 silver). BP: Olaf +1.5 (mortal fight 0.5, prisoner 1.0), Gorbag +0.5.")
+        "(ransom: 10 silver). BP: Olaf +1.5 (mortal fight 0.5, prisoner 1.0), Gorbag +0.5. "
+        "ledger #7 <mac>")
 
 
 def test_time_left_is_never_shown_as_zero_minutes(tmp_path: Path) -> None:

@@ -83,7 +83,8 @@ def test_R2_6_the_bp_said_are_the_bp_added(tmp_path: Path) -> None:
     (line,) = hosted(club, "gob !dodge")
     # 39.5 + 0.5 reaches the 40.0 cap: nothing of the 1.0 for the foe slain is added
     assert line.endswith("Olaf wins by a kill. Gorbag is dead. BP: Olaf +0.5 (mortal fight "
-                         "0.5, foe slain 0.0 of 1.0: at the 40.0 cap), Gorbag +0.5.")
+                         "0.5, foe slain 0.0 of 1.0: at the 40.0 cap), Gorbag +0.5. "
+                         "ledger #8 <mac>")
     assert club.warrior("Olaf")["bp"] == 400
     assert [r["bp"] for r in club.referee.store.ledger("Olaf")][-2:] == [0.5, 0.0]
     assert club.referee.store.verify() == []

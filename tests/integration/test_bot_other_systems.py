@@ -26,7 +26,7 @@ def test_R9_a_simple_contest_from_challenge_to_the_end(tmp_path: Path) -> None:
     club.say("al !strike")
     club.dice.push(3, 9)  # Alain 3: at or under the sword's edge 3, major + 1 = dying
     (line,) = club.say("bo !strike")
-    assert line.endswith("Alain wins: the foe is dying.")
+    assert line.endswith("Alain wins: the foe is dying. ledger #3 <mac>")
     store = club.referee.store
     assert not store.warrior("Alain").in_fight and not store.warrior("Bors").in_fight
     assert [r["entry"] for r in store.ledger("Alain")] == ["created"]  # no BP here (R9.6)
@@ -38,7 +38,7 @@ def test_R9_6_yield_instead_of_rolling(tmp_path: Path) -> None:
     club.say("al !challenge Bors")
     club.say("bo !accept")
     club.say("al !strike")
-    assert club.say("bo !yield") == ["#arena Alain wins: by yield."]
+    assert club.say("bo !yield") == ["#arena Alain wins: by yield. ledger #3 <mac>"]
 
 
 def test_moves_of_another_system_are_refused(tmp_path: Path) -> None:
@@ -135,4 +135,4 @@ def test_a_contest_resumes_after_a_restart(tmp_path: Path) -> None:
     assert club.restart() == []
     club.say("al !strike")
     club.dice.push(3, 9)
-    assert club.say("bo !strike")[0].endswith("Alain wins: the foe is dying.")
+    assert club.say("bo !strike")[0].endswith("Alain wins: the foe is dying. ledger #3 <mac>")

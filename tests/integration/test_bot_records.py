@@ -475,7 +475,8 @@ def test_mod_end_names_a_winner_and_the_awards_carry_the_moderator(tmp_path: Pat
     club = make_club(tmp_path)
     start_fight(club)
     line = only(club.say("mod !mod end olaf Gorbag left the table"))
-    assert line == "#arena Olaf wins by a moderator's ruling. BP: Olaf +0.2, Gorbag +0.1."
+    assert line == ("#arena Olaf wins by a moderator's ruling. BP: Olaf +0.2, Gorbag +0.1. "
+                    "ledger #5 <mac>")
     assert club.warrior("Olaf")["bp"] == 2 and club.warrior("Gorbag")["bp"] == 1
     assert not club.warrior("Olaf")["in_fight"] and not club.warrior("Gorbag")["in_fight"]
     for name, bp, why in (("Olaf", 0.2, "win"), ("Gorbag", 0.1, "loss")):
@@ -491,7 +492,7 @@ def test_mod_end_draw_gives_each_side_the_losers_award(tmp_path: Path) -> None:
     club = make_club(tmp_path)
     start_fight(club)
     assert only(club.say("mod !mod end draw both too tired")) == (
-        "#arena The fight is a draw. BP: Olaf +0.1, Gorbag +0.1.")
+        "#arena The fight is a draw. BP: Olaf +0.1, Gorbag +0.1. ledger #5 <mac>")
     for name in ("Olaf", "Gorbag"):
         row = ledger(club, name)[-1]
         assert (row["entry"], row["bp"], row["moderator"]) == ("award", 0.1, "mod")
@@ -547,7 +548,8 @@ def test_mod_undo_during_a_fight_takes_back_the_last_action_and_its_rolls(
     assert len(club.referee.store.ledger()) == rows_before
     assert "misclick" in database_text(club)  # the undo and its reason are on record
 
-    assert olaf_kills_gorbag(club).endswith("Olaf wins by a kill. BP: Olaf +0.2, Gorbag +0.1.")
+    assert olaf_kills_gorbag(club).endswith(
+        "Olaf wins by a kill. BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>")
     assert club.dice.left == 0
     assert club.referee.store.verify() == []
 

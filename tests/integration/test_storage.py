@@ -751,7 +751,8 @@ def test_an_edited_reason_is_named_though_totals_still_agree(store: Store) -> No
         assert row is not None
         connection.execute(text("UPDATE ledger SET reason = 'forged' WHERE id = :id"),
                            {"id": row.id})
-    assert store.verify() == [f"ledger row {row.id}: content does not match its hash (edited)"]
+    assert store.verify() == [
+        f"ledger row {row.id}: content does not match its MAC (edited, or written without the key)"]
 
 
 def test_a_deleted_middle_row_is_detected(store: Store) -> None:
@@ -802,24 +803,28 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
                     armour="highlander" if culture == "free-clans" else "leather",
                     skills=skills, bp=0, bp_spent=0, status="free", created_at=created,
                 )).inserted_primary_key[0]
-                ledger.append(session, warrior_id=ids[name], entry="created",
+                legacy_append(session, warrior_id=ids[name], entry="created",
                               detail={"skills": skills}, actor=name.lower(),
                               reason="warrior created", created_at=created)
             session.execute(update(warriors).where(warriors.c.id == ids["Olaf"]).values(bp=25))
-            ledger.append(session, warrior_id=ids["Olaf"], entry="moderator-bp", bp=25,
+            legacy_append(session, warrior_id=ids["Olaf"], entry="moderator-bp", bp=25,
                           actor="mod", moderator="mod", reason="old grant",
                           created_at="2024-01-02T00:00:00+00:00")
             session.execute(insert(Setting).values(key="fairy_open", value={"value": True},
                                                    updated_by="admin", updated_at="x"))
+        columns = ", ".join(LEDGER_0001)
         with engine.connect() as connection:
-            before = connection.execute(text("SELECT * FROM ledger ORDER BY id")).all()
+            before = connection.execute(text(f"SELECT {columns} FROM ledger ORDER BY id")).all()
 
         upgrade(engine)
 
         with engine.connect() as connection:
             assert connection.execute(text("SELECT version_num FROM alembic_version")
                                       ).scalar_one() == head_revision()
-            assert connection.execute(text("SELECT * FROM ledger ORDER BY id")).all() == before
+            assert connection.execute(text(f"SELECT {columns} FROM ledger ORDER BY id")
+                                      ).all() == before
+            assert connection.execute(text("SELECT COUNT(*) FROM ledger WHERE key_id IS NULL")
+                                      ).scalar_one() == len(before)   # legacy rows
         assert {"fights", "fight_sides", "fight_commands", "fight_events"} <= set(
             inspect(engine).get_table_names())
         store = Store(engine)
@@ -839,9 +844,30 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
         assert fight.state.outcome is not None
         assert store.warrior("Olaf").sheet.bp == 27
         assert store.verify() == []
+        # the first keyed row came after an attested row for each legacy warrior
+        assert [r["entry"] for r in store.ledger()][len(before):len(before) + 2] == [
+            "attested", "attested"]
         upgrade(engine)          # at head already: nothing to do
     finally:
         engine.dispose()
+
+
+LEDGER_0001 = ("id", "warrior_id", "entry", "bp", "spent", "skill", "skill_value", "status",
+               "captor_id", "detail", "actor", "moderator", "fight_id", "command_seq", "reason",
+               "created_at", "prev_hash", "hash")
+
+
+def legacy_append(session: Session, **fields: Any) -> None:
+    """A ledger row as revision 0001's code wrote it: plain SHA-256, no key id."""
+    head = session.execute(text("SELECT last_id, last_hash FROM ledger_head WHERE id = 1")).one()
+    fields = {"bp": 0, "spent": 0, "skill": None, "skill_value": None, "status": None,
+              "captor_id": None, "detail": None, "moderator": None, "fight_id": None,
+              "command_seq": None,
+              **fields, "id": head.last_id + 1, "prev_hash": head.last_hash}
+    fields["hash"] = ledger.row_hash(head.last_hash, LedgerRow(**fields))
+    session.execute(insert(LedgerRow.__table__).values(
+        {LedgerRow.__table__.c[name]: fields[name] for name in LEDGER_0001}))
+    session.execute(text("UPDATE ledger_head SET last_id = :id, last_hash = :hash"), fields)
 
 
 # -- SQLite's durability settings -------------------------------------------------------------
