@@ -117,10 +117,12 @@ def _anchor(text: str) -> Anchor:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _keyring(args: argparse.Namespace, url: str) -> Keyring:
-    """The configured ledger keys, for reading: nothing is made."""
-    key_file = args.key_file or load_config(getattr(args, "config", None)).ledger_key_file
-    return load_keyring(url, key_file, create=False)
+def _keyring(args: argparse.Namespace, url: str, *, create: bool = False) -> Keyring:
+    """The configured ledger keys; ``create`` makes a new SQLite database's default key,
+    as the bot's first start does (else, for reading, nothing is made)."""
+    key_file = getattr(args, "key_file", None) or \
+        load_config(getattr(args, "config", None)).ledger_key_file
+    return load_keyring(url, key_file, create=create)
 
 
 def _verify(args: argparse.Namespace, url: str) -> int:
@@ -270,8 +272,8 @@ def _set_password(args: argparse.Namespace, store: Store) -> int:
             raise ConfigError("the two passwords differ; nothing was changed")
     if len(password) < 8:
         raise ConfigError("a moderator's password has at least 8 characters")
-    store.set_setting(password_key(args.name), hash_password(password), "cli",
-                      f"password for {args.name}")
+    sealed = hash_password(password, args.name, store.keyring)
+    store.set_setting(password_key(args.name), sealed, "cli", f"password for {args.name}")
     print(f"password set: {args.name} logs in with /msg <bot> !mod login <password>")
     return 0
 
@@ -298,7 +300,8 @@ def main(argv: list[str] | None = None) -> int:
             _print_ledger(store.ledger(args.warrior), args.format)
             return 0
         if args.command == "moderator":
-            return _set_password(args, Store(open_database(url), keyring=_keyring(args, url)))
+            engine = open_database(url)
+            return _set_password(args, Store(engine, keyring=_keyring(args, url, create=True)))
         data = _warrior_json(Store(open_database(url)), args.name)
         if args.json:
             print(json.dumps(data))

@@ -8,7 +8,7 @@ one line (``announce``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot.commands import Ctx, Example, Refusal, command
@@ -19,7 +19,7 @@ from rules.ancath.commands import AcceptYield, DeclareBonus, Wield
 from rules.ancath.state import BonusUse
 from rules.ancath.tables import Weapon
 from rules.systems import SYSTEMS
-from storage.store import OpenFight, Step
+from storage.store import ChallengeRecord, OpenFight, Step
 
 __all__ = [
     "Challenge", "Table", "announce", "cast", "catch_up", "fight_roll", "fight_step",
@@ -53,6 +53,9 @@ class Table:
     deadline: float | None = None
     warned: bool = False
     expired: bool = False
+    unsaid: list[Any] = field(default_factory=list)
+    """Events made while no one could hear (the rolls a resumed fight was due): the
+    resume line says them."""
 
     def fighting(self) -> OpenFight:
         if self.fight is None:
@@ -155,8 +158,9 @@ def challenge(ctx: Ctx) -> None:
     if kind is not None and system != "ancath":
         raise Refusal(f"{UIS[system].label} fights have no kinds; leave out '{kind}'")
     kind = kind or SYSTEMS[system].kinds[0]
-    table.challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
-                                ctx.referee.clock.now() + timeout(ctx))
+    challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
+                          ctx.referee.clock.now() + timeout(ctx))
+    keep_challenge(ctx.referee, table, challenge)
     ctx.say(f"{target.sheet.name}, {me} challenges you to a {kind} fight: "
             f"{_player(ctx, target.sheet.name, target.owner)} may !accept or !decline.")
 
@@ -167,7 +171,7 @@ def decline(ctx: Ctx) -> None:
     pending = table.challenge
     if pending is None or pending.target_account != ctx.who:
         raise Refusal("there is no challenge to you here")
-    table.challenge = None
+    keep_challenge(ctx.referee, table, None)
     ctx.say(f"{pending.target} declines {pending.challenger}'s challenge.")
 
 
@@ -177,8 +181,29 @@ def withdraw(ctx: Ctx) -> None:
     pending = table.challenge
     if pending is None or pending.challenger_account != ctx.who:
         raise Refusal("you have no challenge here to withdraw")
-    table.challenge = None
+    keep_challenge(ctx.referee, table, None)
     ctx.say(f"{pending.challenger} withdraws the challenge.")
+
+
+def keep_challenge(referee: Any, table: Table, challenge: Challenge | None) -> None:
+    """Make ``challenge`` the channel's pending one (None: there is none), in storage
+    first, so a restart keeps it."""
+    if challenge is None:
+        referee.store.drop_challenge(table.channel)
+    else:
+        referee.store.put_challenge(ChallengeRecord(
+            table.channel, challenge.challenger, challenge.challenger_account,
+            challenge.target, challenge.target_account, challenge.kind))
+    table.challenge = challenge
+
+
+def resume_challenges(referee: Any) -> None:
+    """Take up the pending challenges from storage; each time limit starts again now."""
+    expires = referee.clock.now() + referee.config.turn_timeout_minutes * 60
+    for kept in referee.store.challenges():
+        referee.table(kept.channel).challenge = Challenge(
+            kept.challenger, kept.challenger_account, kept.target, kept.target_account,
+            kept.kind, expires)
 
 
 def _accept_challenge(ctx: Ctx, table: Table) -> None:
@@ -192,15 +217,13 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
         raise Refusal("usage: !accept [as <your warrior>]")
     referee = ctx.referee
     system = SYSTEMS[referee.store.warrior(target).system]
-    fight, events = referee.store.open_fight(
+    fight, events = referee.store.open_fight(  # with its initiative rolls, one transaction
         table.channel, system, pending.kind,
         [(pending.challenger, pending.challenger_account), (target, ctx.who)], ctx.who,
+        rolls=lambda opened: _auto_rolls(ctx.referee, opened, opened.state),
     )
     table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
-    steps = _auto_rolls(ctx, table, fight.state)  # initiative
-    if steps:
-        table.fight = referee.store.record_steps(fight, steps)
-    announce(ctx, table, list(events) + [event for step in steps for event in step.events], None)
+    announce(ctx, table, list(events), None)
 
 
 # -- fight commands ---------------------------------------------------------------------
@@ -219,7 +242,7 @@ def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
     fight = table.fighting()
     state, events = fight.system.apply(fight.state, engine_command)
     steps = [Step(engine_command, actor, state, events)]
-    steps += _auto_rolls(ctx, table, state)
+    steps += _auto_rolls(ctx.referee, fight, state)
     return _record(ctx, table, steps, moderator, reason)
 
 
@@ -229,13 +252,11 @@ def _record(ctx: Ctx, table: Table, steps: list[Step], moderator: str | None = N
     return [event for step in steps for event in step.events]
 
 
-def _auto_rolls(ctx: Ctx, table: Table, state: Any) -> list[Step]:
-    """In automatic mode the bot rolls every die the fight waits for, from ``state`` on."""
-    referee = ctx.referee
+def _auto_rolls(referee: Any, fight: OpenFight, state: Any) -> list[Step]:
+    """In automatic mode the bot rolls every die ``fight`` waits for, from ``state`` on."""
     steps: list[Step] = []
-    if referee.rolls_mode(table.channel) != "auto":
+    if referee.rolls_mode(fight.channel) != "auto":
         return steps
-    fight = table.fighting()
     ui = ui_of(fight)
     side = _roll_due(state)
     while side is not None:
@@ -252,7 +273,7 @@ def catch_up(ctx: Ctx) -> None:
     fight = table.fight
     if fight is None or _roll_due(fight.state) is None:
         return
-    steps = _auto_rolls(ctx, table, fight.state)
+    steps = _auto_rolls(ctx.referee, fight, fight.state)
     if steps:
         announce(ctx, table, _record(ctx, table, steps), None)
 
@@ -430,9 +451,29 @@ def manual_roll(ctx: Ctx) -> bool:
     return True
 
 
-def resumed(referee: Any, table: Table) -> str:
-    """``Fight resumed: turn 10, Brenna (alice) to act: ...``, for a (re)join."""
+def resume_rolls(referee: Any, table: Table) -> None:
+    """Make, and record, the automatic rolls a fight taken up from storage waits for (it
+    was left waiting, or its channel's rolls became automatic while the bot was away);
+    the resume line says them."""
     fight = table.fighting()
+    steps = _auto_rolls(referee, fight, fight.state)
+    if steps:
+        table.fight = referee.store.record_steps(fight, steps)
+        table.unsaid = [event for step in steps for event in step.events]
+
+
+def resumed(referee: Any, table: Table) -> str:
+    """``Fight resumed: turn 10, Brenna (alice) to act: ...``, for a (re)join, after
+    what the rolls made at the start said (``resume_rolls``)."""
+    fight = table.fighting()
+    ui, who = ui_of(fight), cast(referee, fight)
+    said = ui.describe(table.unsaid, who, fight.awarded) + " " if table.unsaid else ""
+    table.unsaid = []
+    if fight.state.outcome is not None:
+        table.fight, table.deadline = None, None
+        return f"Fight resumed: {said}{fight.anchor or ''}".strip()
     turn, _ = progress(fight)
-    prompt = ui_of(fight).prompt(fight.state, is_manual(referee, table), cast(referee, fight))
+    prompt = ui.prompt(fight.state, is_manual(referee, table), who)
+    if said or not turn:   # what the rolls said, or before the first turn
+        return f"Fight resumed: {said}{prompt}"
     return f"Fight resumed: turn {turn}, {prompt}"

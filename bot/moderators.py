@@ -3,7 +3,9 @@ configuration, or, on a network without services, a moderator who logged in to t
 by private message with a password (``/msg Ref !mod login <password>``).
 
 A password is kept only as a slow hash (``hashlib.scrypt``) in the club's settings, set
-on the server with ``ancath-bot moderator password <name>``. A login belongs to the nick
+on the server with ``ancath-bot moderator password <name>``, and sealed with the ledger
+key (HMAC-SHA256 over the name and the hash): a database writer without the key cannot
+plant a password of their own. A login belongs to the nick
 and the ``user@host`` it came from: it ends when that nick quits, parts or is kicked
 from the last channel the bot shares with it, or speaks from another host.
 """
@@ -13,7 +15,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+from storage.keys import Keyring
 
 __all__ = ["Logins", "hash_password", "password_key", "unverified_masks", "verify_password"]
 
@@ -28,22 +33,37 @@ def password_key(name: str) -> str:
     return f"moderator-password:{name.casefold()}"
 
 
-def hash_password(password: str) -> dict[str, object]:
+def _seal(key: bytes, name: str, stored: Mapping[str, object]) -> str:
+    """The MAC binding a stored hash, with its cost and salt, to the moderator's name."""
+    fields = "\0".join(str(stored[k]) for k in ("scheme", "n", "r", "p", "salt", "hash"))
+    message = f"moderator-password\0{name.casefold()}\0{fields}".encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def hash_password(password: str, name: str, keyring: Keyring) -> dict[str, object]:
+    """``name``'s password as a salted scrypt hash, sealed with the signing key."""
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P)
-    return {"scheme": "scrypt", "n": _N, "r": _R, "p": _P, "salt": salt.hex(),
-            "hash": digest.hex()}
+    stored: dict[str, object] = {"scheme": "scrypt", "n": _N, "r": _R, "p": _P,
+                                 "salt": salt.hex(), "hash": digest.hex()}
+    kid, key = keyring.signing()
+    return {**stored, "kid": kid, "mac": _seal(key, name, stored)}
 
 
-def verify_password(stored: object, password: str) -> bool:
-    """Whether ``password`` matches a stored hash (False for anything malformed)."""
+def verify_password(stored: object, password: str, name: str, keyring: Keyring) -> bool:
+    """Whether ``password`` is ``name``'s: the stored hash must carry a seal from one of
+    ``keyring``'s keys and match (False for anything malformed or unsealed)."""
     if not isinstance(stored, dict) or stored.get("scheme") != "scrypt":
         return False
     try:
+        key = keyring.get(str(stored.get("kid")))
+        if key is None or not hmac.compare_digest(_seal(key, name, stored),
+                                                  str(stored.get("mac"))):
+            return False
         digest = hashlib.scrypt(password.encode(), salt=bytes.fromhex(str(stored["salt"])),
                                 n=int(stored["n"]), r=int(stored["r"]), p=int(stored["p"]))
         return hmac.compare_digest(digest.hex(), str(stored["hash"]))
-    except (KeyError, ValueError, TypeError):
+    except (KeyError, ValueError, TypeError, OverflowError, MemoryError):
         return False
 
 

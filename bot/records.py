@@ -298,7 +298,8 @@ def _login(ctx: Ctx, password: str) -> None:
     if referee.logins.locked_out(sender.identity, now):
         raise Refusal("too many wrong passwords; try again in 10 minutes")
     for name in referee.config.moderators:
-        if verify_password(referee.store.setting(password_key(name)), password):
+        if verify_password(referee.store.setting(password_key(name)), password, name,
+                           referee.store.keyring):
             referee.logins.login(sender.nick, sender.host, name)
             ctx.reply(f"logged in as moderator {name} until {sender.nick} quits, leaves "
                       "or speaks from another host")

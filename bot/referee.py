@@ -61,6 +61,12 @@ class Referee:
             table = self.table(fight.channel)
             table.fight, table.last_fight_id = fight, fight.id
             table.deadline = self.clock.now() + self.config.turn_timeout_minutes * 60
+            try:
+                duels.resume_rolls(self, table)
+            except StorageError as error:   # the fight still waits; a command retries
+                log.error("fight %d in %s: its due rolls were not made: %s",
+                          fight.id, fight.channel, error)
+        duels.resume_challenges(self)
         for problem in problems:
             log.error("not resumed: %s", problem)
         log.info("resumed %d open fight%s", len(fights), "" if len(fights) == 1 else "s")

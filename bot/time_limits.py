@@ -10,8 +10,18 @@ import math
 from typing import Any
 
 from bot.commands import Ctx, Refusal, command
-from bot.duels import announce, cast, fight_step, progress, side_of, table_of, ui_of
+from bot.duels import (
+    announce,
+    cast,
+    fight_step,
+    keep_challenge,
+    progress,
+    side_of,
+    table_of,
+    ui_of,
+)
 from bot.messages import Outgoing, Priority
+from storage.errors import RecordsBusy
 
 __all__ = ["claim", "tick"]
 
@@ -31,7 +41,10 @@ def tick(referee: Any) -> list[Outgoing]:
     for table in referee.tables.values():
         pending = table.challenge
         if pending is not None and now >= pending.expires:
-            table.challenge = None
+            try:
+                keep_challenge(referee, table, None)
+            except RecordsBusy:
+                continue   # the next tick tries again
             out.append(Outgoing(table.channel, f"{pending.challenger}'s challenge to "
                                 f"{pending.target} has lapsed.", Priority.CHATTER))
         fight = table.fight

@@ -147,8 +147,9 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     command.upgrade(_config(engine), revision)
 
 
-def _folder_exists(url: str) -> None:
-    """A SQLite file's directory must be there: the bot never makes one silently."""
+def _check_file(url: str) -> None:
+    """A SQLite file's directory must be there: the bot never makes one silently; nor a
+    new file where one with a default ledger key was (it was lost, not never made)."""
     try:
         path = sqlite_path(url)
     except ArgumentError as error:
@@ -156,12 +157,20 @@ def _folder_exists(url: str) -> None:
     if path is not None and not path.parent.is_dir():
         raise DatabaseProblem(f"{path}: the directory {path.parent} does not exist; create "
                               "it, or point database: elsewhere")
+    if path is None:
+        return
+    key = Path(f"{path}.key")   # made beside the file at its first start
+    if not path.exists() and key.exists():
+        raise DatabaseProblem(
+            f"{path} is missing, but its ledger key {key} is there: the club's records "
+            f"were deleted or moved. Restore {path.name} from a backup; to start a new "
+            f"club there instead, move {key.name} away first")
 
 
 def open_database(url: str, *, migrate: bool = True) -> Engine:
     """An engine with its schema at the newest revision; a database that cannot be
     opened so is one :class:`DatabaseProblem` naming it and the fix."""
-    _folder_exists(url)
+    _check_file(url)
     try:
         engine = make_engine(url)
         if migrate:
@@ -212,7 +221,7 @@ def open_read_only(url: str) -> Engine:
     pragma, nothing created; PostgreSQL in read-only REPEATABLE READ transactions), at
     revision ``READ_SINCE`` or later."""
     url = database_url(url)
-    _folder_exists(url)
+    _check_file(url)
     parsed = make_url(url)
     if parsed.drivername.startswith("sqlite"):
         if not parsed.database or parsed.database == ":memory:":

@@ -20,6 +20,7 @@ __all__ = [
     "FightSide",
     "LedgerHead",
     "LedgerRow",
+    "PendingChallenge",
     "Setting",
     "Warrior",
 ]
@@ -182,3 +183,20 @@ class Setting(Base):
     value: Mapped[dict[str, Any]]
     updated_by: Mapped[str] = mapped_column(String(120))
     updated_at: Mapped[str] = mapped_column(String(32))
+
+
+class PendingChallenge(Base):
+    """A challenge waiting for its answer, one per channel: kept so that a restart does
+    not lose it (its time limit starts again when the bot does)."""
+
+    __tablename__ = "challenges"
+
+    channel_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    """The channel's name case-folded."""
+    channel: Mapped[str] = mapped_column(String(64))
+    challenger: Mapped[str] = mapped_column(String(24))
+    challenger_account: Mapped[str] = mapped_column(String(120))
+    target: Mapped[str] = mapped_column(String(24))
+    target_account: Mapped[str] = mapped_column(String(120))
+    kind: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[str] = mapped_column(String(32))

@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, select, update
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -36,6 +36,7 @@ from storage.models import (
     FightSide,
     LedgerHead,
     LedgerRow,
+    PendingChallenge,
     Setting,
     Warrior,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "Anchor",
     "Award",
     "Busy",
+    "ChallengeRecord",
     "DuplicateName",
     "OpenFight",
     "StaleFight",
@@ -99,6 +101,18 @@ class Award:
 
 
 @dataclass(frozen=True, slots=True)
+class ChallengeRecord:
+    """A challenge waiting in ``channel`` for its target's player to answer."""
+
+    channel: str
+    challenger: str
+    challenger_account: str
+    target: str
+    target_account: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """One accepted command, who sent it, and what it did."""
 
@@ -135,6 +149,14 @@ def _locked(error: OperationalError) -> bool:
     text = str(error.orig).lower()
     return "database is locked" in text or "lock timeout" in text or \
         getattr(error.orig, "sqlstate", None) == "55P03"
+
+
+def _unique(error: IntegrityError) -> bool:
+    """A unique index refused the row: the one conflict two writers racing cause. Any
+    other refusal (a check, a trigger) is a fault, not a race, and is not worded as one."""
+    orig = error.orig
+    return getattr(orig, "sqlstate", None) == "23505" or \
+        "UNIQUE constraint failed" in str(orig)
 
 
 def _now() -> str:
@@ -264,6 +286,8 @@ class Store:
                 )
                 return self._record(session, row)
         except IntegrityError as error:
+            if not _unique(error):
+                raise
             raise DuplicateName(f"the name {sheet.name} is taken") from error
 
     def create_fighter(self, system: str, fighter: Any, owner: str) -> WarriorRecord:
@@ -287,6 +311,8 @@ class Store:
                 )
                 return self._record(session, row)
         except IntegrityError as error:
+            if not _unique(error):
+                raise
             raise DuplicateName(f"the name {fighter.name} is taken") from error
 
     def warrior(self, name: str) -> WarriorRecord:
@@ -381,6 +407,30 @@ class Store:
         row.skills = {s.value: v for s, v in sheet.skills.items()}
         row.bp, row.bp_spent = sheet.bp, sheet.bp_spent
 
+    # -- challenges ---------------------------------------------------------------------
+
+    def put_challenge(self, record: ChallengeRecord) -> None:
+        """Keep ``record`` as its channel's pending challenge, in place of any other."""
+        with self._tx() as session:
+            key = record.channel.casefold()
+            session.execute(delete(PendingChallenge).where(PendingChallenge.channel_key == key))
+            session.add(PendingChallenge(channel_key=key, created_at=self._clock(),
+                                         **asdict(record)))
+
+    def drop_challenge(self, channel: str) -> None:
+        """The channel's pending challenge was answered, withdrawn or lapsed."""
+        with self._tx() as session:
+            session.execute(delete(PendingChallenge)
+                            .where(PendingChallenge.channel_key == channel.casefold()))
+
+    def challenges(self) -> list[ChallengeRecord]:
+        """Every pending challenge, oldest first."""
+        with self._tx(write=False) as session:
+            rows = session.scalars(select(PendingChallenge)
+                                   .order_by(PendingChallenge.created_at)).all()
+            return [ChallengeRecord(r.channel, r.challenger, r.challenger_account, r.target,
+                                    r.target_account, r.kind) for r in rows]
+
     # -- settings -----------------------------------------------------------------------
 
     def setting(self, key: str, default: Any = None) -> Any:
@@ -407,9 +457,12 @@ class Store:
         kind: str,
         sides: Sequence[tuple[str, str]],
         actor: str,
+        rolls: Callable[[OpenFight], Sequence[Step]] = lambda _fight: (),
     ) -> tuple[OpenFight, tuple[Any, ...]]:
-        """Start a fight between ``(warrior name, account)`` sides; the database refuses
-        a second open fight for a warrior or a channel (R3.3)."""
+        """Start a fight between ``(warrior name, account)`` sides, with the automatic
+        rolls ``rolls`` makes from its first state (initiative), in one transaction: the
+        fight is kept with them, or not at all. The database refuses a second open fight
+        for a warrior or a channel (R3.3). Returns the fight and every event."""
         now = self._clock()
         try:
             with self._tx() as session:
@@ -430,11 +483,20 @@ class Store:
                     session.add(FightSide(fight_id=fight.id, side=side, warrior_id=row.id,
                                           account=account, active=True))
                 self._log_events(session, fight.id, 0, events)
+                session.execute(delete(PendingChallenge)   # it is answered
+                                .where(PendingChallenge.channel_key == channel.casefold()))
                 session.flush()
+                accounts = tuple(account for _, account in sides)
+                opened = OpenFight(fight.id, channel, system, kind, sheets, accounts,
+                                   state, (), 0)
+                steps = list(rolls(opened))
+                if steps:
+                    opened = self._write_steps(session, opened, steps, now)
         except IntegrityError as error:
+            if not _unique(error):
+                raise
             raise Busy("a warrior is already fighting, or this channel has a fight") from error
-        accounts = tuple(account for _, account in sides)
-        return OpenFight(fight.id, channel, system, kind, sheets, accounts, state, (), 0), events
+        return opened, (*events, *(event for step in steps for event in step.events))
 
     @staticmethod
     def _lock(session: Session, ids: Sequence[int]) -> list[Warrior]:
@@ -479,31 +541,40 @@ class Store:
     ) -> OpenFight:
         """Write a player's command and the automatic rolls that followed it in one
         transaction: all of them are kept, or none (and nothing was said yet)."""
-        now = self._clock()
-        seq = fight.seq
-        awarded: list[Award] = []
         try:
             with self._tx() as session:
-                for step in steps:
-                    seq += 1
-                    session.add(FightCommand(fight_id=fight.id, seq=seq,
-                                             command=encode(step.command), actor=step.actor,
-                                             created_at=now))
-                    self._log_events(session, fight.id, seq, step.events)
-                    awarded += self._ledger_from_events(session, fight, seq, step.events,
-                                                        step.actor, now, moderator, reason)
-                state = steps[-1].state
-                if getattr(state, "outcome", None) is not None:
-                    self._close(session, fight, seq, state.outcome, now, steps[-1].actor,
-                                moderator, reason)
-                anchor = session.info.get("anchor")
+                return self._write_steps(session, fight, steps, self._clock(), moderator,
+                                         reason)
         except IntegrityError as error:
+            if not _unique(error):
+                raise
             raise StaleFight(f"fight {fight.id} already has a command {fight.seq + 1}: "
                              "it changed since it was read") from error
+
+    def _write_steps(
+        self, session: Session, fight: OpenFight, steps: Sequence[Step], now: str,
+        moderator: str | None = None, reason: str | None = None,
+    ) -> OpenFight:
+        """``steps`` with their events, ledger rows and warrior changes, in ``session``;
+        the fight closes when the last state has an outcome."""
+        seq = fight.seq
+        awarded: list[Award] = []
+        for step in steps:
+            seq += 1
+            session.add(FightCommand(fight_id=fight.id, seq=seq, command=encode(step.command),
+                                     actor=step.actor, created_at=now))
+            self._log_events(session, fight.id, seq, step.events)
+            awarded += self._ledger_from_events(session, fight, seq, step.events, step.actor,
+                                                now, moderator, reason)
+        state = steps[-1].state
+        if getattr(state, "outcome", None) is not None:
+            self._close(session, fight, seq, state.outcome, now, steps[-1].actor, moderator,
+                        reason)
+        session.flush()
         commands = (*fight.commands, *(step.command for step in steps))
         return OpenFight(fight.id, fight.channel, fight.system, fight.kind, fight.sheets,
-                         fight.accounts, steps[-1].state, commands, seq, tuple(awarded),
-                         anchor)
+                         fight.accounts, state, commands, seq, tuple(awarded),
+                         session.info.get("anchor"))
 
     def _side_rows(self, session: Session, fight_id: int) -> list[Warrior]:
         """The fight's warriors by side, locked (``_lock``)."""
@@ -596,6 +667,8 @@ class Store:
                 rebuilt = self._load(session, fight_id)
                 anchor = session.info.get("anchor")
         except IntegrityError as error:
+            if not _unique(error):
+                raise
             raise Busy("a fighter or the channel is busy in another fight") from error
         return replace(rebuilt, anchor=anchor)
 

@@ -34,6 +34,22 @@ def test_a_deleted_database_file_stops_the_bot_before_it_acknowledges(
     assert club.wait(10) == []
 
 
+def test_the_next_start_after_a_deleted_database_refuses_to_make_an_empty_club(
+    tmp_path: Path,
+) -> None:
+    club = Club(tmp_path)
+    club.say("gob !create Gorbag goblin club spear")
+    club.referee.store.engine.dispose()
+    os.remove(club.db)
+    # today: a new, empty club, quietly; the key file beside it says there was one
+    one_line(cli("console", "--db", club.db), club.db, "missing", "ledger key",
+             "Restore club.sqlite3 from a backup")
+    assert not os.path.exists(club.db)
+    os.rename(f"{club.db}.key", tmp_path / "old.key")   # a new club there, on purpose
+    new = cli("warrior", "show", "Gorbag", "--json", "--db", club.db)
+    assert (new.returncode, new.stderr) == (2, "ancath-bot: no warrior named Gorbag\n")
+
+
 def test_a_replaced_database_file_is_noticed_too(tmp_path: Path) -> None:
     club = Club(tmp_path)
     club.say("gob !create Gorbag goblin club spear")

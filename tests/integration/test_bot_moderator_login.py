@@ -1,9 +1,12 @@
 """Moderators on a network without services (R8.2): a mask with an unverified ident is
 refused, and a moderator logs in by private message with a password kept as a slow
-hash; the login belongs to that nick and host and ends when the nick is gone."""
+hash sealed with the ledger key; the login belongs to that nick and host and ends when
+the nick is gone."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +17,7 @@ from club import Club, lines
 from bot.config import BotConfig, ConfigError, load_config
 from bot.messages import Incoming, Sender
 from bot.moderators import hash_password, password_key
+from storage.keys import Keyring
 
 BOSS = Sender(nick="boss", mask="boss!~boss@10.0.0.9", host="~boss@10.0.0.9")
 EVE = Sender(nick="boss", mask="boss!~boss@10.0.0.66", host="~boss@10.0.0.66")
@@ -25,8 +29,9 @@ def said(club: Club, sender: Sender, text: str, channel: str | None = None) -> l
 
 def boss_club(tmp_path: Path) -> Club:
     club = Club(tmp_path, moderators=("boss",))
-    club.referee.store.set_setting(password_key("boss"), hash_password("hunter2hunter2"),
-                                   "test")
+    club.referee.store.set_setting(
+        password_key("boss"), hash_password("hunter2hunter2", "boss", club.referee.store.keyring),
+        "test")
     club.say("gob !create Gorbag goblin club spear")
     return club
 
@@ -81,6 +86,30 @@ def test_a_login_in_a_channel_is_refused_and_tries_are_limited(tmp_path: Path) -
         "boss too many wrong passwords; try again in 10 minutes"]
     club.clock.advance(601)
     assert said(club, EVE, "!mod login hunter2hunter2")[0].startswith("boss logged in")
+
+
+def test_a_password_planted_by_a_database_writer_without_the_key_is_refused(
+    tmp_path: Path,
+) -> None:
+    club = boss_club(tmp_path)
+    store = club.referee.store
+    sealed = hash_password("mallory-knows-this", "boss", store.keyring)
+    # a writer without the key: an unsealed hash, one sealed with another key, or the
+    # real seal moved to another moderator's name
+    forged = [{k: v for k, v in sealed.items() if k not in ("kid", "mac")},
+              hash_password("mallory-knows-this", "boss", Keyring.of("not the club's key"))]
+    for planted in forged:
+        with sqlite3.connect(club.db) as db:
+            db.execute("update settings set value = ? where key = ?",
+                       (json.dumps(planted), password_key("boss")))
+        assert said(club, BOSS, "!mod login mallory-knows-this") == [
+            "boss that password is not a moderator's"]
+    club.config.moderators.append("chief")
+    with sqlite3.connect(club.db) as db:
+        db.execute("insert into settings values (?, ?, 'mallory', '')",
+                   (password_key("chief"), json.dumps(sealed)))
+    assert said(club, BOSS, "!mod login mallory-knows-this") == [
+        "boss that password is not a moderator's"]
 
 
 def test_the_command_line_sets_a_password(tmp_path: Path) -> None:

@@ -225,8 +225,9 @@ def test_outsiders_nick_changers_and_fake_moderators(ngircd: NgircdServer, tmp_p
         # ngircd runs no identd: every ident is unverified ("~mod"), so the moderator
         # logs in by password (R8.2)
         async with bot_on(quick(ngircd), tmp_path, moderators=("mod",)) as run:
-            run.referee.store.set_setting(password_key("mod"), hash_password("modpass123"),
-                                          "test")
+            store = run.referee.store
+            store.set_setting(password_key("mod"),
+                              hash_password("modpass123", "mod", store.keyring), "test")
             gob, olaf = await player(ngircd, "gob"), await player(ngircd, "olaf")
             eve = await player(ngircd, "eve")
             await gob.say("#arena", "!create Gorbag goblin club spear")
