@@ -171,7 +171,7 @@ def test_the_fight_goes_on_after_the_server_restarts(ngircd: NgircdServer, tmp_p
             back.set()
             line = await from_bot(olaf, "Fight resumed:")  # once, on the bot's JOIN
             print(f"reconnected and resumed in {time.monotonic() - began:.2f} s")
-            assert line.text == "Fight resumed: turn 0, Olaf (olaf) chooses: !first | !second"
+            assert line.text == "Fight resumed: Olaf (olaf) chooses: !first | !second"
             await olaf.say("#arena", "!first")
             await from_bot(olaf, "Olaf acts first.")
             assert run.bot.sessions == 2
