@@ -7,12 +7,21 @@ be a valid integer``). With no ``irc`` section the bot serves a local console.
 from __future__ import annotations
 
 import os
+import ssl
 from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from bot import tls
 from bot.moderators import unverified_masks
 
 __all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "load_config"]
@@ -47,12 +56,24 @@ class IrcConfig(_Strict):
     server: str
     port: int = Field(6697, ge=1, le=65535)
     tls: bool = True
+    tls_ca_file: str | None = None
+    """Trust only this CA bundle (PEM) for the server, not the system's CAs."""
+    tls_fingerprint: str | None = None
+    """SHA-256 of the server's DER certificate: accepted if and only if it matches
+    (chain and host name unchecked); hex, colons and case ignored."""
+    tls_client_cert: str | None = None
+    """A client certificate (PEM) for CertFP or SASL EXTERNAL."""
+    tls_client_key: str | None = None
+    """Its private key, when not in ``tls_client_cert``'s file."""
     nick: str = "AnCath"
     alt_nicks: list[str] = ["AnCath_", "AnCath__"]
     username: str = "ancath"
     realname: str = "An Cath referee"
     channels: list[str] = []
     sasl_account: str | None = None
+    sasl_mechanism: Literal["PLAIN", "EXTERNAL"] | None = None
+    """PLAIN (account and password) or EXTERNAL (the client certificate); unset means
+    PLAIN when ``sasl_account`` is set, else no SASL."""
     sasl_password_env: str = "ANCATH_SASL_PASSWORD"
     """The environment variable that holds the SASL password (never the file)."""
     server_password_env: str | None = None
@@ -71,6 +92,60 @@ class IrcConfig(_Strict):
             if not channel.startswith(("#", "&")) or any(c in channel for c in " ,\a\r\n\0"):
                 raise ValueError(f"{channel!r} is not a channel name")
         return value
+
+    @field_validator("tls_fingerprint")
+    @classmethod
+    def _fingerprint(cls, value: str | None) -> str | None:
+        return None if value is None else tls.parse_fingerprint(value)
+
+    @field_validator("tls_ca_file", "tls_client_cert", "tls_client_key")
+    @classmethod
+    def _readable(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                Path(value).read_bytes()
+            except OSError as error:
+                raise ValueError(f"cannot read {value}: {error.strerror}") from error
+        return value
+
+    @model_validator(mode="after")
+    def _tls_usable(self) -> IrcConfig:
+        given = [k for k in ("tls_ca_file", "tls_fingerprint", "tls_client_cert",
+                             "tls_client_key") if getattr(self, k) is not None]
+        if given and not self.tls:
+            raise ValueError(f"{given[0]} needs tls: true")
+        if self.tls_fingerprint and self.tls_ca_file:
+            raise ValueError("tls_fingerprint and tls_ca_file: set one of the two (a pin "
+                             "accepts its certificate whatever its CA)")
+        if self.tls_client_key and not self.tls_client_cert:
+            raise ValueError("tls_client_key needs tls_client_cert")
+        if self.sasl_mechanism == "EXTERNAL" and not self.tls_client_cert:
+            raise ValueError("sasl_mechanism EXTERNAL needs tls_client_cert")
+        if self.sasl_mechanism == "PLAIN" and not self.sasl_account:
+            raise ValueError("sasl_mechanism PLAIN needs sasl_account")
+        if self.tls_ca_file:
+            try:
+                tls.context(ca_file=self.tls_ca_file)
+            except ssl.SSLError as error:
+                raise ValueError(f"tls_ca_file: {self.tls_ca_file}: not a usable CA "
+                                 f"bundle: {error}") from error
+        if self.tls_client_cert:
+            try:
+                tls.context(pinned=True, client_cert=self.tls_client_cert,
+                            client_key=self.tls_client_key)
+            except ssl.SSLError as error:
+                raise ValueError(f"tls_client_cert: {self.tls_client_cert}: not a usable "
+                                 f"certificate and key: {error}") from error
+        return self
+
+    def sasl(self) -> str | None:
+        """The SASL mechanism to log in with, or None for no SASL."""
+        return self.sasl_mechanism or ("PLAIN" if self.sasl_account else None)
+
+    def tls_context(self) -> ssl.SSLContext:
+        return tls.context(ca_file=self.tls_ca_file, pinned=self.tls_fingerprint is not None,
+                           client_cert=self.tls_client_cert,
+                           client_key=self.tls_client_key)
 
     def sasl_password(self) -> str | None:
         return os.environ.get(self.sasl_password_env)

@@ -35,6 +35,7 @@ from irc.client_aio import AioReactor
 from irc.connection import AioFactory
 from jaraco.stream.buffer import LenientDecodingLineBuffer
 
+from bot import tls
 from bot.accounts import Accounts, Members
 from bot.config import IrcConfig
 from bot.lanes import Lanes
@@ -72,7 +73,8 @@ class IrcBot:
         self.sessions = 0
         self._users: dict[str, TokenBucket] = {}
         self._caps: set[str] = set()
-        self._offered: set[str] = set()
+        self._offered: dict[str, str] = {}
+        """Capabilities on offer, with their values (``sasl`` -> ``PLAIN,EXTERNAL``)."""
         self._whox = False
         self._who_todo: deque[str] = deque()
         self._who_line: str | None = None
@@ -107,6 +109,9 @@ class IrcBot:
                 registered = False
                 try:
                     registered = await self._session()
+                except tls.TlsRefused as error:
+                    log.error("TLS: refused the certificate of %s:%s (nothing sent): %s",
+                              self.config.server, self.config.port, error)
                 except (TimeoutError, OSError, ssl.SSLError) as error:
                     log.warning("connection to %s:%s failed: %s", self.config.server,
                                 self.config.port, error)
@@ -131,7 +136,7 @@ class IrcBot:
         """One connection, until it closes; True when it got as far as registering."""
         loop = asyncio.get_running_loop()
         self._closed = asyncio.Event()
-        self._caps, self._offered = set(), set()
+        self._caps, self._offered = set(), {}
         self._welcomed = self._whox = False
         self._who_todo.clear()
         self._who_line = self._who_deadline = self._farewell = None
@@ -144,10 +149,10 @@ class IrcBot:
         conn = reactor.server()
         conn.buffer_class = LenientDecodingLineBuffer
         self._register_handlers(reactor)
-        factory = AioFactory()
-        if self.config.tls:
-            factory = AioFactory(ssl=ssl.create_default_context(),
-                                 server_hostname=self.config.server)
+        factory: Any = AioFactory()
+        if self.config.tls:  # the files are read again at each connect: renewals apply
+            factory = tls.connector(self.config.tls_context(), self.config.server,
+                                    self.config.tls_fingerprint)
         password = None
         if self.config.server_password_env:
             password = os.environ.get(self.config.server_password_env)
@@ -303,30 +308,49 @@ class IrcBot:
         sub = args[0].upper() if args else ""
         if sub == "LS":
             more = len(args) > 2 and args[1] == "*"
-            self._offered |= {c.split("=", 1)[0] for c in args[-1].split()}
+            self._offered |= dict(c.partition("=")[::2] for c in args[-1].split())
             if more:
                 return
             wanted = [c for c in WANTED_CAPS if c in self._offered]
-            if self.config.sasl_account and "sasl" in self._offered:
+            if self._sasl_offered():
                 wanted.append("sasl")
-            elif self.config.sasl_account:
-                log.error("SASL is configured but %s does not offer it", self.config.server)
             if wanted:
                 self._control("CAP REQ :" + " ".join(wanted))
             else:
                 self._control("CAP END")
         elif sub == "ACK":
             self._caps |= set(args[-1].split())
-            if "sasl" in self._caps and self.config.sasl_account:
-                self._control("AUTHENTICATE PLAIN")
+            mechanism = self.config.sasl()
+            if "sasl" in self._caps and mechanism:
+                self._control(f"AUTHENTICATE {mechanism}")
             else:
                 self._control("CAP END")
         elif sub == "NAK":
             log.warning("capabilities refused: %s", args[-1])
             self._control("CAP END")
 
+    def _sasl_offered(self) -> bool:
+        """Whether to request ``sasl``: configured, offered, and (where the server lists
+        its mechanisms, ``sasl=PLAIN,EXTERNAL``) with ours among them."""
+        mechanism = self.config.sasl()
+        if not mechanism:
+            return False
+        if "sasl" not in self._offered:
+            log.error("SASL %s is configured but %s does not offer SASL", mechanism,
+                      self.config.server)
+            return False
+        listed = self._offered["sasl"]
+        if listed and mechanism not in listed.upper().split(","):
+            log.error("SASL %s is configured but %s offers only %s", mechanism,
+                      self.config.server, listed)
+            return False
+        return True
+
     def _on_authenticate(self, _conn: ServerConnection, event: Event) -> None:
         if event.target != "+" and list(event.arguments)[:1] != ["+"]:
+            return
+        if self.config.sasl() == "EXTERNAL":  # the certificate says who: no authzid
+            self._control("AUTHENTICATE +")
             return
         password = self.config.sasl_password()
         if not password:
@@ -342,12 +366,17 @@ class IrcBot:
             self._control("AUTHENTICATE +")
 
     def _on_sasl_done(self, _conn: ServerConnection, _event: Event) -> None:
-        log.info("SASL: logged in as %s", self.config.sasl_account)
+        log.info("SASL %s: logged in%s", self.config.sasl(),
+                 f" as {self.config.sasl_account}" if self.config.sasl_account else "")
         self._control("CAP END")
 
     def _on_sasl_failed(self, _conn: ServerConnection, event: Event) -> None:
-        log.error("SASL login as %s failed (%s): check the account and $%s",
-                  self.config.sasl_account, event.type, self.config.sasl_password_env)
+        if self.config.sasl() == "EXTERNAL":
+            log.error("SASL EXTERNAL failed (%s): is the fingerprint of %s registered "
+                      "with services?", event.type, self.config.tls_client_cert)
+        else:
+            log.error("SASL login as %s failed (%s): check the account and $%s",
+                      self.config.sasl_account, event.type, self.config.sasl_password_env)
         self._control("CAP END")
 
     def _on_welcome(self, conn: ServerConnection, event: Event) -> None:

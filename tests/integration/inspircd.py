@@ -8,7 +8,9 @@ and ``sasl``, so a client can be logged into a services account without a servic
 daemon: ``server.services.login("alice", "AliceAcct")``. Flood limits are lifted by
 default (the identity tests are about identity, not pacing); ``lift_flood_limits=False``
 keeps InspIRCd's default connect class: recvq 4096 bytes, softsendq 4096, threshold 10
-penalty units, commandrate 1000 (one unit a second), fakelag on.
+penalty units, commandrate 1000 (one unit a second), fakelag on. With ``tls_cert`` and
+``tls_key`` it also has a TLS client port (``tls_port``, ssl_gnutls and sslinfo) that
+asks for client certificates, for SASL EXTERNAL.
 
 InspIRCd refuses to run as root: started by root it runs as ``nobody`` (the temporary
 directory is handed to that user), started by anyone else it runs as them. The process
@@ -89,11 +91,13 @@ class FakeServicesError(RuntimeError):
 
 @dataclass(frozen=True)
 class SaslAttempt:
-    """One SASL PLAIN exchange the fake services answered."""
+    """One SASL exchange the fake services answered (EXTERNAL: ``account`` is the one
+    the certificate's fingerprint maps to, or '')."""
 
     uuid: str
     account: str
     ok: bool
+    mechanism: str = "PLAIN"
 
 
 class FakeServices:
@@ -102,8 +106,9 @@ class FakeServices:
     It links as a U-lined server, learns nick -> UUID from the ircd's burst and later
     UID/NICK/QUIT lines, sets or clears accounts with ``METADATA <uuid> accountname``,
     and answers SASL PLAIN (m_sasl forwards ``AUTHENTICATE`` as ``ENCAP <sid> SASL``)
-    against ``passwords``. It runs a reader thread, so its methods are blocking: call
-    them from async tests with ``asyncio.to_thread``.
+    against ``passwords`` and EXTERNAL (m_sasl adds the client certificate's
+    fingerprint from m_sslinfo) against ``certfps``. It runs a reader thread, so its
+    methods are blocking: call them from async tests with ``asyncio.to_thread``.
     """
 
     def __init__(
@@ -119,6 +124,8 @@ class FakeServices:
         self.name, self.sid, self.password = name, sid, password
         self.passwords: dict[str, str] = {}
         """SASL PLAIN: account -> password."""
+        self.certfps: dict[str, str] = {}
+        """SASL EXTERNAL: client certificate SHA-256 (lower-case hex) -> account."""
         self.sasl_attempts: list[SaslAttempt] = []
         self.log: list[str] = []
         """Every line, ``>> `` sent and ``<< `` received (for failure messages)."""
@@ -128,6 +135,7 @@ class FakeServices:
         self.closed = threading.Event()
         self._uuids: dict[str, str] = {}  # lower-case nick -> UUID
         self._sasl: dict[str, str] = {}  # UUID -> mechanism in progress
+        self._sasl_fp: dict[str, str] = {}  # UUID -> certificate fingerprint (EXTERNAL)
         self._pongs = 0
         self._changed = threading.Condition()  # guards _uuids, _pongs, sasl_attempts
         self._sync_lock = threading.Lock()
@@ -243,9 +251,16 @@ class FakeServices:
             if data[:1] == ["PLAIN"]:
                 self._sasl[uuid] = "PLAIN"
                 self._send(f"{reply} C +")
+            elif data[:1] == ["EXTERNAL"] and len(data) > 1:  # m_sslinfo's fingerprint
+                self._sasl[uuid], self._sasl_fp[uuid] = "EXTERNAL", data[1]
+                self._send(f"{reply} C +")
             else:
-                self._send(f"{reply} M PLAIN")
+                self._send(f"{reply} M PLAIN,EXTERNAL")
                 self._send(f"{reply} D F")
+        elif mode == "C" and self._sasl.get(uuid) == "EXTERNAL":  # authzid, or + for none
+            account = self.certfps.get(self._sasl_fp.get(uuid, ""), "")
+            ok = bool(account) and data[:1] == ["+"]
+            self._finish(reply, SaslAttempt(uuid, account, ok, "EXTERNAL"))
         elif mode == "C" and self._sasl.get(uuid) == "PLAIN":  # the client's response
             try:
                 authzid, authcid, password = (
@@ -255,16 +270,20 @@ class FakeServices:
                 return
             account = authcid or authzid
             ok = self.passwords.get(account) == password
-            with self._changed:
-                self.sasl_attempts.append(SaslAttempt(uuid, account, ok))
-                self._changed.notify_all()
-            if ok:
-                self._send(f":{self.sid} METADATA {uuid} accountname :{account}")
-                self._send(f"{reply} D S")
-            else:
-                self._send(f"{reply} D F")
+            self._finish(reply, SaslAttempt(uuid, account, ok))
         elif mode == "D":  # done: the ircd ends the exchange (abort included)
             self._sasl.pop(uuid, None)
+            self._sasl_fp.pop(uuid, None)
+
+    def _finish(self, reply: str, attempt: SaslAttempt) -> None:
+        with self._changed:
+            self.sasl_attempts.append(attempt)
+            self._changed.notify_all()
+        if attempt.ok:
+            self._send(f":{self.sid} METADATA {attempt.uuid} accountname :{attempt.account}")
+            self._send(f"{reply} D S")
+        else:
+            self._send(f"{reply} D F")
 
     # -- what tests call
 
@@ -326,6 +345,8 @@ class InspircdServer:
         name: str = SERVER_NAME,
         link_services: bool = True,
         lift_flood_limits: bool = True,
+        tls_cert: Path | None = None,
+        tls_key: Path | None = None,
     ) -> None:
         found = binary or find_inspircd()
         if found is None:
@@ -347,6 +368,13 @@ class InspircdServer:
         if os.geteuid() == 0:  # InspIRCd will not run as root
             self._user = pwd.getpwnam(_UNPRIVILEGED)
             os.chown(self.directory, self._user.pw_uid, self._user.pw_gid)
+        self.tls_port: int | None = None
+        """With a certificate and key: a TLS client port (ssl_gnutls), whose client
+        certificates' SHA-256 fingerprints m_sslinfo hands to SASL EXTERNAL."""
+        if tls_cert and tls_key:
+            self.tls_port = free_port(host)
+            self._write(self.directory / "tls.pem", tls_cert.read_text())
+            self._write(self.directory / "tls.key", tls_key.read_text())
 
     # -- config
 
@@ -389,6 +417,16 @@ class InspircdServer:
 <uline server="{SERVICES_NAME}" silent="yes">
 <module name="sasl">
 <sasl target="{SERVICES_NAME}" requiressl="no">
+""" + (self._tls_config() if self.tls_port else "")
+
+    def _tls_config(self) -> str:
+        d = self.directory
+        return f"""\
+<module name="ssl_gnutls">
+<module name="sslinfo">
+<sslprofile name="clients" provider="gnutls" certfile="{d}/tls.pem" keyfile="{d}/tls.key"
+            hash="sha256" requestclientcert="yes">
+<bind address="{self.host}" port="{self.tls_port}" type="clients" sslprofile="clients">
 """
 
     def _write(self, path: Path, text: str) -> None:
@@ -426,6 +464,8 @@ class InspircdServer:
                 if attempt == 2:
                     raise
                 self.port, self.link_port = free_port(self.host), free_port(self.host)
+                if self.tls_port is not None:
+                    self.tls_port = free_port(self.host)
         if self.link_services:
             self.services = FakeServices(self.host, self.link_port)
             try:
@@ -463,7 +503,8 @@ class InspircdServer:
                 raise InspircdError(
                     f"inspircd exited with {code} before listening on {self.port}:\n"
                     + self.log_text())
-            if _accepts(self.host, self.port) and _accepts(self.host, self.link_port):
+            ports = (self.port, self.link_port, self.tls_port)
+            if all(_accepts(self.host, port) for port in ports if port is not None):
                 return
             if time.monotonic() >= deadline:
                 self.stop()

@@ -90,6 +90,8 @@ class NgircdServer:
         max_nick_length: int = 30,
         max_penalty_time: int = -1,
         extra_options: dict[str, str] | None = None,
+        tls_cert: Path | None = None,
+        tls_key: Path | None = None,
     ) -> None:
         found = binary or find_ngircd()
         if found is None:
@@ -102,6 +104,9 @@ class NgircdServer:
         self.max_nick_length = max_nick_length
         self.max_penalty_time = max_penalty_time
         self.extra_options = dict(extra_options or {})
+        self.tls = (tls_cert, tls_key) if tls_cert and tls_key else None
+        """With a certificate and key, TLS on ``tls_port`` beside the plain port."""
+        self.tls_port = free_port(host) if self.tls else None
         self.directory = Path(tempfile.mkdtemp(prefix="ancath-ngircd-"))
         self.config_path = self.directory / "ngircd.conf"
         self.log_path = self.directory / "ngircd.log"
@@ -139,6 +144,9 @@ class NgircdServer:
             "[Options]",
             *(f"\t{key} = {value}" for key, value in options.items()),
         ]
+        if self.tls:  # read at start, before ngircd drops root
+            lines += ["[SSL]", f"\tCertFile = {self.tls[0]}", f"\tKeyFile = {self.tls[1]}",
+                      f"\tPorts = {self.tls_port}"]
         return "\n".join(lines) + "\n"
 
     # -- lifecycle
@@ -213,10 +221,13 @@ class NgircdServer:
 
     def _accepts(self) -> bool:
         try:
-            with socket.create_connection((self.host, self.port), timeout=0.5):
-                return True
+            for port in (self.port, self.tls_port):
+                if port is not None:
+                    with socket.create_connection((self.host, port), timeout=0.5):
+                        pass
         except OSError:
             return False
+        return True
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop ngircd (SIGTERM, then SIGKILL); clients see their connection close."""
