@@ -366,8 +366,8 @@ class IrcBot:
             self._control("AUTHENTICATE +")
 
     def _on_sasl_done(self, _conn: ServerConnection, _event: Event) -> None:
-        log.info("SASL %s: logged in%s", self.config.sasl(),
-                 f" as {self.config.sasl_account}" if self.config.sasl_account else "")
+        log.info("SASL: logged in as %s",
+                 self.config.sasl_account or "the certificate's account")
         self._control("CAP END")
 
     def _on_sasl_failed(self, _conn: ServerConnection, event: Event) -> None:

@@ -1,6 +1,7 @@
 """The referee on a real server (ngircd or InspIRCd), for tests: ``async with
 bot_on(server, tmp_path) as run``.
 
+``irc`` keywords override the ``IrcConfig`` (``port=server.tls_port, tls=True``).
 ``run.bot`` is the :class:`bot.network.IrcBot`, ``run.dice`` its scripted dice,
 ``run.referee`` the referee with its store. ``from_bot(client, text)`` waits for the
 bot's PRIVMSG containing ``text``.
@@ -63,10 +64,11 @@ async def bot_on(
 ) -> AsyncIterator[Running]:
     config = BotConfig(
         database=database or str(tmp_path / "bot.sqlite3"), moderators=list(moderators),
-        irc=IrcConfig(server=server.host, port=server.port, tls=False, nick=BOT_NICK,
-                      channels=list(channels), reconnect_max_seconds=1.0,
-                      connect_timeout=5.0,
-                      flood=FloodConfig(burst=burst, per_second=per_second), **irc),
+        irc=IrcConfig.model_validate({
+            "server": server.host, "port": server.port, "tls": False, "nick": BOT_NICK,
+            "channels": list(channels), "reconnect_max_seconds": 1.0,
+            "connect_timeout": 5.0,
+            "flood": FloodConfig(burst=burst, per_second=per_second), **irc}),
     )
     assert config.irc is not None
     dice = ScriptedDice([])
