@@ -38,3 +38,43 @@ def test_errors_name_file_key_and_problem(tmp_path: Path, text: str, expected: s
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "nope.yaml")
+
+
+PIN = "AB:" * 31 + "AB"
+
+
+@pytest.mark.parametrize(("irc", "expected"), [
+    ("tls_fingerprint: 'ab:cd'", "irc.tls_fingerprint: 'ab:cd' is not a SHA-256 "
+     "fingerprint (64 hex digits, colons allowed)"),
+    ("tls_ca_file: {dir}/nope.pem", "irc.tls_ca_file: cannot read {dir}/nope.pem: No such "
+     "file or directory"),
+    ("tls_client_cert: {dir}", "irc.tls_client_cert: cannot read {dir}: Is a directory"),
+    ("tls_ca_file: {dir}/junk.pem", "irc: tls_ca_file: {dir}/junk.pem: not a usable CA "
+     "bundle: "),
+    ("tls_client_cert: {dir}/junk.pem", "irc: tls_client_cert: {dir}/junk.pem: not a usable "
+     "certificate and key: "),
+    (f"tls: false\n  tls_fingerprint: '{PIN}'", "irc: tls_fingerprint needs tls: true"),
+    (f"tls_fingerprint: '{PIN}'\n  tls_ca_file: {{dir}}/junk.pem",
+     "irc: tls_fingerprint and tls_ca_file: set one of the two"),
+    ("tls_client_key: {dir}/junk.pem", "irc: tls_client_key needs tls_client_cert"),
+    ("sasl_mechanism: EXTERNAL", "irc: sasl_mechanism EXTERNAL needs tls_client_cert"),
+    ("sasl_mechanism: PLAIN", "irc: sasl_mechanism PLAIN needs sasl_account"),
+])
+def test_tls_errors_are_one_line_naming_the_key(tmp_path: Path, irc: str,
+                                                expected: str) -> None:
+    (tmp_path / "junk.pem").write_text("not a certificate\n")
+    path = tmp_path / "bot.yaml"
+    path.write_text("irc:\n  server: x\n  " + irc.format(dir=tmp_path) + "\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    message = str(error.value)
+    assert message.startswith(f"{path}: {expected.format(dir=tmp_path)}"), message
+    assert "\n" not in message
+
+
+def test_a_fingerprint_is_kept_as_lower_case_hex_and_sasl_is_inferred(tmp_path: Path) -> None:
+    path = tmp_path / "bot.yaml"
+    path.write_text(f"irc:\n  server: x\n  tls_fingerprint: '{PIN}'\n  sasl_account: A\n")
+    irc = load_config(path).irc
+    assert irc is not None and irc.tls_fingerprint == "ab" * 32
+    assert irc.sasl() == "PLAIN"
