@@ -1,8 +1,9 @@
 """The IRC transport: a supervisor around ``irc.client_aio`` that survives a real
 network (shared/IRC-NOTES.md lists the library defaults this works around).
 
-One session is: connect with a timeout (TLS with certificate checks when configured),
-``CAP LS 302`` and the IRCv3 capabilities on offer, SASL PLAIN when configured,
+One session is: connect with a timeout (TLS as bot/tls.py makes it: a refused
+certificate ends the attempt before a byte is sent), ``CAP LS 302`` and the IRCv3
+capabilities on offer, SASL PLAIN or EXTERNAL when configured,
 register, join, then read until the link drops, PINGing when idle and dropping the link
 when it stays silent. The supervisor then reconnects with capped, jittered exponential
 backoff. The send queue (``Outbox``) and every fight (in storage) outlive a session.
