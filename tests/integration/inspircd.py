@@ -317,6 +317,11 @@ class FakeServices:
         self._send(f":{self.sid} METADATA {self.uuid(nick, timeout)} accountname :{account}")
         self.sync(timeout)
 
+    def offer_mechanisms(self, *mechanisms: str, timeout: float = 5.0) -> None:
+        """Tell the ircd which SASL mechanisms we take: clients see ``sasl=A,B``."""
+        self._send(f":{self.sid} METADATA * saslmechlist :{','.join(mechanisms)}")
+        self.sync(timeout)
+
     def logout(self, nick: str, timeout: float = 5.0) -> None:
         self._send(f":{self.sid} METADATA {self.uuid(nick, timeout)} accountname :")
         self.sync(timeout)

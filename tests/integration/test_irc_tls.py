@@ -181,3 +181,24 @@ def test_sasl_external_logs_in_with_the_client_certificate(
         assert errors(caplog) == [
             f"SASL EXTERNAL failed (saslfail): is the fingerprint of {certs.client_cert} "
             "registered with services?"]
+
+
+def test_sasl_external_is_not_tried_where_the_server_lists_only_plain(
+    tls_inspircd: InspircdServer, certs: Certs, tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    services = tls_inspircd.services
+    assert services is not None
+    services.offer_mechanisms("PLAIN")
+    caplog.set_level(logging.INFO, logger="ancath.irc")
+    irc = tls_of(tls_inspircd, tls_ca_file=str(certs.ca), sasl_mechanism="EXTERNAL",
+                 tls_client_cert=str(certs.client_cert),
+                 tls_client_key=str(certs.client_key))
+
+    async def scenario() -> None:
+        async with bot_on(tls_inspircd, tmp_path, **irc) as run:
+            assert run.bot.connected.is_set() and "sasl" not in run.bot._caps
+    asyncio.run(scenario())
+    assert services.sasl_attempts == []
+    assert errors(caplog) == [
+        "SASL EXTERNAL is configured but 127.0.0.1 offers only PLAIN"]
