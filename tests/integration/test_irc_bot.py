@@ -269,6 +269,24 @@ def test_ctcp_version_and_private_messages(ngircd: NgircdServer, tmp_path: Path)
     asyncio.run(scenario())
 
 
+def test_an_ignored_player_hears_nothing_not_even_ctcp(ngircd: NgircdServer,
+                                                      tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            run.referee.set_setting("ignored", ["Spam!*@*"], "test", "a moderator's ruling")
+            spam, ann = await player(ngircd, "spam"), await player(ngircd, "ann")
+            await spam.say(BOT_NICK, "\x01VERSION\x01")
+            for _ in range(2 * USER_BURST):
+                await spam.say("#arena", "!help")
+            await sync(spam)
+            await ann.say("#arena", "!help buy")
+            await from_bot(ann, "ann: !buy <warrior> <skill>")
+            await sync(spam)  # spam has read what the bot said before ann's answer
+            assert [x for x in spam.lines if x.nick == BOT_NICK and (
+                x.target == "spam" or "spam" in x.text)] == []
+    asyncio.run(scenario())
+
+
 def test_a_ctcp_flood_is_paced_like_commands(ngircd: NgircdServer, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with bot_on(quick(ngircd), tmp_path) as run:
