@@ -195,8 +195,8 @@ class Referee:
         return not spec.reads_only
 
     def handle(self, msg: Incoming) -> list[Outgoing]:
-        """The lines to send in answer to one chat line (none for chatter, and none at
-        all once the records are lost)."""
+        """The lines to send in answer to one chat line (none for chatter, none to
+        someone ignored, and none at all once the records are lost)."""
         if self.lost is not None or self.is_ignored(msg.sender):
             return []
         self.people.saw(msg.sender.nick, msg.sender.identity)
