@@ -40,16 +40,19 @@ from bot.config import IrcConfig
 from bot.lanes import Lanes
 from bot.messages import Incoming, Outgoing, Priority, Sender
 from bot.outbox import Outbox
-from bot.pacing import USER_BURST, Pace
+from bot.pacing import Pace
 from bot.referee import Referee
 from bot.text import clean
 
-__all__ = ["USER_BURST", "VERSION", "IrcBot"]
+__all__ = ["VERSION", "IrcBot"]
 
 log = logging.getLogger("ancath.irc")
 
 VERSION = "ancath-bot 0.1 (An Cath referee)"
 WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
+USER_BURST, USER_RATE = 5, 0.5
+"""Per-player command pacing (bot/pacing.py): 5 at once, then one every 2 s; the
+benchmarks lift it before they build a bot."""
 WHO_TIMEOUT = 30.0
 """Seconds after a WHO went out to wait for its end (315) before asking the next one."""
 
@@ -68,7 +71,7 @@ class IrcBot:
         self.connection: ServerConnection | None = None
         self.nick = config.nick
         self.sessions = 0
-        self.pace = Pace()
+        self.pace = Pace(USER_BURST, USER_RATE)
         """Per-player command pacing (bot/pacing.py)."""
         self._caps: set[str] = set()
         self._offered: set[str] = set()

@@ -1,6 +1,7 @@
-"""Per-player command pacing on IRC: ``USER_BURST`` commands at once, then one every
-``1 / USER_RATE`` seconds (CTCP requests count too); more are dropped, and the first
-dropped in ``NOTICE_EVERY`` seconds earns the player one line saying so (``NOTICE``).
+"""Per-player command pacing on IRC: a burst of commands at once, then one every
+``1 / rate`` seconds (CTCP requests count too; bot/network.py sets 5 and one every
+2 s); more are dropped, and the first dropped in ``NOTICE_EVERY`` seconds earns the
+player one line saying so (``NOTICE``).
 
 Keyed by identity (services account, else ``user@host``), so a nick change does not
 refill it.
@@ -13,16 +14,13 @@ from collections.abc import Callable
 
 from bot.outbox import TokenBucket
 
-__all__ = ["NOTICE_EVERY", "USER_BURST", "USER_RATE", "Pace"]
-
-USER_BURST, USER_RATE = 5, 0.5
-"""5 commands at once, then one every 2 s."""
+__all__ = ["NOTICE_EVERY", "Pace"]
 NOTICE_EVERY = 60.0
 """Seconds between two slow-down lines to the same player."""
 
 
 class Pace:
-    def __init__(self, burst: int = USER_BURST, rate: float = USER_RATE,
+    def __init__(self, burst: float, rate: float,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.burst, self.rate, self._clock = burst, rate, clock
         self._buckets: dict[str, TokenBucket] = {}

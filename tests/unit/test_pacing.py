@@ -4,12 +4,13 @@ slow-down line a minute at most, and the rest stays silent."""
 from __future__ import annotations
 
 from bot.clock import FakeClock
-from bot.pacing import NOTICE_EVERY, USER_BURST, Pace
+from bot.network import USER_BURST, USER_RATE
+from bot.pacing import NOTICE_EVERY, Pace
 
 
 def test_one_slow_down_line_a_minute_per_player() -> None:
     clock = FakeClock()
-    pace = Pace(clock=clock.now)
+    pace = Pace(USER_BURST, USER_RATE, clock=clock.now)
     assert pace.notice == "slow down: one command every 2 s"
     assert all(pace.allowed("spam") for _ in range(USER_BURST))
     assert not pace.allowed("spam")
