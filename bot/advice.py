@@ -44,11 +44,24 @@ def _verb(command: object) -> str:
                       "olaf !create Olaf free-clans axe shield",
                       "ann !odds Olaf vs Gorbag"), "Olaf vs Gorbag (practice): Olaf wins"),))
 def odds(ctx: Ctx) -> None:
+    _audience(ctx)
     admit(ctx)
     if ctx.args:
         _matchup(ctx)
     else:
         _in_fight(ctx)
+
+
+def _audience(ctx: Ctx) -> None:
+    """Refuse a spectator where a moderator keeps ``!odds`` for the fighters
+    (``!mod odds fighters``)."""
+    channel = ctx.msg.channel
+    if channel is None or ctx.referee.odds_for(channel) != "fighters":
+        return
+    fight = ctx.referee.table(channel).fight
+    if fight is None or ctx.who not in fight.accounts:
+        raise Refusal(f"in {channel} only the fighters use !odds; for a matchup, "
+                      "/msg the bot !odds <warrior> vs <warrior>")
 
 
 def _matchup(ctx: Ctx) -> None:

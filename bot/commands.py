@@ -75,6 +75,8 @@ class Spec:
     group: str = "general"
     reads_only: bool = False
     """It never writes the records nor changes a fight: it may run beside the writers."""
+    subs: tuple[tuple[str, str], ...] = ()
+    """``(word, "usage: summary")`` per sub-command, for ``!help <name> <word>``."""
 
 
 REGISTRY: dict[str, Spec] = {}
@@ -83,11 +85,12 @@ REGISTRY: dict[str, Spec] = {}
 def command(
     name: str, usage: str, summary: str, *, examples: tuple[Example, ...] = (),
     group: str = "general", aliases: tuple[str, ...] = (), reads_only: bool = False,
+    subs: tuple[tuple[str, str], ...] = (),
 ) -> Callable[[Handler], Handler]:
     """Register a handler for ``!name`` (and its aliases)."""
 
     def register(handler: Handler) -> Handler:
-        spec = Spec(name, usage, summary, handler, examples, group, reads_only)
+        spec = Spec(name, usage, summary, handler, examples, group, reads_only, subs)
         for key in (name, *aliases):
             REGISTRY[key] = spec
         return handler

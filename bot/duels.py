@@ -68,7 +68,8 @@ def table_of(ctx: Ctx) -> Table:
 
 
 def timeout(ctx: Ctx) -> float:
-    return ctx.referee.config.turn_timeout_minutes * 60
+    """Seconds to decide in this channel (R7.4)."""
+    return float(ctx.referee.turn_seconds(ctx.channel()))
 
 
 def names_of(fight: OpenFight) -> tuple[str, ...]:
@@ -199,11 +200,10 @@ def keep_challenge(referee: Any, table: Table, challenge: Challenge | None) -> N
 
 def resume_challenges(referee: Any) -> None:
     """Take up the pending challenges from storage; each time limit starts again now."""
-    expires = referee.clock.now() + referee.config.turn_timeout_minutes * 60
     for kept in referee.store.challenges():
         referee.table(kept.channel).challenge = Challenge(
             kept.challenger, kept.challenger_account, kept.target, kept.target_account,
-            kept.kind, expires)
+            kept.kind, referee.clock.now() + referee.turn_seconds(kept.channel))
 
 
 def _accept_challenge(ctx: Ctx, table: Table) -> None:
@@ -321,7 +321,7 @@ def progress(fight: OpenFight) -> tuple[int, Any]:
 
 
 def restart_clock(ctx: Ctx, table: Table) -> None:
-    table.deadline = ctx.referee.clock.now() + timeout(ctx)
+    table.deadline = ctx.referee.clock.now() + ctx.referee.turn_seconds(table.channel)
     table.warned = table.expired = False
 
 

@@ -1,6 +1,7 @@
 """Who may rule (R8.2): a services account or an exact, verified host mask from the
-configuration, or, on a network without services, a moderator who logged in to the bot
-by private message with a password (``/msg Ref !mod login <password>``).
+configuration or added in chat by one of its moderators (``!mod add``, bot/operations.py),
+or, on a network without services, a moderator who logged in to the bot by private
+message with a password (``/msg Ref !mod login <password>``).
 
 A password is kept only as a slow hash (``hashlib.scrypt``) in the club's settings, set
 on the server with ``ancath-bot moderator password <name>``, and sealed with the ledger

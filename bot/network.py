@@ -41,7 +41,8 @@ from bot.accounts import Accounts, Members
 from bot.config import IrcConfig
 from bot.lanes import Lanes
 from bot.messages import Incoming, Outgoing, Priority, Sender
-from bot.outbox import Outbox, TokenBucket
+from bot.outbox import Outbox
+from bot.pacing import Pace
 from bot.referee import Referee
 from bot.text import clean
 
@@ -52,8 +53,8 @@ log = logging.getLogger("ancath.irc")
 VERSION = "ancath-bot 0.1 (An Cath referee)"
 WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
 USER_BURST, USER_RATE = 5, 0.5
-"""Per-player command pacing (CTCP requests included): 5 at once, then one every 2 s;
-more are dropped."""
+"""Per-player command pacing (bot/pacing.py): 5 at once, then one every 2 s; the
+benchmarks lift it before they build a bot."""
 WHO_TIMEOUT = 30.0
 """Seconds after a WHO went out to wait for its end (315) before asking the next one."""
 
@@ -72,7 +73,8 @@ class IrcBot:
         self.connection: ServerConnection | None = None
         self.nick = config.nick
         self.sessions = 0
-        self._users: dict[str, TokenBucket] = {}
+        self.pace = Pace(USER_BURST, USER_RATE)
+        """Per-player command pacing (bot/pacing.py)."""
         self._caps: set[str] = set()
         self._offered: dict[str, str] = {}
         """Capabilities on offer, with their values (``sasl`` -> ``PLAIN,EXTERNAL``)."""
@@ -393,8 +395,11 @@ class IrcBot:
 
     def _on_featurelist(self, _conn: ServerConnection, event: Event) -> None:
         # the library drops ISUPPORT tokens without a value, WHOX among them
-        if any(token.split("=", 1)[0] == "WHOX" for token in event.arguments):
+        tokens = dict(token.partition("=")[::2] for token in event.arguments)
+        if "WHOX" in tokens:
             self._whox = True
+        if tokens.get("CASEMAPPING"):
+            self.referee.casemapping = tokens["CASEMAPPING"]
 
     def _regain_nick(self) -> None:
         if self.connected.is_set() and self.nick.casefold() != self.config.nick.casefold():
@@ -552,9 +557,18 @@ class IrcBot:
         user_host = f"{source.user}@{source.host}"
         return Sender(nick=source.nick[:64], account=account, mask=str(source), host=user_host)
 
-    def _allowed(self, sender: Sender) -> bool:
-        bucket = self._users.setdefault(sender.identity, TokenBucket(USER_BURST, USER_RATE))
-        return bucket.take()
+    def _allowed(self, sender: Sender, what: str) -> bool:
+        """Whether a command (or CTCP request) from ``sender`` goes on: not from someone
+        the bot ignores, and within the pace; the first one dropped in a minute earns
+        one slow-down notice."""
+        if self.referee.is_ignored(sender):
+            return False
+        if self.pace.allowed(sender.identity):
+            return True
+        log.info("rate limit: dropped %r from %s", what[:40], sender.identity)
+        if self.pace.tell(sender.identity):
+            self.outbox.message(sender.nick, self.pace.notice, Priority.CHATTER, "NOTICE")
+        return False
 
     def _incoming(self, event: Event, channel: str | None) -> None:
         text = event.arguments[0] if event.arguments else ""
@@ -562,9 +576,8 @@ class IrcBot:
         msg = Incoming(sender=sender, text=text, channel=channel)
         if not (msg.text.startswith((self.referee.config.command_prefix, "/rol"))):
             return
-        if not self._allowed(sender):
-            shown = "!mod login ..." if msg.text.lower().startswith("!mod login") else msg.text
-            log.info("rate limit: dropped %r from %s", shown[:40], sender.identity)
+        shown = "!mod login ..." if msg.text.lower().startswith("!mod login") else msg.text
+        if not self._allowed(sender, shown):
             return
         self.lanes.run(self.referee.writes(msg), lambda: self._guard(
             lambda: self.referee.handle(msg)), self._deliver)
@@ -579,8 +592,7 @@ class IrcBot:
         if not event.arguments or event.arguments[0].upper() != "VERSION":
             return
         sender = self._sender(event)
-        if not self._allowed(sender):  # the same budget as the player's commands
-            log.info("rate limit: dropped CTCP VERSION from %s", sender.identity)
+        if not self._allowed(sender, "CTCP VERSION"):  # the budget of their commands
             return
         self.outbox.message(sender.nick, f"\x01VERSION {VERSION}\x01", Priority.CHATTER,
                             "NOTICE")

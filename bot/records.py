@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from bot import duels, rulings
+from bot import duels, operations, rulings
 from bot.commands import Ctx, Example, Refusal, command
 from bot.moderators import password_key, verify_password
 from bot.people import People
@@ -237,14 +237,30 @@ def _tenths(word: str) -> int:
     return int(tenths)
 
 
-_MOD_USAGE = ("!mod login <password> (in private) | undo <reason> | end <warrior>|draw "
-              "<reason> | bp <warrior> <+/-n> <reason> | skill <warrior> <skill> <value> "
-              "<reason> | armour <warrior> <armour> <reason> | free <warrior> <reason> | "
-              "fairy open|close [reason] | rolls auto|manual [reason]")
+_RULINGS = {
+    "login": "!mod login <password>: in private, for a moderator without services (R8.2)",
+    "undo": "!mod undo <reason>: take back one player's last decision and its rolls (R8.1)",
+    "end": "!mod end <warrior>|draw <reason>: end the fight with a winner or as a draw",
+    "bp": "!mod bp <warrior> <+/-n> <reason>: adjust BP, within 0..40",
+    "skill": "!mod skill <warrior> <skill> <value> <reason>: set a skill",
+    "armour": "!mod armour <warrior> <armour> <reason>: other armour, between fights",
+    "free": "!mod free <warrior> <reason>: free a prisoner",
+    "fairy": "!mod fairy open|close [reason]: Fairy Folk creation",
+    "rolls": "!mod rolls auto|manual [reason]: this channel's roll mode",
+}
+_SUBS = {**_RULINGS, **operations.SUBS}
 
 
-@command("mod", _MOD_USAGE, "Moderators only: rule on fights and records; every change "
-         "goes into the ledger with your reason.", group="moderators")
+def _usage(sub: str) -> str:
+    """The refusal for ``!mod <sub>`` with the wrong words, naming the right ones."""
+    if sub in _SUBS:
+        return "usage: " + _SUBS[sub].split(": ", 1)[0]
+    return f"usage: !mod <ruling> ...; rulings: {' '.join(_SUBS)}; !help mod <ruling> for one"
+
+
+@command("mod", "!mod <ruling> ...", "Moderators only; every change is kept with your "
+         f"reason. Rulings: {' '.join(_SUBS)}; !help mod <ruling> for one.",
+         group="moderators", subs=tuple(_SUBS.items()))
 def mod(ctx: Ctx) -> None:
     if ctx.args[:1] and ctx.args[0].lower() == "login":
         _login(ctx, " ".join(ctx.args[1:]))
@@ -252,7 +268,7 @@ def mod(ctx: Ctx) -> None:
     if not ctx.referee.is_moderator(ctx.msg.sender):
         raise Refusal("only moderators use !mod (by services account or host mask)")
     if not ctx.args:
-        raise Refusal("usage: " + _MOD_USAGE)
+        raise Refusal(_usage(""))
     sub, args = ctx.args[0].lower(), ctx.args[1:]
     store = ctx.referee.store
     if sub == "undo" and args:
@@ -282,8 +298,8 @@ def mod(ctx: Ctx) -> None:
                                 " ".join(args[1:]))
         ctx.reply(f"rolls in {channel} are now {args[0]}")
         duels.catch_up(ctx)
-    else:
-        raise Refusal("usage: " + _MOD_USAGE)
+    elif not operations.rule(ctx, sub, args):
+        raise Refusal(_usage(sub))
 
 
 def _login(ctx: Ctx, password: str) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot import advice, duels, records, time_limits  # noqa: F401  (they register commands)
+from bot.casemap import DEFAULT, fold, fold_mask, glob_match
 from bot.clock import Clock
 from bot.commands import REGISTRY, Ctx, Example, Refusal, command, split_command
 from bot.config import BotConfig
@@ -45,6 +46,11 @@ class Referee:
         """The channels the bot serves (for lines every channel must hear)."""
         self.heard: dict[str, str] = {}
         """Every channel a line came from (folded name -> name)."""
+        self.casemapping = DEFAULT
+        """How the network folds nicks and accounts (ISUPPORT CASEMAPPING); the transport
+        sets it."""
+        self.chat_moderators: list[str] = []
+        """Moderators added with ``!mod add``, from the ledger (``resume`` reads them)."""
         self.lost: str | None = None
         """Why the records are lost (the database file went away), once they are."""
         self.later: Callable[[list[Outgoing]], None] = lambda _out: None
@@ -53,14 +59,17 @@ class Referee:
         another thread."""
 
     def resume(self) -> list[str]:
-        """Take up every unfinished fight from storage; returns what failed to replay."""
+        """Take up every unfinished fight from storage, and the moderators added and the
+        people ignored in chat; returns what failed to replay."""
+        self.chat_moderators = self.store.moderators(self.fold)
+        self.ignore_list()
         for channel, fight_id in self.store.latest_fights().items():
             self.table(channel).last_fight_id = fight_id
         fights, problems = self.store.open_fights()
         for fight in fights:
             table = self.table(fight.channel)
             table.fight, table.last_fight_id = fight, fight.id
-            table.deadline = self.clock.now() + self.config.turn_timeout_minutes * 60
+            table.deadline = self.clock.now() + self.turn_seconds(fight.channel)
             try:
                 duels.resume_rolls(self, table)
             except StorageError as error:   # the fight still waits; a command retries
@@ -85,21 +94,54 @@ class Referee:
             self.tables[key] = Table(channel)
         return self.tables[key]
 
+    def fold(self, name: str) -> str:
+        """``name`` folded by the network's casemapping."""
+        return fold(name, self.casemapping)
+
     def is_moderator(self, sender: Sender) -> bool:
         """By services account, exact host mask, or a password login, never by nick
         alone (R8.2)."""
         return self.moderator_name(sender) is not None
 
     def moderator_name(self, sender: Sender) -> str | None:
-        """Which configured moderator sent this, if any: the account, the mask, or the
-        name logged in by password from this nick and host."""
+        """Which moderator sent this, if any, as the config file or ``!mod add`` names
+        them: the account, the mask, or the name logged in by password from this nick
+        and host (names compared by the network's casemapping)."""
+        return self.file_moderator(sender) or next(
+            (name for name in self.chat_moderators if self.names(sender, name)), None)
+
+    def file_moderator(self, sender: Sender) -> str | None:
+        """Which moderator of the config file sent this, if any."""
         mods = self.config.moderators
-        if sender.account is not None and sender.account in mods:
-            return sender.account
-        if sender.mask is not None and sender.mask in mods:
-            return sender.mask
-        name = self.logins.name(sender.nick, sender.host)
-        return name if name is not None and name in mods else None
+        found = next((name for name in mods if self.names(sender, name)), None)
+        if found is not None:
+            return found
+        login = self.logins.name(sender.nick, sender.host)
+        return next((name for name in mods if login is not None
+                     and self.fold(name) == self.fold(login)), None)
+
+    def names(self, sender: Sender, name: str) -> bool:
+        """Whether ``name``, an account or a ``nick!user@host`` mask, is ``sender``."""
+        if "!" in name:
+            return sender.mask is not None and \
+                fold_mask(name, self.casemapping) == fold_mask(sender.mask, self.casemapping)
+        return sender.account is not None and self.fold(name) == self.fold(sender.account)
+
+    def ignore_list(self) -> list[str]:
+        """Accounts and masks (``*`` and ``?`` allowed) the bot ignores (``!mod ignore``)."""
+        return list(self.setting("ignored", []))
+
+    def is_ignored(self, sender: Sender) -> bool:
+        """Whether the bot takes nothing from ``sender``; a moderator never is ignored."""
+        return any(self._ignores(entry, sender) for entry in self.ignore_list()) and \
+            not self.is_moderator(sender)
+
+    def _ignores(self, entry: str, sender: Sender) -> bool:
+        if "!" in entry or "@" in entry:
+            pattern = entry if "!" in entry else "*!" + entry
+            return sender.mask is not None and glob_match(pattern, sender.mask,
+                                                          self.casemapping)
+        return glob_match(entry, sender.account or sender.identity, self.casemapping)
 
     def new_session(self) -> None:
         """A new connection: nobody's nick, and nobody's login, is known any more."""
@@ -129,6 +171,15 @@ class Referee:
     def rolls_mode(self, channel: str) -> str:
         return str(self.setting(f"rolls:{channel.casefold()}", self.config.rolls))
 
+    def turn_seconds(self, channel: str) -> float:
+        """The decision time limit in ``channel`` (R7.4): a moderator's, or the config's."""
+        minutes = self.setting(f"timelimit:{channel.casefold()}", None)
+        return float(minutes if minutes is not None else self.config.turn_timeout_minutes) * 60
+
+    def odds_for(self, channel: str) -> str:
+        """Who may ask ``!odds`` in ``channel``: ``everyone`` or only the ``fighters``."""
+        return str(self.setting(f"odds:{channel.casefold()}", "everyone"))
+
     def fairy_open(self) -> bool:
         return bool(self.setting("fairy_folk_open", self.config.fairy_folk_open))
 
@@ -144,9 +195,9 @@ class Referee:
         return not spec.reads_only
 
     def handle(self, msg: Incoming) -> list[Outgoing]:
-        """The lines to send in answer to one chat line (none for chatter, and none at
-        all once the records are lost)."""
-        if self.lost is not None:
+        """The lines to send in answer to one chat line (none for chatter, none to
+        someone ignored, and none at all once the records are lost)."""
+        if self.lost is not None or self.is_ignored(msg.sender):
             return []
         self.people.saw(msg.sender.nick, msg.sender.identity)
         if msg.channel is not None:
@@ -207,14 +258,20 @@ def roll_dice(ctx: Ctx) -> None:
     ctx.say(f"{ctx.msg.sender.nick} rolls {result.describe()}", Priority.CHATTER)
 
 
-@command("help", "!help [command]", "The commands, or one command with an example.",
-         reads_only=True,
+@command("help", "!help [command [sub-command]]", "The commands, or one command with an "
+         "example.", reads_only=True,
          examples=(Example(("ann !help buy",), "!buy <warrior> <skill>"),))
 def help_(ctx: Ctx) -> None:
     if ctx.args:
         spec = REGISTRY.get(ctx.args[0].lower().lstrip("!/"))
         if spec is None:
             raise Refusal(f"no command {ctx.args[0]}; !help lists them")
+        if len(ctx.args) > 1 and spec.subs:
+            sub = dict(spec.subs).get(ctx.args[1].lower())
+            if sub is None:
+                raise Refusal(f"no !{spec.name} {ctx.args[1]}; !help {spec.name} lists them")
+            ctx.reply(sub)
+            return
         example = f" | Example: {spec.examples[0].lines[-1].split(' ', 1)[1]}" \
             if spec.examples else ""  # a long help line splits before the example
         ctx.reply(f"{spec.usage}: {spec.summary}{example}")

@@ -36,9 +36,9 @@ def _time_left(seconds: float) -> str:
 def tick(referee: Any) -> list[Outgoing]:
     """Warn at half the time limit, announce when it is up, expire stale challenges."""
     now = referee.clock.now()
-    half = referee.config.turn_timeout_minutes * 30
     out: list[Outgoing] = []
     for table in referee.tables.values():
+        half = referee.turn_seconds(table.channel) / 2
         pending = table.challenge
         if pending is not None and now >= pending.expires:
             try:

@@ -12,7 +12,9 @@ row's MAC covers the last of them, so rewriting that past breaks the chain too.
 The chain holds each warrior's creation (name, owner, system, sheet) and every change
 of its BP, skills, armour, status, captor, name and owner; and each fight's end
 (``fight-closed``: digests of its setup, command log and event log, with its ending),
-or an undo that reopens it (``fight-reopened``). ``verify`` rebuilds every warrior's
+or an undo that reopens it (``fight-reopened``); and the moderators added and removed
+in chat (``moderator-added``, ``moderator-removed``: the bot's list of them is read
+from these rows, each checked against its MAC). ``verify`` rebuilds every warrior's
 cached fields and every fight's digests from the chain and names what disagrees.
 
 Appends lock the single ``ledger_head`` row, which keeps the chain linear under
@@ -28,7 +30,7 @@ import hmac
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +51,7 @@ from storage.models import (
 __all__ = [
     "FIGHT_ENTRIES",
     "GENESIS",
+    "MODERATOR_ENTRIES",
     "Anchor",
     "Report",
     "anchors_in",
@@ -58,6 +61,7 @@ __all__ = [
     "fight_digest",
     "head",
     "is_keyed",
+    "moderators",
     "row_hash",
     "row_mac",
     "seal",
@@ -72,6 +76,8 @@ _CONTENT = (
 )
 FIGHT_ENTRIES = ("fight-closed", "fight-reopened")
 """Rows about a fight, on no warrior."""
+MODERATOR_ENTRIES = ("moderator-added", "moderator-removed")
+"""Rows about a moderator named in chat (``detail["name"]``), on no warrior."""
 _IDENTITY = ("name", "owner", "system", "culture", "armour", "profile")
 _SETS: dict[str, tuple[str, ...]] = {
     "created": _IDENTITY,
@@ -315,6 +321,26 @@ def append_fight(session: Session, keyring: Keyring, fight_id: int, entry: str,
 
 
 # -- what the chain says ------------------------------------------------------------------
+
+
+def moderators(rows: Iterable[LedgerRow], keyring: Keyring,
+               same: Callable[[str], str] = str) -> list[str]:
+    """The moderators added in chat and not removed since, by ``rows`` in order (names
+    compared by ``same(name)``); a row whose MAC does not hold under ``keyring`` counts
+    for nothing."""
+    names: dict[str, str] = {}
+    for row in rows:
+        key = keyring.get(row.key_id) if row.key_id is not None else None
+        name = (row.detail or {}).get("name")
+        if key is None or not isinstance(name, str) or not hmac.compare_digest(
+                row_mac(key, row.prev_hash, row), row.hash):
+            continue
+        if row.entry == "moderator-added":
+            names[same(name)] = name
+        elif row.entry == "moderator-removed":
+            names.pop(same(name), None)
+    return list(names.values())
+
 
 
 def derived_totals(rows: Iterable[LedgerRow]) -> dict[int, dict[str, Any]]:

@@ -67,8 +67,9 @@ class LedgerRow(Base):
     """created, award, spend, moderator-bp, moderator-skill, moderator-armour, death,
     prisoner-taken, prisoner-freed, reversal (an undo taking back an earlier row),
     renamed, owner-changed, attested (a warrior from before keys, as stored when the
-    ledger was first keyed), or fight-closed and fight-reopened (a fight's digests, on
-    no warrior)."""
+    ledger was first keyed), fight-closed and fight-reopened (a fight's digests, on
+    no warrior), or moderator-added and moderator-removed (a moderator named in chat,
+    on no warrior)."""
     bp: Mapped[int] = mapped_column(default=0)
     """Tenths of BP actually added (negative to take away)."""
     spent: Mapped[int] = mapped_column(default=0)

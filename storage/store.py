@@ -448,6 +448,23 @@ class Store:
             row.value = {"value": value, "reason": reason} if reason else {"value": value}
             row.updated_by, row.updated_at = actor, self._clock()
 
+    # -- moderators named in chat --------------------------------------------------------
+
+    def moderators(self, same: Callable[[str], str] = str) -> list[str]:
+        """The moderators added in chat and not removed, from the ledger (R8.2)."""
+        with self._tx(write=False) as session:
+            rows = session.scalars(select(LedgerRow).where(
+                LedgerRow.entry.in_(ledger.MODERATOR_ENTRIES)).order_by(LedgerRow.id))
+            return ledger.moderators(rows, self.keyring, same)
+
+    def set_moderator(self, name: str, added: bool, moderator: str, reason: str) -> None:
+        """Add ``name`` as a moderator (or remove them): a ledger row, on no warrior."""
+        with self._tx() as session:
+            self._append(session, warrior_id=None,
+                         entry=ledger.MODERATOR_ENTRIES[0 if added else 1],
+                         detail={"name": name}, actor=moderator, moderator=moderator,
+                         reason=reason, created_at=self._clock())
+
     # -- fights -------------------------------------------------------------------------
 
     def open_fight(

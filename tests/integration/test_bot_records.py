@@ -684,7 +684,7 @@ def test_mod_rolls_is_per_channel_and_needs_a_channel(tmp_path: Path) -> None:
     pytest.param("mod", "someone", None, id="nick-mod-other-account"),
     pytest.param("mod", "", "mod!m@elsewhere.example", id="nick-mod-no-account"),
     pytest.param("boss", "", "boss!b@evil.example", id="other-host"),
-    pytest.param("boss", "", "Boss!b@club.example", id="mask-not-exact"),
+    pytest.param("boss", "", "boss!B@club.example", id="mask-user-not-exact"),
 ])
 def test_R8_2_non_moderators_are_refused_every_mod_command(
     tmp_path: Path, text: str, nick: str, account: str | None, mask: str | None

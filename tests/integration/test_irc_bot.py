@@ -269,6 +269,24 @@ def test_ctcp_version_and_private_messages(ngircd: NgircdServer, tmp_path: Path)
     asyncio.run(scenario())
 
 
+def test_an_ignored_player_hears_nothing_not_even_ctcp(ngircd: NgircdServer,
+                                                      tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with bot_on(quick(ngircd), tmp_path) as run:
+            run.referee.set_setting("ignored", ["Spam!*@*"], "test", "a moderator's ruling")
+            spam, ann = await player(ngircd, "spam"), await player(ngircd, "ann")
+            await spam.say(BOT_NICK, "\x01VERSION\x01")
+            for _ in range(2 * USER_BURST):
+                await spam.say("#arena", "!help")
+            await sync(spam)
+            await ann.say("#arena", "!help buy")
+            await from_bot(ann, "ann: !buy <warrior> <skill>")
+            await sync(spam)  # spam has read what the bot said before ann's answer
+            assert [x for x in spam.lines if x.nick == BOT_NICK and (
+                x.target == "spam" or "spam" in x.text)] == []
+    asyncio.run(scenario())
+
+
 def test_a_ctcp_flood_is_paced_like_commands(ngircd: NgircdServer, tmp_path: Path) -> None:
     async def scenario() -> None:
         async with bot_on(quick(ngircd), tmp_path) as run:
@@ -281,8 +299,12 @@ def test_a_ctcp_flood_is_paced_like_commands(ngircd: NgircdServer, tmp_path: Pat
             await ann.say("#arena", "!roll 1d1")
             await from_bot(ann, "ann rolls 1d1")  # not held back behind 20 replies
             await sync(flood)  # and flood has read what the bot answered before that
-            replies = [x for x in flood.lines if x.command == "NOTICE" and x.nick == BOT_NICK]
-            assert len(replies) == USER_BURST and all("ancath-bot" in x.text for x in replies)
+            notices = [x.text for x in flood.lines if x.command == "NOTICE"
+                       and x.nick == BOT_NICK]
+            versions = [x for x in notices if "ancath-bot" in x]
+            assert len(versions) == USER_BURST  # then one line saying why, and silence
+            assert [x for x in notices if x not in versions] == [
+                "slow down: one command every 2 s"]
             assert not any("flood rolls" in x.text for x in flood.lines)
             assert run.dice.left == 0
     asyncio.run(scenario())
@@ -319,6 +341,10 @@ def test_one_player_cannot_starve_the_channel(ngircd: NgircdServer, tmp_path: Pa
             # what ann saw before her answer is all the bot said to the flood
             answered = [x for x in ann.lines if x.nick == BOT_NICK and "spam rolls" in x.text]
             assert len(answered) == USER_BURST  # the rest were dropped, not queued
+            await sync(spam)  # spam has read what the bot said before ann's answer
+            assert [x.text for x in spam.lines if x.command == "NOTICE"
+                    and x.nick == BOT_NICK] == ["slow down: one command every 2 s"]
+            assert run.referee.casemapping == "ascii"  # ngircd's ISUPPORT CASEMAPPING
     asyncio.run(scenario())
 
 

@@ -1,0 +1,151 @@
+"""The club's running by moderators (R8.2): who else may rule (``!mod add``, ``remove``,
+``list``), whom the bot ignores (``!mod ignore``, ``unignore``), and each channel's turn
+time limit (``!mod timelimit``) and ``!odds`` audience (``!mod odds``).
+
+The config file stays the root: only its moderators add or remove others, and none of
+them can be removed in chat. Moderators added in chat are ledger rows
+(:meth:`storage.store.Store.set_moderator`); the ignore list and channel settings are
+settings kept with who changed them and why. All take effect at once.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.commands import Ctx, Refusal
+from bot.moderators import unverified_masks
+
+__all__ = ["SUBS", "rule"]
+
+SUBS = {
+    "add": "!mod add <account|nick!user@host> <reason>: (config-file moderators) make "
+           "another moderator",
+    "remove": "!mod remove <account|mask> <reason>: (config-file moderators) take back "
+              "!mod add",
+    "list": "!mod list: the moderators, and how many are ignored (masks shown in private)",
+    "ignore": "!mod ignore <account|mask> <reason>: take no command from them and say "
+              "nothing to them (* and ? in a mask; never a moderator)",
+    "unignore": "!mod unignore <account|mask> <reason>: take back !mod ignore",
+    "timelimit": "!mod timelimit <minutes>|default [reason]: this channel's time to decide "
+                 "(R7.4), from the next decision",
+    "odds": "!mod odds fighters|everyone [reason]: who may ask !odds in this channel",
+}
+MAX_MINUTES = 1440
+_MINUTES = re.compile(r"\d{1,4}(\.\d)?")
+
+
+def rule(ctx: Ctx, sub: str, args: list[str]) -> bool:
+    """Carry out ``!mod <sub> <args>``; False when ``sub`` is not one of these or its
+    words are short."""
+    reasoned = {"add": _add, "remove": _remove, "ignore": _ignore, "unignore": _unignore}
+    if sub in reasoned and len(args) >= 2:
+        reasoned[sub](ctx, args[0], " ".join(args[1:]))
+    elif sub == "list" and not args:
+        _list(ctx)
+    elif sub == "timelimit" and args:
+        _timelimit(ctx, args[0].lower(), " ".join(args[1:]))
+    elif sub == "odds" and args[:1] in (["fighters"], ["everyone"]):
+        channel = ctx.channel()
+        ctx.referee.set_setting(f"odds:{channel.casefold()}", args[0], ctx.who,
+                                " ".join(args[1:]))
+        ctx.reply(f"!odds in {channel} is now for "
+                  f"{'the fighters only' if args[0] == 'fighters' else 'everyone'}")
+    else:
+        return False
+    return True
+
+
+def _file_moderator(ctx: Ctx) -> None:
+    if ctx.referee.file_moderator(ctx.msg.sender) is None:
+        raise Refusal("only a moderator in the config file adds or removes moderators")
+
+
+def _named(ctx: Ctx, name: str, names: list[str]) -> str | None:
+    """The entry of ``names`` that is ``name`` by the network's casemapping."""
+    fold = ctx.referee.fold
+    return next((n for n in names if fold(n) == fold(name)), None)
+
+
+def _add(ctx: Ctx, name: str, reason: str) -> None:
+    _file_moderator(ctx)
+    referee = ctx.referee
+    if any(c in name for c in "*?") or ("@" in name) != ("!" in name):
+        raise Refusal("a moderator is a services account or an exact nick!user@host mask")
+    if unverified_masks([name]):
+        raise Refusal(f"{name}: a '~' before the user is unverified, anyone on that host "
+                      "can take it; add a services account or a verified mask")
+    if _named(ctx, name, [*referee.config.moderators, *referee.chat_moderators]):
+        raise Refusal(f"{name} is a moderator already; !mod list names them")
+    referee.store.set_moderator(name, True, ctx.who, reason)
+    referee.chat_moderators.append(name)
+    ctx.reply(f"{name} is a moderator now (!mod remove {name} <reason> takes it back)")
+
+
+def _remove(ctx: Ctx, name: str, reason: str) -> None:
+    _file_moderator(ctx)
+    referee = ctx.referee
+    if _named(ctx, name, referee.config.moderators):
+        raise Refusal(f"{name} is in the config file: remove them there and restart me")
+    added = _named(ctx, name, referee.chat_moderators)
+    if added is None:
+        raise Refusal(f"{name} is not a moderator added in chat; !mod list names them")
+    referee.store.set_moderator(added, False, ctx.who, reason)
+    referee.chat_moderators.remove(added)
+    ctx.reply(f"{added} is no longer a moderator")
+
+
+def _shown(names: list[str], private: bool) -> str:
+    """Accounts by name; masks too in private, else only how many (no user@host shown
+    in a channel)."""
+    masks = [n for n in names if "!" in n or "@" in n]
+    shown = [n for n in names if private or n not in masks]
+    if masks and not private:
+        shown.append(f"{len(masks)} by host mask")
+    return ", ".join(shown) or "none"
+
+
+def _list(ctx: Ctx) -> None:
+    referee, private = ctx.referee, ctx.msg.channel is None
+    ignored = referee.ignore_list()
+    ignores = _shown(ignored, True) if private else str(len(ignored))
+    ctx.reply(f"moderators in the config file: {_shown(referee.config.moderators, private)}"
+              f"; added in chat: {_shown(referee.chat_moderators, private)}; "
+              f"ignored: {ignores}")
+
+
+def _ignore(ctx: Ctx, entry: str, reason: str) -> None:
+    referee = ctx.referee
+    if not re.sub(r"[*?!@.]", "", entry):
+        raise Refusal(f"{entry} would ignore everyone; name an account or a narrower mask")
+    if _named(ctx, entry, [*referee.config.moderators, *referee.chat_moderators]):
+        raise Refusal(f"{entry} is a moderator, and moderators are never ignored")
+    ignored = referee.ignore_list()
+    if _named(ctx, entry, ignored):
+        raise Refusal(f"{entry} is ignored already; !mod unignore {entry} <reason> ends it")
+    referee.set_setting("ignored", [*ignored, entry], ctx.who, f"ignore {entry}: {reason}")
+    ctx.reply(f"ignoring {entry}: I take no command from them and say nothing to them")
+
+
+def _unignore(ctx: Ctx, entry: str, reason: str) -> None:
+    referee = ctx.referee
+    ignored = referee.ignore_list()
+    found = _named(ctx, entry, ignored)
+    if found is None:
+        raise Refusal(f"{entry} is not ignored; !mod list says how many are")
+    referee.set_setting("ignored", [e for e in ignored if e != found], ctx.who,
+                        f"unignore {found}: {reason}")
+    ctx.reply(f"{found} is no longer ignored")
+
+
+def _timelimit(ctx: Ctx, word: str, reason: str) -> None:
+    channel = ctx.channel()
+    if word == "default":
+        minutes = None
+    elif _MINUTES.fullmatch(word) and 1 <= float(word) <= MAX_MINUTES:
+        minutes = float(word)
+    else:
+        raise Refusal(f"the time limit is in minutes, 1 to {MAX_MINUTES} (or default)")
+    ctx.referee.set_setting(f"timelimit:{channel.casefold()}", minutes, ctx.who, reason)
+    seconds = ctx.referee.turn_seconds(channel)
+    ctx.reply(f"the time to decide in {channel} is now {seconds / 60:g} min"
+              f"{' (the default)' if minutes is None else ''}, from the next decision")
