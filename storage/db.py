@@ -95,6 +95,10 @@ def _problem(url: str, error: Exception) -> DatabaseProblem:
     """One line naming the database and the fix, for what opening it raised."""
     where = _where(url)
     text = str(getattr(error, "orig", error)).lower()
+    if isinstance(error, ImportError):
+        return DatabaseProblem(
+            f"{where}: its driver {error.name or 'module'} is not installed: pip install "
+            "'ancath-bot[postgres]' (or '.[postgres]' in the source) for postgresql+psycopg://")
     if isinstance(error, NoSuchModuleError | ArgumentError):
         return DatabaseProblem(
             f"{where}: not a database URL the bot can use ({error}); give a file path, "
@@ -127,7 +131,10 @@ def make_engine(url: str) -> Engine:
     # a row another process holds locked is waited for as long as SQLite waits (R3.3's
     # locks queue writers; a lock held longer is "busy", not a frozen referee)
     options = f"-c lock_timeout={BUSY_TIMEOUT_MS}"
-    return create_engine(url, pool_pre_ping=True, connect_args={"options": options})
+    try:
+        return create_engine(url, pool_pre_ping=True, connect_args={"options": options})
+    except ImportError as error:   # the driver, such as psycopg, is missing
+        raise _problem(url, error) from error
 
 
 def _config(engine: Engine) -> Config:
@@ -249,7 +256,7 @@ def _reader(url: str) -> Engine:
     try:
         return create_engine(url, pool_pre_ping=True, isolation_level="REPEATABLE READ",
                              execution_options={"postgresql_readonly": True})
-    except (NoSuchModuleError, ArgumentError) as error:
+    except (NoSuchModuleError, ArgumentError, ImportError) as error:
         raise _problem(url, error) from error
 
 
