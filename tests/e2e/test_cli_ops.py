@@ -4,9 +4,13 @@ downgrade, a missing PostgreSQL driver, and ``run`` with neither IRC nor a termi
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 DUEL = """\
@@ -106,3 +110,35 @@ def test_run_without_irc_or_terminal_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "club.sqlite3").exists()   # refused before anything was made
     piped = cli("console", "--db", str(tmp_path / "c.sqlite3"), stdin="ann !help\n")
     assert piped.returncode == 0 and piped.stdout   # the console still reads a pipe
+
+
+def test_run_logs_as_configured_with_the_environment_over_the_file(tmp_path: Path) -> None:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()   # nothing listens there: every connection is refused
+    log = tmp_path / "bot.log"
+    config = tmp_path / "bot.yaml"
+    config.write_text(f"database: {tmp_path / 'club.sqlite3'}\nlog: {{format: text}}\n"
+                      "irc: {server: irc.invalid, port: 1, tls: false}\n")
+    env = {**os.environ, "ANCATH_IRC__SERVER": "127.0.0.1", "ANCATH_IRC__PORT": str(port),
+           "ANCATH_LOG__FORMAT": "json", "ANCATH_LOG__FILE": str(log)}
+    bot = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(config)],
+                           env=env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "reconnecting in" not in (log.read_text() if log.exists() else ""):
+            assert bot.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)   # polling the log file, not waiting a fixed time
+    finally:
+        bot.send_signal(signal.SIGINT)
+        _, stderr = bot.communicate(timeout=60)
+    assert bot.returncode == 0 and stderr == ""   # everything went to the file
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    messages = [(e["level"], e["logger"], e["message"]) for e in entries]
+    assert ("INFO", "ancath.irc", f"connecting to 127.0.0.1:{port}") in messages
+    assert any(m[0] == "WARNING" and m[2].startswith(f"connection to 127.0.0.1:{port} failed")
+               for m in messages)
+    assert any(m[2].startswith("reconnecting in") and "connection failed" in m[2]
+               for m in messages)
+    assert any("made a new ledger key" in m[2] for m in messages)   # logged before IRC
