@@ -150,14 +150,13 @@ def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def _variable(loc: tuple[int | str, ...], env: dict[str, Any]) -> str | None:
     """The environment variable that set the key at ``loc`` (or a section around it)."""
-    node: Any = env
-    for depth, part in enumerate(loc):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-        if not isinstance(node, dict):
-            wanted = (ENV_PREFIX + ENV_NESTING.join(str(p) for p in loc[:depth + 1])).upper()
-            return next((name for name in os.environ if name.upper() == wanted), wanted)
+    if not loc or loc[0] not in env:
+        return None
+    names = {name.upper(): name for name in os.environ}
+    for depth in range(len(loc), 0, -1):
+        wanted = ENV_PREFIX + ENV_NESTING.join(str(p) for p in loc[:depth]).upper()
+        if wanted in names:
+            return names[wanted]
     return None
 
 

@@ -87,3 +87,14 @@ def test_log_section_is_strict(tmp_path: Path) -> None:
         load_config(path)
     path.write_text("log: {level: DEBUG, format: json, file: /tmp/x.log}\n")
     assert load_config(path).log.file == "/tmp/x.log"
+
+
+def test_a_section_set_whole_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANCATH_IRC", '{"server": "irc.example.org", "port": "x"}')
+    with pytest.raises(ConfigError) as error:
+        load_config(None)
+    assert str(error.value).startswith("$ANCATH_IRC: irc.port: Input should be a valid integer")
+    monkeypatch.setenv("ANCATH_IRC", '{"server": "irc.example.org"}')
+    monkeypatch.setenv("ANCATH_IRC__PORT", "6667")
+    irc = load_config(None).irc
+    assert irc is not None and (irc.server, irc.port) == ("irc.example.org", 6667)
