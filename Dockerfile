@@ -27,7 +27,7 @@ COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY rules ./rules
 COPY storage ./storage
-RUN pip install --no-cache-dir . \
+RUN pip install --no-cache-dir ".[postgres]" \
  && rm -rf /src/build /src/*.egg-info
 
 # /data must exist and belong to the bot before VOLUME: a new named volume starts as a

@@ -1,9 +1,10 @@
 """The ``ancath-bot`` command line (a contract: other tools drive the bot through it).
 
 ``run`` and ``console`` referee fights; ``warrior show``, ``ledger`` and ``audit
-verify`` serve leadership; ``db upgrade`` migrates the schema; ``key new`` and ``key
-ids`` help keep the ledger keys. ``ledger`` and ``audit verify`` never change the
-database (no migration; a read-only file or a backup copy can be checked).
+verify`` serve leadership; ``db upgrade``, ``db current`` and ``db downgrade`` keep the
+schema, ``backup`` copies a SQLite database; ``key new`` and ``key ids`` help keep the
+ledger keys. ``ledger`` and ``audit verify`` never change the database (no migration;
+a read-only file or a backup copy can be checked).
 
 Exit status: 0 done (for ``audit verify``: all proved), 1 ``audit verify`` found
 problems, 2 an error (a bad option, configuration or database, or a ledger key that is
@@ -16,8 +17,8 @@ import argparse
 import asyncio
 import csv
 import getpass
+import importlib.metadata
 import json
-import logging
 import signal
 import sys
 from pathlib import Path
@@ -28,11 +29,21 @@ from bot.app import build_referee
 from bot.config import ConfigError, load_config
 from bot.console import DEFAULT_CHANNEL, serve
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
+from bot.logs import setup_logging
 from bot.moderators import hash_password, password_key
 from bot.network import IrcBot
 from bot.odds_worker import start_worker
 from rules.ancath.sheet import derived_test
-from storage.db import DatabaseUnavailable, open_database, open_read_only
+from storage.backup import backup_sqlite
+from storage.db import (
+    DatabaseUnavailable,
+    current_revision,
+    downgrade,
+    head_revision,
+    make_engine,
+    open_database,
+    open_read_only,
+)
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
 from storage.ledger import Anchor, anchors_in
 from storage.store import StorageError, Store
@@ -46,10 +57,18 @@ def _database(args: argparse.Namespace) -> str:
     return load_config(getattr(args, "config", None)).database
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("ancath-bot")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ancath-bot", description="IRC referee bot for An Cath percentile-dice duels."
     )
+    parser.add_argument("--version", action="version", version=f"ancath-bot {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def with_db(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -107,6 +126,14 @@ def build_parser() -> argparse.ArgumentParser:
     db = sub.add_parser("db", help="database tools").add_subparsers(dest="action",
                                                                     required=True)
     with_db(db.add_parser("upgrade", help="migrate the schema to the newest revision"))
+    with_db(db.add_parser("current", help="print the schema revision"))
+    down = with_db(db.add_parser("downgrade", help="take the schema back to an older "
+                                 "revision (the next start upgrades it again)"))
+    down.add_argument("revision", help="a revision id (0004), or base")
+
+    backup = with_keys(with_db(sub.add_parser(
+        "backup", help="copy a SQLite database while the bot runs (not its ledger key)")))
+    backup.add_argument("file", help="the new file to write (never overwritten)")
     return parser
 
 
@@ -233,13 +260,17 @@ def _serve(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     dice = _dice(getattr(args, "dice", None))
     on_irc = args.command == "run" and config.irc is not None
+    if args.command == "run":
+        if not on_irc and not sys.stdin.isatty():
+            raise ConfigError("no irc: section in the configuration and no terminal for the "
+                              "console: add an irc: section (see config.example.yaml), or "
+                              "run it in a terminal")
+        setup_logging(config.log)
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice,
                             odds_executor=start_worker(warm=on_irc), key_file=args.key_file)
     try:
         if on_irc:
             assert config.irc is not None
-            logging.basicConfig(level=logging.INFO,
-                                format="%(asctime)s %(levelname)s %(name)s: %(message)s")
             asyncio.run(_serve_irc(IrcBot(config.irc, referee)))
             return 0
         if sys.stdin.isatty():
@@ -278,6 +309,38 @@ def _set_password(args: argparse.Namespace, store: Store) -> int:
     return 0
 
 
+def _db(args: argparse.Namespace, url: str) -> int:
+    """``db upgrade``, ``db current`` and ``db downgrade <revision>``."""
+    if args.action == "upgrade":
+        open_database(url)
+        print("database schema is up to date")
+    elif args.action == "current":
+        revision, head = current_revision(url), head_revision()
+        newest = "the newest" if revision == head else f"the newest is {head}"
+        print(f"{revision or 'none'} ({newest})")
+    else:
+        was = current_revision(url)   # the database must be there: nothing is made
+        engine = make_engine(url)
+        try:
+            downgrade(engine, args.revision)
+        finally:
+            engine.dispose()
+        print(f"database schema at {current_revision(url) or 'none'} (was {was}); "
+              "`ancath-bot run` upgrades it again at its next start")
+    return 0
+
+
+def _backup(args: argparse.Namespace, url: str) -> int:
+    """``backup <file>``: the SQLite copy, and where its ledger key is (not in it)."""
+    source = backup_sqlite(url, args.file)
+    keyring = _keyring(args, url)
+    where = keyring.source if keyring.keys else f"none found: {keyring.looked}"
+    print(f"backed up {source} to {args.file}; the ledger key is not in it (the key: "
+          f"{where}): keep both; check it with ancath-bot audit verify --db {args.file} "
+          "--key-file <the key file>")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -288,9 +351,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         url = _database(args)
         if args.command == "db":
-            open_database(url)
-            print("database schema is up to date")
-            return 0
+            return _db(args, url)
+        if args.command == "backup":
+            return _backup(args, url)
         if args.command == "key":
             return _key_ids(args, url)
         if args.command == "audit":

@@ -2,14 +2,16 @@
 
 Errors name the file, the key and the problem (``config.yaml: irc.port: Input should
 be a valid integer``). With no ``irc`` section the bot serves a local console.
+Environment variables override any key of the file (:func:`environment`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import ssl
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import (
@@ -20,13 +22,17 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_settings import EnvSettingsSource, SettingsError
 
 from bot import tls
 from bot.moderators import unverified_masks
 
-__all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "load_config"]
+__all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "LogConfig", "environment",
+           "load_config"]
 
 DEFAULT_DATABASE = "sqlite:///ancath.sqlite3"
+ENV_PREFIX = "ANCATH_"
+ENV_NESTING = "__"
 
 
 class ConfigError(Exception):
@@ -151,6 +157,16 @@ class IrcConfig(_Strict):
         return os.environ.get(self.sasl_password_env)
 
 
+class LogConfig(_Strict):
+    """What the bot logs (bot/logs.py) and where."""
+
+    level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    format: Literal["text", "json"] = "text"
+    """``json``: one object a line with time, level, logger and message."""
+    file: str | None = None
+    """A file to append to; None is standard error."""
+
+
 class BotConfig(_Strict):
     database: str = DEFAULT_DATABASE
     """A SQLAlchemy URL, or a path to a SQLite file."""
@@ -166,6 +182,7 @@ class BotConfig(_Strict):
     turn_timeout_minutes: float = Field(10, gt=0)
     command_prefix: str = Field("!", min_length=1, max_length=3)
     irc: IrcConfig | None = None
+    log: LogConfig = LogConfig()
 
     @field_validator("moderators")
     @classmethod
@@ -180,11 +197,45 @@ class BotConfig(_Strict):
         return value
 
 
-def load_config(path: str | Path | None) -> BotConfig:
-    """Read and validate a YAML file; None gives the defaults (console, SQLite)."""
-    if path is None:
-        return BotConfig()
-    source = Path(path)
+def environment() -> dict[str, Any]:
+    """The configuration keys set in the environment: ``ANCATH_DATABASE``,
+    ``ANCATH_IRC__PORT`` (``__`` steps into a section), lists as JSON. Only names of keys
+    count, so ``ANCATH_LEDGER_KEY`` and ``ANCATH_SASL_PASSWORD`` (secrets, not keys) are
+    left alone."""
+    source = EnvSettingsSource(BotConfig, env_prefix=ENV_PREFIX,  # type: ignore[arg-type]
+                               env_nested_delimiter=ENV_NESTING, case_sensitive=False)
+    try:
+        return source()
+    except SettingsError as error:   # names only the top-level key
+        field = re.search(r'field "(\w+)"', str(error))
+        name = f"{ENV_PREFIX}{field[1].upper() if field else ''}"
+        raise ConfigError(f"${name}...: a list or mapping set in the environment is JSON, "
+                          f"e.g. {ENV_PREFIX}IRC{ENV_NESTING}CHANNELS='[\"#ancath\"]'") from None
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        inner = merged.get(key)
+        if isinstance(inner, dict) and isinstance(value, dict):
+            value = _merged(inner, value)
+        merged[key] = value
+    return merged
+
+
+def _variable(loc: tuple[int | str, ...], env: dict[str, Any]) -> str | None:
+    """The environment variable that set the key at ``loc`` (or a section around it)."""
+    if not loc or loc[0] not in env:
+        return None
+    names = {name.upper(): name for name in os.environ}
+    for depth in range(len(loc), 0, -1):
+        wanted = ENV_PREFIX + ENV_NESTING.join(str(p) for p in loc[:depth]).upper()
+        if wanted in names:
+            return names[wanted]
+    return None
+
+
+def _read(source: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
     except OSError as error:
@@ -196,12 +247,22 @@ def load_config(path: str | Path | None) -> BotConfig:
         raise ConfigError(f"{source}: not valid YAML: {error}") from error
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of keys")
+    return data
+
+
+def load_config(path: str | Path | None) -> BotConfig:
+    """Read and validate a YAML file (None: the defaults, console and SQLite), with the
+    environment's keys over the file's."""
+    source = Path(path) if path is not None else None
+    data = _read(source) if source is not None else {}
+    env = environment()
     try:
-        return BotConfig.model_validate(data)
+        return BotConfig.model_validate(_merged(data, env))
     except ValidationError as error:
-        lines = [
-            f"{source}: {'.'.join(str(p) for p in e['loc']) or '(top)'}: "
-            f"{e['msg'].removeprefix('Value error, ')}"
-            for e in error.errors()
-        ]
+        lines = []
+        for e in error.errors():
+            key = ".".join(str(p) for p in e["loc"]) or "(top)"
+            variable = _variable(e["loc"], env)
+            where = f"${variable}" if variable else (source or "environment")
+            lines.append(f"{where}: {key}: {e['msg'].removeprefix('Value error, ')}")
         raise ConfigError("\n".join(lines)) from error

@@ -84,6 +84,8 @@ class IrcBot:
         """The WHO that waits for its end of WHO."""
         self._who_deadline: float | None = None
         self._farewell: str | None = None
+        self._dropped = "connection lost"
+        """Why the last link ended, for the reconnect line."""
         """The server's ERROR (or our own QUIT) reason, for the log when the link drops."""
         self._last_rx = time.monotonic()
         self._pinged = False
@@ -118,12 +120,13 @@ class IrcBot:
                 except (TimeoutError, OSError, ssl.SSLError) as error:
                     log.warning("connection to %s:%s failed: %s", self.config.server,
                                 self.config.port, error)
+                    self._dropped = f"connection failed: {error}"
                 if self._stopping:
                     break
                 backoff = 1.0 if registered else min(self.config.reconnect_max_seconds,
                                                      backoff * 2)
                 delay = backoff * random.uniform(0.5, 1.0)  # jitter: not dice, R1.4
-                log.info("reconnecting in %.1f s", delay)
+                log.info("reconnecting in %.1f s (%s)", delay, self._dropped)
                 await asyncio.sleep(delay)
         finally:
             sender.cancel()
@@ -565,7 +568,7 @@ class IrcBot:
             return False
         if self.pace.allowed(sender.identity):
             return True
-        log.info("rate limit: dropped %r from %s", what[:40], sender.identity)
+        log.warning("rate limit: dropped %r from %s", what[:40], sender.identity)
         if self.pace.tell(sender.identity):
             self.outbox.message(sender.nick, self.pace.notice, Priority.CHATTER, "NOTICE")
         return False
@@ -606,6 +609,7 @@ class IrcBot:
         self.connected.clear()
         said = event.arguments[0] if event.arguments else ""
         reason = self._farewell or said or "connection lost"
+        self._dropped = reason
         level = logging.INFO if self._stopping else logging.WARNING
         log.log(level, "disconnected from %s:%s: %s", self.config.server, self.config.port,
                 reason)

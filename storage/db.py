@@ -18,8 +18,10 @@ from urllib.parse import quote
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.script.revision import RevisionError
+from alembic.util import CommandError
 from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
@@ -28,7 +30,9 @@ from storage.errors import DatabaseProblem
 __all__ = [
     "READ_ONLY",
     "DatabaseUnavailable",
+    "current_revision",
     "database_url",
+    "downgrade",
     "head_revision",
     "make_engine",
     "open_database",
@@ -91,6 +95,10 @@ def _problem(url: str, error: Exception) -> DatabaseProblem:
     """One line naming the database and the fix, for what opening it raised."""
     where = _where(url)
     text = str(getattr(error, "orig", error)).lower()
+    if isinstance(error, ImportError):
+        return DatabaseProblem(
+            f"{where}: its driver {error.name or 'module'} is not installed: pip install "
+            "'ancath-bot[postgres]' (or '.[postgres]' in the source) for postgresql+psycopg://")
     if isinstance(error, NoSuchModuleError | ArgumentError):
         return DatabaseProblem(
             f"{where}: not a database URL the bot can use ({error}); give a file path, "
@@ -123,7 +131,10 @@ def make_engine(url: str) -> Engine:
     # a row another process holds locked is waited for as long as SQLite waits (R3.3's
     # locks queue writers; a lock held longer is "busy", not a frozen referee)
     options = f"-c lock_timeout={BUSY_TIMEOUT_MS}"
-    return create_engine(url, pool_pre_ping=True, connect_args={"options": options})
+    try:
+        return create_engine(url, pool_pre_ping=True, connect_args={"options": options})
+    except ImportError as error:   # the driver, such as psycopg, is missing
+        raise _problem(url, error) from error
 
 
 def _config(engine: Engine) -> Config:
@@ -145,6 +156,18 @@ def head_revision() -> str:
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the schema up to ``revision`` (``ancath-bot db upgrade``)."""
     command.upgrade(_config(engine), revision)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    """Take the schema back to ``revision`` (``ancath-bot db downgrade``); a revision
+    that is not known, not older, or that would drop what cannot be rebuilt (keyed
+    ledger rows below 0004) is one :class:`DatabaseProblem`."""
+    config = _config(engine)
+    config.attributes["transactional_ddl"] = True
+    try:
+        command.downgrade(config, revision)
+    except (CommandError, RevisionError, RuntimeError) as error:
+        raise DatabaseProblem(f"cannot downgrade to {revision}: {error}") from error
 
 
 def _check_file(url: str) -> None:
@@ -216,10 +239,8 @@ def _begin_deferred(connection: Any) -> None:
     connection.exec_driver_sql("BEGIN")   # one read snapshot for the whole check
 
 
-def open_read_only(url: str) -> Engine:
-    """An engine that reads the database without changing it (no migration, no WAL
-    pragma, nothing created; PostgreSQL in read-only REPEATABLE READ transactions), at
-    revision ``READ_SINCE`` or later."""
+def _reader(url: str) -> Engine:
+    """An engine that only reads (no WAL pragma, nothing created)."""
     url = database_url(url)
     _check_file(url)
     parsed = make_url(url)
@@ -231,18 +252,39 @@ def open_read_only(url: str) -> Engine:
             raise DatabaseUnavailable(f"{path}: no such database file")
         engine = create_engine(url, creator=_sqlite_read_only(path))
         event.listen(engine, "begin", _begin_deferred)
-    else:
-        try:
-            engine = create_engine(url, pool_pre_ping=True, isolation_level="REPEATABLE READ",
-                                   execution_options={"postgresql_readonly": True})
-        except (NoSuchModuleError, ArgumentError) as error:
-            raise _problem(url, error) from error
+        return engine
     try:
-        _check_revision(engine, url)
+        return create_engine(url, pool_pre_ping=True, isolation_level="REPEATABLE READ",
+                             execution_options={"postgresql_readonly": True})
+    except (NoSuchModuleError, ArgumentError, ImportError) as error:
+        raise _problem(url, error) from error
+
+
+def open_read_only(url: str) -> Engine:
+    """An engine that reads the database without changing it (no migration, no WAL
+    pragma, nothing created; PostgreSQL in read-only REPEATABLE READ transactions), at
+    revision ``READ_SINCE`` or later."""
+    engine = _reader(url)
+    try:
+        _check_revision(engine, database_url(url))
     except BaseException:
         engine.dispose()
         raise
     return engine
+
+
+def current_revision(url: str) -> str | None:
+    """The database's schema revision (None before the first migration), read without
+    changing it (``ancath-bot db current``)."""
+    engine = _reader(url)
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+    except SQLAlchemyError as error:
+        raise DatabaseUnavailable(f"{_where(url)}: cannot read the schema revision: "
+                                  f"{getattr(error, 'orig', None) or error}") from error
+    finally:
+        engine.dispose()
 
 
 def _check_revision(engine: Engine, url: str) -> None:

@@ -12,6 +12,9 @@ with engine.connect() as connection:
         connection=connection,
         target_metadata=Base.metadata,
         render_as_batch=connection.dialect.name == "sqlite",
+        # a downgrade is all or nothing (SQLite's DDL is transactional; alembic's default
+        # for it is not, and a refused step would leave the steps before it done)
+        transactional_ddl=context.config.attributes.get("transactional_ddl"),
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -125,8 +125,10 @@ def test_postgresql_without_a_key_is_one_clear_line(tmp_path: Path) -> None:
 
 
 def _config(tmp_path: Path, database: str) -> Path:
+    """A configuration for ``run`` (with IRC: without a terminal ``run`` needs it)."""
     config = tmp_path / "pg.yaml"
-    config.write_text(f"database: {database}\n", encoding="utf-8")
+    config.write_text(f"database: {database}\nirc: {{server: 127.0.0.1, port: 1}}\n",
+                      encoding="utf-8")
     return config
 
 

@@ -320,12 +320,14 @@ def test_the_log_says_where_it_connects_and_why_the_link_dropped(
         async with bot_on(quick(ngircd), tmp_path) as run:
             ngircd.stop()  # ngircd tells its clients: ERROR :Server going down
             await until(lambda: not run.bot.connected.is_set())
+            await until(lambda: "reconnecting in" in caplog.text)
     asyncio.run(scenario())
     said = [r.getMessage() for r in caplog.records if r.name == "ancath.irc"]
     assert said[:4] == [f"connecting to {where}", f"connected to {where}",
                         f"registered as {BOT_NICK}", "joined #arena"]
     assert said[4] == f"disconnected from {where}: Server going down"
     assert [r.levelname for r in caplog.records if r.getMessage() == said[4]] == ["WARNING"]
+    assert said[5].startswith("reconnecting in") and said[5].endswith(" s (Server going down)")
 
 
 def test_one_player_cannot_starve_the_channel(ngircd: NgircdServer, tmp_path: Path) -> None:

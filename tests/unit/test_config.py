@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, load_config
+from bot.config import BotConfig, ConfigError, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,3 +78,63 @@ def test_a_fingerprint_is_kept_as_lower_case_hex_and_sasl_is_inferred(tmp_path: 
     irc = load_config(path).irc
     assert irc is not None and irc.tls_fingerprint == "ab" * 32
     assert irc.sasl() == "PLAIN"
+
+
+def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "bot.yaml"
+    path.write_text("database: file.sqlite3\nirc:\n  server: irc.example.org\n  port: 6697\n"
+                    "  channels: ['#a']\n")
+    monkeypatch.setenv("ANCATH_DATABASE", "env.sqlite3")
+    monkeypatch.setenv("ANCATH_IRC__PORT", "6667")
+    monkeypatch.setenv("ancath_irc__flood__burst", "2")   # names are not case-sensitive
+    monkeypatch.setenv("ANCATH_MODERATORS", '["alice", "bob"]')
+    monkeypatch.setenv("ANCATH_LOG__FORMAT", "json")
+    config = load_config(path)
+    assert config.database == "env.sqlite3" and config.moderators == ["alice", "bob"]
+    assert config.irc is not None and config.irc.server == "irc.example.org"
+    assert (config.irc.port, config.irc.flood.burst, config.irc.channels) == (6667, 2, ["#a"])
+    assert config.log.format == "json"
+
+
+def test_secrets_and_other_variables_are_not_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ANCATH_LEDGER_KEY", "ANCATH_SASL_PASSWORD", "ANCATH_TEST_PG_URL",
+                 "ANCATH_SOMETHING_ELSE"):
+        monkeypatch.setenv(name, "x" * 40)
+    assert load_config(None) == BotConfig()
+
+
+@pytest.mark.parametrize(("name", "value", "expected"), [
+    ("ANCATH_IRC__PORT", "abc", "$ANCATH_IRC__PORT: irc.port: Input should be a valid integer"),
+    ("ANCATH_ROLLS", "sometimes", "$ANCATH_ROLLS: rolls: Input should be 'auto' or 'manual'"),
+    ("ANCATH_IRC__PROT", "1", "$ANCATH_IRC__PROT: irc.prot: Extra inputs are not permitted"),
+    ("ANCATH_MODERATORS", "alice", "$ANCATH_MODERATORS...: a list or mapping set in the "
+     "environment is JSON"),
+])
+def test_environment_errors_name_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              name: str, value: str, expected: str) -> None:
+    path = tmp_path / "bot.yaml"
+    path.write_text("irc:\n  server: irc.example.org\n")
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == expected or str(error.value).startswith(expected)
+
+
+def test_log_section_is_strict(tmp_path: Path) -> None:
+    path = tmp_path / "bot.yaml"
+    path.write_text("log:\n  level: LOUD\n")
+    with pytest.raises(ConfigError, match=r"log\.level: Input should be"):
+        load_config(path)
+    path.write_text("log: {level: DEBUG, format: json, file: /tmp/x.log}\n")
+    assert load_config(path).log.file == "/tmp/x.log"
+
+
+def test_a_section_set_whole_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANCATH_IRC", '{"server": "irc.example.org", "port": "x"}')
+    with pytest.raises(ConfigError) as error:
+        load_config(None)
+    assert str(error.value).startswith("$ANCATH_IRC: irc.port: Input should be a valid integer")
+    monkeypatch.setenv("ANCATH_IRC", '{"server": "irc.example.org"}')
+    monkeypatch.setenv("ANCATH_IRC__PORT", "6667")
+    irc = load_config(None).irc
+    assert irc is not None and (irc.server, irc.port) == ("irc.example.org", 6667)

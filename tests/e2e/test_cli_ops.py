@@ -1,0 +1,144 @@
+"""The administrator's commands: --version, backup and restore, db current and
+downgrade, a missing PostgreSQL driver, and ``run`` with neither IRC nor a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+DUEL = """\
+gob !create Gorbag goblin club spear
+olaf !create Olaf free-clans broadsword shield
+olaf !challenge Gorbag
+gob !accept
+olaf !first
+olaf !attack
+gob !dodge
+"""
+DUEL_DICE = "50,40,20,80,5"   # Olaf first, hits, Gorbag's dodge fails, damage 5 kills
+
+
+def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args], input=stdin,
+                          stdin=None if stdin is not None else subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60)
+
+
+def one_line_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert result.returncode == 2, result
+    assert result.stderr.startswith("ancath-bot: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+    for word in words:
+        assert word in result.stderr
+
+
+def test_version() -> None:
+    result = cli("--version")
+    assert result.returncode == 0 and result.stdout.startswith("ancath-bot ")
+
+
+def test_backup_verify_and_restore(tmp_path: Path) -> None:
+    db, copy = tmp_path / "club.sqlite3", tmp_path / "backup.sqlite3"
+    fought = cli("console", "--db", str(db), "--dice", DUEL_DICE, stdin=DUEL)
+    assert fought.returncode == 0 and "Olaf wins by a kill" in fought.stdout
+
+    made = cli("backup", str(copy), "--db", str(db))
+    assert made.returncode == 0, made.stderr
+    assert "the ledger key is not in it" in made.stdout and f"{db}.key" in made.stdout
+    one_line_error(cli("backup", str(copy), "--db", str(db)), "already exists")
+
+    assert cli("audit", "verify", "--db", str(copy)).returncode == 2   # no key beside it
+    verified = cli("audit", "verify", "--db", str(copy), "--key-file", f"{db}.key")
+    assert verified.returncode == 0 and "ledger intact" in verified.stdout
+
+    for lost in tmp_path.glob("club.sqlite3*"):   # the records are lost; the key is kept
+        if lost.suffix != ".key":
+            lost.unlink()
+    shutil.copyfile(copy, db)
+    assert cli("audit", "verify", "--db", str(db)).returncode == 0
+    shown = cli("warrior", "show", "Olaf", "--db", str(db), "--json")
+    assert json.loads(shown.stdout)["bp"] > 0
+    again = cli("console", "--db", str(db), stdin="olaf !sheet Olaf\n")
+    assert again.returncode == 0 and "Olaf" in again.stdout
+
+
+def test_backup_of_postgresql_says_pg_dump() -> None:
+    one_line_error(cli("backup", "x.sqlite3", "--db", "postgresql+psycopg://u@127.0.0.1:1/x"),
+                   "pg_dump")
+
+
+def test_db_current_and_downgrade(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.sqlite3")
+    one_line_error(cli("db", "current", "--db", db), "no such database file")
+    assert cli("db", "upgrade", "--db", db).returncode == 0
+    head = cli("db", "current", "--db", db).stdout.split()[0]
+    assert head == "0005"
+    down = cli("db", "downgrade", "0004", "--db", db)
+    assert down.returncode == 0 and "at 0004 (was 0005)" in down.stdout
+    assert cli("db", "current", "--db", db).stdout == "0004 (the newest is 0005)\n"
+    one_line_error(cli("db", "downgrade", "nonsense", "--db", db), "nonsense")
+    assert cli("db", "upgrade", "--db", db).returncode == 0
+    assert cli("db", "current", "--db", db).stdout == "0005 (the newest)\n"
+
+
+def test_refused_downgrade_changes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "club.sqlite3"
+    cli("console", "--db", str(db), stdin="gob !create Gorbag goblin club spear\n")
+    one_line_error(cli("db", "downgrade", "0003", "--db", str(db)), "keyed")
+    assert cli("db", "current", "--db", str(db)).stdout.startswith("0005 ")
+
+
+def test_a_missing_postgresql_driver_is_one_line() -> None:
+    code = ("import sys; sys.modules['psycopg'] = None; from bot.cli import main; "
+            "raise SystemExit(main(['ledger', '--db', 'postgresql+psycopg://u@127.0.0.1:1/x']))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=60)
+    one_line_error(result, "psycopg is not installed", "[postgres]")
+
+
+def test_run_without_irc_or_terminal_is_refused(tmp_path: Path) -> None:
+    config = tmp_path / "bot.yaml"
+    config.write_text(f"database: {tmp_path / 'club.sqlite3'}\n")
+    one_line_error(cli("run", "--config", str(config)), "no irc: section", "terminal")
+    assert not (tmp_path / "club.sqlite3").exists()   # refused before anything was made
+    piped = cli("console", "--db", str(tmp_path / "c.sqlite3"), stdin="ann !help\n")
+    assert piped.returncode == 0 and piped.stdout   # the console still reads a pipe
+
+
+def test_run_logs_as_configured_with_the_environment_over_the_file(tmp_path: Path) -> None:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()   # nothing listens there: every connection is refused
+    log = tmp_path / "bot.log"
+    config = tmp_path / "bot.yaml"
+    config.write_text(f"database: {tmp_path / 'club.sqlite3'}\nlog: {{format: text}}\n"
+                      "irc: {server: irc.invalid, port: 1, tls: false}\n")
+    env = {**os.environ, "ANCATH_IRC__SERVER": "127.0.0.1", "ANCATH_IRC__PORT": str(port),
+           "ANCATH_LOG__FORMAT": "json", "ANCATH_LOG__FILE": str(log)}
+    bot = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(config)],
+                           env=env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "reconnecting in" not in (log.read_text() if log.exists() else ""):
+            assert bot.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)   # polling the log file, not waiting a fixed time
+    finally:
+        bot.send_signal(signal.SIGINT)
+        _, stderr = bot.communicate(timeout=60)
+    assert bot.returncode == 0 and stderr == ""   # everything went to the file
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    messages = [(e["level"], e["logger"], e["message"]) for e in entries]
+    assert ("INFO", "ancath.irc", f"connecting to 127.0.0.1:{port}") in messages
+    assert any(m[0] == "WARNING" and m[2].startswith(f"connection to 127.0.0.1:{port} failed")
+               for m in messages)
+    assert any(m[2].startswith("reconnecting in") and "connection failed" in m[2]
+               for m in messages)
+    assert any("made a new ledger key" in m[2] for m in messages)   # logged before IRC
