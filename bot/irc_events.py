@@ -1,0 +1,133 @@
+"""What the IRC session (bot/irc_session.py) asks of its transport: lines to send and
+events to act on, all frozen values.
+
+``Send`` is the one action that writes; the transport sends it straight out while
+registering and through the paced outbox after. Every other value is news for the
+transport to log or to pass on to the referee.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Action", "CapsRefused", "Casemapping", "Farewell", "Gone", "Joined", "Kicked",
+           "Left", "LoggedIn", "Prefix", "Registered", "Renamed", "SaslFailed",
+           "SaslNoPassword", "SaslUnavailable", "Seen", "Send", "WhoDone"]
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    line: str
+    in_turn: bool = False
+    """Paced in turn with fight output (a WHO), not ahead of it like protocol lines."""
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    """The server's welcome (001): the bot is on the network as ``nick``."""
+
+    nick: str
+
+
+@dataclass(frozen=True, slots=True)
+class CapsRefused:
+    caps: str
+
+
+@dataclass(frozen=True, slots=True)
+class SaslUnavailable:
+    """SASL is configured but not tried: the server offers no SASL (``offered`` None)
+    or lists only other mechanisms."""
+
+    mechanism: str
+    offered: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SaslNoPassword:
+    """SASL PLAIN is configured without a password: the login is aborted."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedIn:
+    """SASL succeeded (903) or the bot was logged in already (907)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SaslFailed:
+    reason: str
+    """``saslfail`` (904), ``sasltoolong`` (905) or ``saslaborted`` (906)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Casemapping:
+    """ISUPPORT ``CASEMAPPING=``: how the network folds nicks (bot/casemap.py)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    """The bot's own ``nick!user@host``, from its JOIN or NICK: it sets the text budget."""
+
+    mask: str
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    channel: str
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    """The bot PARTed ``channel``."""
+
+    channel: str
+
+
+@dataclass(frozen=True, slots=True)
+class Kicked:
+    channel: str
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class WhoDone:
+    """The WHO of ``channel`` ended (315, or the transport's timeout): its people are
+    known."""
+
+    channel: str
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """``nick`` is ``identity`` (the services account, else ``user@host``)."""
+
+    nick: str
+    identity: str
+
+
+@dataclass(frozen=True, slots=True)
+class Gone:
+    """The bot no longer sees ``nick`` in any channel: forget what it knew."""
+
+    nick: str
+
+
+@dataclass(frozen=True, slots=True)
+class Renamed:
+    old: str
+    new: str
+
+
+@dataclass(frozen=True, slots=True)
+class Farewell:
+    """Why the server is about to drop the link (ERROR, or the bot's own QUIT)."""
+
+    reason: str | None
+
+
+Action = (Send | Registered | CapsRefused | SaslUnavailable | SaslNoPassword | LoggedIn
+          | SaslFailed | Casemapping | Prefix | Joined | Left | Kicked | WhoDone | Seen
+          | Gone | Renamed | Farewell)

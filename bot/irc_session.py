@@ -1,0 +1,354 @@
+"""The IRC protocol of one connection, with no I/O: fed the server's lines, it answers
+with lines to send and events (bot/irc_events.py). No socket, clock or asyncio: the
+transport (bot/network.py) carries the actions out and owns every timer.
+
+Theory of operation. The transport writes ``CAP LS 302``, then NICK and USER. The
+session gathers the capabilities on offer (a multi-line LS ends without ``*``), requests
+the wanted ones it sees, and ``sasl`` when its mechanism is configured and, where the
+server lists mechanisms (``sasl=PLAIN,EXTERNAL``), among them. After the ACK comes
+SASL (PLAIN in 400-byte chunks, or EXTERNAL's ``+``) or at once ``CAP END``; a NAK, a
+failure or a success also ends with ``CAP END``. A taken nick before the welcome tries
+the alternatives, then the nick with three random digits; after it the transport calls
+``regain`` now and then. On the welcome (001) it JOINs its channels; on each of its own
+JOINs it asks WHO (WHOX ``%tnuhact,42`` where ISUPPORT says so) of one channel at a
+time, the next after the previous one's end of WHO (315) or ``who_timed_out``.
+
+What it sees of who is who (JOIN, WHO, NAMES, NICK, ACCOUNT, PART, KICK, QUIT) goes
+into ``accounts`` and ``members`` and out as ``Seen``, ``Gone`` and ``Renamed``, by the
+rule of ``sender``: the services account if known, else ``user@host``. Nicks and
+channels compare by the network's CASEMAPPING (bot/casemap.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from bot import casemap
+from bot.accounts import Accounts, Members
+from bot.irc_events import (
+    Action,
+    CapsRefused,
+    Casemapping,
+    Farewell,
+    Gone,
+    Joined,
+    Kicked,
+    Left,
+    LoggedIn,
+    Prefix,
+    Registered,
+    Renamed,
+    SaslFailed,
+    SaslNoPassword,
+    SaslUnavailable,
+    Seen,
+    Send,
+    WhoDone,
+)
+from bot.irc_line import Line, nick_of, parse, user_host_of
+from bot.messages import Sender
+
+__all__ = ["WANTED_CAPS", "IrcSession", "SaslLogin"]
+
+WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
+_SASL_FAILURES = {"904": "saslfail", "905": "sasltoolong", "906": "saslaborted"}
+_SASL_CHUNK = 400
+
+_Handler = Callable[["IrcSession", Line], list[Action]]
+_HANDLERS: dict[str, _Handler] = {}
+
+
+def _on(*commands: str) -> Callable[[_Handler], _Handler]:
+    """Register the decorated method as the handler of ``commands``."""
+
+    def register(handler: _Handler) -> _Handler:
+        for command in commands:
+            _HANDLERS[command] = handler
+        return handler
+
+    return register
+
+
+@dataclass(frozen=True, slots=True)
+class SaslLogin:
+    mechanism: str
+    """``PLAIN`` or ``EXTERNAL``."""
+    account: str = ""
+    password: str | None = None
+    """PLAIN's password; None or empty aborts the login."""
+
+
+class IrcSession:
+    """One connection's protocol state; ``receive`` each line, carry out what it says."""
+
+    def __init__(self, nick: str, alt_nicks: Iterable[str] = (),
+                 channels: Iterable[str] = (), sasl: SaslLogin | None = None,
+                 rng: random.Random | None = None) -> None:
+        self.wanted_nick = nick
+        self.nick = nick
+        """The nick the bot has, or asked for while registering."""
+        self.alt_nicks = list(alt_nicks)
+        self.channels = list(channels)
+        self.sasl = sasl
+        self.registered = False
+        self.caps: set[str] = set()
+        """Capabilities the server acknowledged."""
+        self.offered: dict[str, str] = {}
+        """Capabilities on offer, with their values (``sasl`` -> ``PLAIN,EXTERNAL``)."""
+        self.whox = False
+        self.casemapping = casemap.DEFAULT
+        self.prefixes = "@+"
+        """The status characters NAMES puts before a nick (ISUPPORT ``PREFIX``)."""
+        self.accounts = Accounts()
+        self.members = Members()
+        self.waiting_who: str | None = None
+        """The WHO line that waits for its end of WHO."""
+        self._who_todo: deque[str] = deque()
+        self._rng = rng or random.Random()
+
+    def receive(self, raw: str | Line) -> list[Action]:
+        """What to do about one line from the server."""
+        line = parse(raw) if isinstance(raw, str) else raw
+        handler = _HANDLERS.get(line.command)
+        return handler(self, line) if handler is not None else []
+
+    def is_me(self, nick: str) -> bool:
+        return self._same(nick, self.nick)
+
+    def _same(self, one: str, other: str) -> bool:
+        return casemap.fold(one, self.casemapping) == casemap.fold(other, self.casemapping)
+
+    def sender(self, source: str, tags: Mapping[str, str | None]) -> Sender:
+        """Who sent a line: only its own ``account`` tag says who is logged in (a line
+        without it is from someone who is not, whatever nick they use)."""
+        account = tags.get("account") if "account-tag" in self.caps else None
+        return Sender(nick=nick_of(source)[:64], account=account, mask=source,
+                      host=user_host_of(source))
+
+    # -- capabilities and SASL ----------------------------------------------------------
+
+    @_on("CAP")
+    def _cap(self, line: Line) -> list[Action]:
+        sub, caps = line.param(1).upper(), line.params[-1] if line.params else ""
+        if sub == "LS":
+            self.offered |= dict(c.partition("=")[::2] for c in caps.split())
+            if len(line.params) > 3 and line.params[2] == "*":
+                return []  # more to come
+            wanted = [c for c in WANTED_CAPS if c in self.offered]
+            refusal = self._sasl_refusal()
+            if self.sasl is not None and refusal is None:
+                wanted.append("sasl")
+            out: list[Action] = [refusal] if refusal is not None else []
+            return [*out, Send("CAP REQ :" + " ".join(wanted) if wanted else "CAP END")]
+        if sub == "ACK":
+            self.caps |= set(caps.split())
+            if "sasl" in self.caps and self.sasl is not None:
+                return [Send(f"AUTHENTICATE {self.sasl.mechanism}")]
+            return [Send("CAP END")]
+        if sub == "NAK":
+            return [CapsRefused(caps), Send("CAP END")]
+        return []
+
+    def _sasl_refusal(self) -> SaslUnavailable | None:
+        """Why not to request ``sasl`` although it is configured: not offered, or (where
+        the server lists its mechanisms) ours not among them."""
+        if self.sasl is None:
+            return None
+        if "sasl" not in self.offered:
+            return SaslUnavailable(self.sasl.mechanism, None)
+        listed = self.offered["sasl"]
+        if listed and self.sasl.mechanism not in listed.upper().split(","):
+            return SaslUnavailable(self.sasl.mechanism, listed)
+        return None
+
+    @_on("AUTHENTICATE")
+    def _authenticate(self, line: Line) -> list[Action]:
+        if "+" not in line.params[:2] or self.sasl is None:
+            return []
+        if self.sasl.mechanism == "EXTERNAL":  # the certificate says who: no authzid
+            return [Send("AUTHENTICATE +")]
+        if not self.sasl.password:
+            return [SaslNoPassword(), Send("AUTHENTICATE *")]
+        account = self.sasl.account
+        token = base64.b64encode(f"{account}\0{account}\0{self.sasl.password}".encode())
+        text = token.decode()
+        out: list[Action] = [Send(f"AUTHENTICATE {text[start:start + _SASL_CHUNK]}")
+                             for start in range(0, len(text), _SASL_CHUNK)]
+        if len(text) % _SASL_CHUNK == 0:
+            out.append(Send("AUTHENTICATE +"))
+        return out
+
+    @_on("903", "907")
+    def _sasl_done(self, _line: Line) -> list[Action]:
+        return [LoggedIn(), Send("CAP END")]
+
+    @_on(*_SASL_FAILURES)
+    def _sasl_failed(self, line: Line) -> list[Action]:
+        return [SaslFailed(_SASL_FAILURES[line.command]), Send("CAP END")]
+
+    # -- registration and nicks ---------------------------------------------------------
+
+    @_on("001")
+    def _welcome(self, line: Line) -> list[Action]:
+        self.registered = True
+        self.nick = line.param(0) or self.nick
+        return [Registered(self.nick), *(Send(f"JOIN {c}") for c in self.channels)]
+
+    @_on("005")
+    def _isupport(self, line: Line) -> list[Action]:
+        tokens = dict(token.partition("=")[::2] for token in line.params[1:])
+        if "WHOX" in tokens:
+            self.whox = True
+        if "PREFIX" in tokens and ")" in tokens["PREFIX"]:
+            self.prefixes = tokens["PREFIX"].split(")", 1)[1]
+        if tokens.get("CASEMAPPING"):
+            self.casemapping = tokens["CASEMAPPING"]
+            return [Casemapping(self.casemapping)]
+        return []
+
+    @_on("432", "433", "437")
+    def _nick_taken(self, line: Line) -> list[Action]:
+        if self.registered:
+            return []  # a regain attempt failed; the transport tries again later
+        options = [self.wanted_nick, *self.alt_nicks]
+        tried = line.param(1, self.nick)
+        self.nick = options[options.index(tried) + 1] if tried in options[:-1] else (
+            f"{self.wanted_nick[:20]}{self._rng.randint(100, 999)}")
+        return [Send(f"NICK {self.nick}")]
+
+    @property
+    def wants_nick(self) -> bool:
+        """Whether the bot has another nick than the one configured."""
+        return not self._same(self.nick, self.wanted_nick)
+
+    def regain(self) -> list[Action]:
+        """Ask for the configured nick again (the transport calls this now and then)."""
+        return [Send(f"NICK {self.wanted_nick}")] if self.registered and self.wants_nick \
+            else []
+
+    @_on("NICK")
+    def _nick(self, line: Line) -> list[Action]:
+        old, new = line.nick, line.param(0)
+        self.accounts.renamed(old, new)
+        self.members.renamed(old, new)
+        out: list[Action] = [Renamed(old, new)]
+        if self.is_me(old):
+            self.nick = new
+            out.append(Prefix(f"{new}!{(line.source or '').split('!', 1)[-1]}"))
+        return out
+
+    # -- channels and WHO ---------------------------------------------------------------
+
+    @_on("JOIN")
+    def _join(self, line: Line) -> list[Action]:
+        channel = line.param(0)
+        if self.is_me(line.nick):
+            self._who_todo.append(channel)
+            return [Prefix(line.source or ""), Joined(channel), *self._who_next()]
+        if "extended-join" in self.caps and len(line.params) > 1:
+            self.accounts.set(line.nick, line.params[1])
+        return self._seen(line.nick, channel, self.sender(line.source or "",
+                                                          line.tags).identity)
+
+    def _who_next(self) -> list[Action]:
+        """The WHO of the next channel, unless a WHO still waits for its end."""
+        if self.waiting_who is not None or not self._who_todo:
+            return []
+        channel = self._who_todo.popleft()
+        # WHOX: who is logged in as whom; a plain WHO still gives user@host
+        self.waiting_who = f"WHO {channel} %tnuhact,42" if self.whox else f"WHO {channel}"
+        return [Send(self.waiting_who, in_turn=True)]
+
+    def who_timed_out(self) -> list[Action]:
+        """The transport waited long enough for the end of ``waiting_who``."""
+        if self.waiting_who is None:
+            return []
+        channel = self.waiting_who.split()[1]
+        self.waiting_who = None
+        return [WhoDone(channel), *self._who_next()]
+
+    @_on("315")
+    def _end_of_who(self, line: Line) -> list[Action]:
+        if self.waiting_who is not None and self._same(self.waiting_who.split()[1],
+                                                       line.param(1)):
+            return self.who_timed_out()
+        return []
+
+    @_on("354")
+    def _whox_reply(self, line: Line) -> list[Action]:
+        # WHOX replies in the fixed order t c u i h s n f d l a o r, whatever order the
+        # request names them in; ours (%tnuhact) gives: 354 me 42 #chan user host nick account
+        if len(line.params) < 7 or line.params[1] != "42":
+            return []
+        channel, user, host, nick, account = line.params[2:7]
+        self.accounts.set(nick, account)
+        return self._seen(nick, channel, self.accounts.get(nick) or f"{user}@{host}")
+
+    @_on("352")
+    def _who_reply(self, line: Line) -> list[Action]:
+        # 352 me #chan user host server nick flags :hops realname
+        if len(line.params) < 6:
+            return []
+        channel, user, host, _server, nick = line.params[1:6]
+        return self._seen(nick, channel, self.accounts.get(nick) or f"{user}@{host}")
+
+    @_on("353")
+    def _names(self, line: Line) -> list[Action]:
+        # 353 me = #chan :@op +voiced plain
+        if len(line.params) >= 4:
+            for name in line.params[3].split():
+                nick = name.lstrip(self.prefixes)
+                if nick and not self.is_me(nick):
+                    self.members.joined(nick, line.params[2])
+        return []
+
+    # -- who is who ---------------------------------------------------------------------
+
+    def _seen(self, nick: str, channel: str, identity: str) -> list[Action]:
+        """``nick`` is in ``channel`` and is ``identity``."""
+        if self.is_me(nick):
+            return []
+        self.members.joined(nick, channel)
+        return [Seen(nick, identity)]
+
+    def _gone(self, nick: str) -> list[Action]:
+        self.accounts.forget(nick)
+        return [Gone(nick)]
+
+    def _left(self, nick: str, channel: str) -> list[Action]:
+        if self.is_me(nick):
+            return [action for other in self.members.channel_gone(channel)
+                    for action in self._gone(other)]
+        return self._gone(nick) if self.members.left(nick, channel) else []
+
+    @_on("PART")
+    def _part(self, line: Line) -> list[Action]:
+        mine: list[Action] = [Left(line.param(0))] if self.is_me(line.nick) else []
+        return [*mine, *self._left(line.nick, line.param(0))]
+
+    @_on("KICK")
+    def _kick(self, line: Line) -> list[Action]:
+        channel, nick = line.param(0), line.param(1)
+        mine: list[Action] = ([Kicked(channel, line.nick, line.param(2))]
+                              if self.is_me(nick) else [])
+        return [*mine, *self._left(nick, channel)]
+
+    @_on("QUIT")
+    def _quit(self, line: Line) -> list[Action]:
+        if self.is_me(line.nick):
+            return [Farewell(line.param(0) or None)]
+        self.members.quit(line.nick)
+        return self._gone(line.nick)
+
+    @_on("ACCOUNT")
+    def _account(self, line: Line) -> list[Action]:
+        self.accounts.set(line.nick, line.param(0))
+        return [Seen(line.nick, self.sender(line.source or "", line.tags).identity)]
+
+    @_on("ERROR")
+    def _error(self, line: Line) -> list[Action]:
+        return [Farewell(line.param(0) or " ".join(line.params[1:]) or None)]

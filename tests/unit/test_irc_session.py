@@ -1,0 +1,303 @@
+"""The IRC session without a server: literal protocol lines in, exact lines and events
+out."""
+
+from __future__ import annotations
+
+import base64
+import random
+
+import pytest
+
+from bot.irc_events import (
+    Action,
+    CapsRefused,
+    Casemapping,
+    Farewell,
+    Gone,
+    Joined,
+    Kicked,
+    Left,
+    LoggedIn,
+    Prefix,
+    Registered,
+    Renamed,
+    SaslFailed,
+    SaslNoPassword,
+    SaslUnavailable,
+    Seen,
+    Send,
+    WhoDone,
+)
+from bot.irc_line import Line, parse
+from bot.irc_session import IrcSession, SaslLogin
+
+PLAIN = SaslLogin("PLAIN", "RefAcct", "s3cret")
+
+
+def sent(actions: list[Action]) -> list[str]:
+    return [a.line for a in actions if isinstance(a, Send)]
+
+
+def news(actions: list[Action]) -> list[Action]:
+    return [a for a in actions if not isinstance(a, Send)]
+
+
+def registered(session: IrcSession, *isupport: str) -> IrcSession:
+    """``session`` past CAP, the welcome and ISUPPORT."""
+    session.receive(":srv CAP * LS :")
+    session.receive(f":srv 001 {session.nick} :Welcome")
+    session.receive(f":srv 005 {session.nick} {' '.join(isupport)} :are supported")
+    return session
+
+
+def in_channel(*isupport: str, caps: str = "") -> IrcSession:
+    """A session with ``caps`` acknowledged that has joined #arena and heard its WHO end."""
+    session = IrcSession("AnCath", channels=["#arena"])
+    session.receive(f":srv CAP * LS :{caps}")
+    if caps:
+        session.receive(f":srv CAP * ACK :{caps}")
+    registered(session, *isupport)
+    session.receive(":AnCath!~ancath@bot.host JOIN #arena")
+    session.receive(":srv 315 AnCath #arena :End of WHO list")
+    return session
+
+
+# -- the line -------------------------------------------------------------------------
+
+
+def test_a_line_has_its_tags_source_command_and_params() -> None:
+    line = parse(r"@account=al\sice;time=x;flag :al!~a@h.example privmsg #arena :!roll 1d6")
+    assert line == Line("PRIVMSG", ["#arena", "!roll 1d6"], "al!~a@h.example",
+                        {"account": "al ice", "time": "x", "flag": None})
+    assert line.nick == "al"
+    assert parse("PING :irc.test") == Line("PING", ["irc.test"])
+    assert parse(":srv 005 me WHOX CASEMAPPING=ascii :are supported").params == [
+        "me", "WHOX", "CASEMAPPING=ascii", "are supported"]
+    assert parse(r"@k=a\:b\\c\ :s X").tags == {"k": "a;b\\c"}
+
+
+# -- capabilities and SASL ------------------------------------------------------------
+
+
+def test_the_wanted_caps_on_offer_are_requested_then_cap_end() -> None:
+    session = IrcSession("AnCath")
+    out = session.receive(":srv CAP * LS :multi-prefix account-tag extended-join sasl")
+    assert sent(out) == ["CAP REQ :account-tag extended-join"]  # sasl not configured
+    assert sent(session.receive(":srv CAP * ACK :account-tag extended-join")) == ["CAP END"]
+    assert session.caps == {"account-tag", "extended-join"}
+
+
+def test_a_multi_line_ls_is_answered_after_its_last_line() -> None:
+    session = IrcSession("AnCath")
+    assert session.receive(":srv CAP * LS * :account-tag") == []
+    assert sent(session.receive(":srv CAP * LS :account-notify")) == [
+        "CAP REQ :account-tag account-notify"]
+
+
+def test_nothing_wanted_on_offer_ends_negotiation_at_once() -> None:
+    assert sent(IrcSession("AnCath").receive(":srv CAP * LS :multi-prefix")) == ["CAP END"]
+
+
+def test_a_nak_ends_negotiation() -> None:
+    session = IrcSession("AnCath")
+    session.receive(":srv CAP * LS :account-tag")
+    out = session.receive(":srv CAP * NAK :account-tag")
+    assert out == [CapsRefused("account-tag"), Send("CAP END")]
+
+
+def test_sasl_plain_sends_the_account_twice_and_the_password() -> None:
+    session = IrcSession("AnCath", sasl=PLAIN)
+    assert sent(session.receive(":srv CAP * LS :sasl=PLAIN,EXTERNAL account-tag")) == [
+        "CAP REQ :account-tag sasl"]
+    assert sent(session.receive(":srv CAP * ACK :account-tag sasl")) == [
+        "AUTHENTICATE PLAIN"]
+    token = base64.b64encode(b"RefAcct\0RefAcct\0s3cret").decode()
+    assert sent(session.receive("AUTHENTICATE +")) == [f"AUTHENTICATE {token}"]
+    assert session.receive(":srv 900 AnCath AnCath!a@h RefAcct :You are now logged in") == []
+    assert session.receive(":srv 903 AnCath :SASL authentication successful") == [
+        LoggedIn(), Send("CAP END")]
+
+
+def test_a_sasl_token_of_400_bytes_is_followed_by_a_plus() -> None:
+    password = "p" * (300 - len("RefAcct\0RefAcct\0"))  # 300 bytes: 400 in base64
+    session = IrcSession("AnCath", sasl=SaslLogin("PLAIN", "RefAcct", password))
+    session.receive(":srv CAP * LS :sasl")
+    session.receive(":srv CAP * ACK :sasl")
+    lines = sent(session.receive("AUTHENTICATE +"))
+    assert [len(x) for x in lines] == [len("AUTHENTICATE ") + 400, len("AUTHENTICATE +")]
+    assert lines[-1] == "AUTHENTICATE +"
+
+
+def test_sasl_external_answers_plus_for_the_certificate() -> None:
+    session = IrcSession("AnCath", sasl=SaslLogin("EXTERNAL"))
+    session.receive(":srv CAP * LS :sasl=EXTERNAL")
+    assert sent(session.receive(":srv CAP * ACK :sasl")) == ["AUTHENTICATE EXTERNAL"]
+    assert sent(session.receive("AUTHENTICATE +")) == ["AUTHENTICATE +"]
+
+
+@pytest.mark.parametrize(("numeric", "reason"), [
+    ("904", "saslfail"), ("905", "sasltoolong"), ("906", "saslaborted")])
+def test_a_failed_login_still_ends_negotiation(numeric: str, reason: str) -> None:
+    session = IrcSession("AnCath", sasl=PLAIN)
+    session.receive(":srv CAP * LS :sasl")
+    session.receive(":srv CAP * ACK :sasl")
+    assert session.receive(f":srv {numeric} AnCath :SASL authentication failed") == [
+        SaslFailed(reason), Send("CAP END")]
+
+
+def test_no_password_aborts_the_login() -> None:
+    session = IrcSession("AnCath", sasl=SaslLogin("PLAIN", "RefAcct", None))
+    session.receive(":srv CAP * LS :sasl")
+    session.receive(":srv CAP * ACK :sasl")
+    assert session.receive("AUTHENTICATE +") == [SaslNoPassword(), Send("AUTHENTICATE *")]
+
+
+def test_a_mechanism_the_server_does_not_list_is_never_requested() -> None:
+    """irctest's testPlainNotAvailable: only EXTERNAL offered, PLAIN configured."""
+    session = IrcSession("AnCath", sasl=PLAIN)
+    out = session.receive(":srv CAP * LS :sasl=EXTERNAL account-tag")
+    assert out == [SaslUnavailable("PLAIN", "EXTERNAL"), Send("CAP REQ :account-tag")]
+    assert sent(session.receive(":srv CAP * ACK :account-tag")) == ["CAP END"]
+    assert IrcSession("AnCath", sasl=PLAIN).receive(":srv CAP * LS :account-tag") == [
+        SaslUnavailable("PLAIN", None), Send("CAP REQ :account-tag")]
+
+
+# -- registration and nicks -----------------------------------------------------------
+
+
+def test_the_welcome_registers_and_joins_the_channels() -> None:
+    session = IrcSession("AnCath", channels=["#arena", "#side"])
+    session.receive(":srv CAP * LS :")
+    assert session.receive(":srv 001 AnCath :Welcome to the network") == [
+        Registered("AnCath"), Send("JOIN #arena"), Send("JOIN #side")]
+    assert session.registered and not session.wants_nick
+
+
+def test_a_taken_nick_tries_the_alternatives_then_random_digits() -> None:
+    session = IrcSession("AnCath", alt_nicks=["AnCath_"], rng=random.Random(7))
+    out = session.receive(":srv 433 * AnCath :Nickname is already in use")
+    assert out == [Send("NICK AnCath_")]
+    same = random.Random(7)
+    first, second = same.randint(100, 999), same.randint(100, 999)
+    assert sent(session.receive(":srv 433 * AnCath_ :Nickname is already in use")) == [
+        f"NICK AnCath{first}"]
+    assert sent(session.receive(":srv 432 * x :Erroneous nickname")) == [
+        f"NICK AnCath{second}"]  # a nick not in the list: digits again
+
+
+def test_the_nick_is_regained_after_registering_under_another() -> None:
+    session = IrcSession("AnCath", alt_nicks=["AnCath_"])
+    session.receive(":srv 433 * AnCath :Nickname is already in use")
+    assert session.regain() == []  # not registered yet
+    assert session.receive(":srv 001 AnCath_ :Welcome")[0] == Registered("AnCath_")
+    assert session.wants_nick
+    assert session.regain() == [Send("NICK AnCath")]
+    assert session.receive(":srv 433 AnCath_ AnCath :Nickname is already in use") == []
+    assert session.receive(":AnCath_!~a@h NICK AnCath") == [
+        Renamed("AnCath_", "AnCath"), Prefix("AnCath!~a@h")]
+    assert not session.wants_nick and session.regain() == []
+
+
+def test_isupport_gives_casemapping_whox_and_prefixes() -> None:
+    session = IrcSession("AnCath")
+    out = session.receive(":srv 005 AnCath WHOX PREFIX=(qov)~@+ CASEMAPPING=ascii :are "
+                          "supported by this server")
+    assert out == [Casemapping("ascii")]
+    assert session.whox and session.prefixes == "~@+" and session.casemapping == "ascii"
+
+
+def test_nicks_compare_by_the_networks_casemapping() -> None:
+    session = IrcSession("Ref[1]")
+    assert session.is_me("ref{1}")  # rfc1459 until told
+    session.receive(":srv 005 Ref[1] CASEMAPPING=ascii :are supported")
+    assert not session.is_me("ref{1}") and session.is_me("REF[1]")
+
+
+# -- channels and WHO -----------------------------------------------------------------
+
+
+def test_whox_asks_one_channel_at_a_time() -> None:
+    session = IrcSession("AnCath", channels=["#a", "#b"])
+    registered(session, "WHOX")
+    assert session.receive(":AnCath!~ancath@bot.host JOIN #a") == [
+        Prefix("AnCath!~ancath@bot.host"), Joined("#a"),
+        Send("WHO #a %tnuhact,42", in_turn=True)]
+    assert session.receive(":AnCath!~ancath@bot.host JOIN #b") == [
+        Prefix("AnCath!~ancath@bot.host"), Joined("#b")]  # #a's WHO still waits
+    out = session.receive(":srv 354 AnCath 42 #a ~al al.host al AliceAcct")
+    assert out == [Seen("al", "AliceAcct")]
+    assert session.receive(":srv 354 AnCath 42 #a ~bo bo.host bo 0") == [
+        Seen("bo", "~bo@bo.host")]  # not logged in: user@host
+    assert session.receive(":srv 354 AnCath 42 #a ~ancath bot.host AnCath 0") == []
+    assert session.accounts.get("AL") == "AliceAcct"
+    assert session.receive(":srv 315 AnCath #b :End of /WHO list.") == []  # not ours
+    assert session.receive(":srv 315 AnCath #A :End of /WHO list.") == [
+        WhoDone("#a"), Send("WHO #b %tnuhact,42", in_turn=True)]
+    assert session.waiting_who == "WHO #b %tnuhact,42"
+    assert session.who_timed_out() == [WhoDone("#b")]
+    assert session.waiting_who is None and session.who_timed_out() == []
+
+
+def test_a_plain_who_gives_user_at_host() -> None:
+    session = IrcSession("AnCath", channels=["#arena"])
+    registered(session)
+    assert sent(session.receive(":AnCath!~ancath@bot.host JOIN #arena")) == ["WHO #arena"]
+    assert session.receive(":srv 352 AnCath #arena ~al al.host srv al H :0 Al") == [
+        Seen("al", "~al@al.host")]
+
+
+def test_the_account_tag_counts_only_when_acknowledged() -> None:
+    tagged = "@account=AliceAcct :al!~al@al.host JOIN #arena"
+    assert in_channel().receive(tagged) == [Seen("al", "~al@al.host")]
+    assert in_channel(caps="account-tag").receive(tagged) == [Seen("al", "AliceAcct")]
+    session = in_channel(caps="account-tag extended-join")
+    assert session.receive(":bo!~bo@bo.host JOIN #arena BoAcct :Bo") == [
+        Seen("bo", "~bo@bo.host")]  # no tag on the line: not logged in, for ownership
+    assert session.accounts.get("bo") == "BoAcct"  # but known, for naming
+
+
+def test_account_notify_and_nick_changes_follow_the_account() -> None:
+    session = in_channel(caps="account-notify account-tag")
+    session.receive(":al!~al@al.host JOIN #arena")
+    assert session.receive("@account=AliceAcct :al!~al@al.host ACCOUNT AliceAcct") == [
+        Seen("al", "AliceAcct")]
+    assert session.receive(":al!~al@al.host NICK alice") == [Renamed("al", "alice")]
+    assert session.accounts.get("alice") == "AliceAcct"
+    session.receive(":alice!~al@al.host ACCOUNT *")
+    assert session.accounts.get("alice") is None
+
+
+def test_leaving_the_last_shared_channel_forgets_the_nick() -> None:
+    session = IrcSession("AnCath", channels=["#a", "#b"])
+    registered(session)
+    session.receive(":srv 353 AnCath = #a :@al +bo AnCath")
+    session.receive(":srv 353 AnCath = #b :al")
+    assert session.receive(":al!~al@h PART #a") == []  # still in #b
+    assert session.receive(":al!~al@h PART #b :bye") == [Gone("al")]
+    assert session.receive(":op!~op@h KICK #a bo :out") == [Gone("bo")]
+
+
+def test_the_bots_own_part_kick_and_quit() -> None:
+    session = in_channel()
+    session.receive(":al!~al@h JOIN #arena")
+    assert session.receive(":AnCath!~ancath@bot.host PART #arena") == [
+        Left("#arena"), Gone("al")]
+    session = in_channel()
+    assert session.receive(":op!~op@h KICK #arena AnCath :go away") == [
+        Kicked("#arena", "op", "go away")]
+    assert session.receive(":AnCath!~ancath@bot.host QUIT :Ping timeout") == [
+        Farewell("Ping timeout")]
+    assert session.receive("ERROR :Closing link") == [Farewell("Closing link")]
+
+
+def test_someone_elses_quit_forgets_them() -> None:
+    session = in_channel(caps="extended-join")
+    session.receive(":al!~al@h JOIN #arena AliceAcct :Al")
+    assert session.receive(":al!~al@h QUIT :gone") == [Gone("al")]
+    assert session.accounts.get("al") is None
+
+
+def test_lines_it_does_not_handle_change_nothing() -> None:
+    session = in_channel()
+    assert session.receive(":srv 372 AnCath :- message of the day") == []
+    assert session.receive(":al!~al@h PRIVMSG #arena :!roll 1d6") == []
