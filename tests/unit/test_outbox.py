@@ -122,3 +122,43 @@ def test_a_new_session_keeps_the_messages_and_drops_its_protocol_lines() -> None
     assert drain(outbox) == ["JOIN #a", "PRIVMSG #a :said before the link dropped"]
     outbox.new_session()  # full budgets again: the server counts from nothing
     assert drain(outbox) == ["PRIVMSG #a :" + "x" * 300]
+
+
+def test_a_bucket_takes_nothing_it_cannot_pay_for() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(2, 1.0, clock.now)
+    assert not bucket.take(3) and bucket.tokens == 2  # refused: nothing spent
+    assert bucket.take(2) and bucket.wait_time(2) == pytest.approx(2.0)
+    clock.advance(1.0)
+    assert not bucket.take(2) and bucket.take(1)
+
+
+def test_the_byte_budget_holds_a_line_the_line_budget_would_pass() -> None:
+    clock = FakeClock()
+    budget = Budget(FloodConfig(burst=50, per_second=20.0, burst_bytes=512,
+                                bytes_per_second=512.0), clock.now)
+    line = "PRIVMSG #a :" + "x" * 300  # 314 bytes with CR LF
+    assert budget.take(line) and not budget.take(line)
+    assert budget.wait_time(line) == pytest.approx((314 - (512 - 314)) / 512)
+    clock.advance(budget.wait_time(line))
+    assert budget.take(line)
+
+
+def test_text_is_split_within_what_the_bots_own_prefix_leaves() -> None:
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(burst=50, per_second=20.0, burst_bytes=65536), clock.now)
+    outbox.prefix = "Ref!~ancath@127.0.0.1"
+    assert outbox.message("#a", "y" * 600) == 2
+    lines = drain(outbox)
+    overhead = len(":Ref!~ancath@127.0.0.1 PRIVMSG #a :")
+    assert [len(x) - len("PRIVMSG #a :") for x in lines] == [510 - overhead, 600 - 475]
+
+
+def test_an_invalid_target_is_never_queued(caplog: pytest.LogCaptureFixture) -> None:
+    outbox = Outbox(FloodConfig(), FakeClock().now)
+    assert outbox.message("#a\rJOIN #evil", "hi") == 0
+    assert outbox.message("no spaces", "hi") == 0
+    assert len(outbox) == 0
+    assert "not sending to invalid target" in caplog.text
+    assert outbox.message("Ref_", "hi", command="NOTICE") == 1
+    assert drain(outbox) == ["NOTICE Ref_ :hi"]
