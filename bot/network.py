@@ -33,7 +33,7 @@ from irc.connection import AioFactory
 from jaraco.stream.buffer import LenientDecodingLineBuffer
 
 from bot import tls
-from bot.accounts import Accounts, Members
+from bot.accounts import Accounts
 from bot.config import IrcConfig
 from bot.irc_events import (
     Action,
@@ -83,7 +83,8 @@ class IrcBot:
         self.referee = referee
         self.outbox = Outbox(config.flood)
         self.session = self._new_session()
-        """The protocol state of the current connection."""
+        """The protocol state (bot/irc_session.py) of the current connection; ``_session``
+        runs one connection with a new one."""
         self.connected = asyncio.Event()
         """Set while registered: the outbox sends only then."""
         self.connection: ServerConnection | None = None
@@ -93,9 +94,9 @@ class IrcBot:
         self._who_deadline: float | None = None
         """When the session's waiting WHO went out, plus ``WHO_TIMEOUT``."""
         self._farewell: str | None = None
+        """The server's ERROR (or our own QUIT) reason, for the log when the link drops."""
         self._dropped = "connection lost"
         """Why the last link ended, for the reconnect line."""
-        """The server's ERROR (or our own QUIT) reason, for the log when the link drops."""
         self._last_rx = time.monotonic()
         self._pinged = False
         self._closed: asyncio.Event | None = None
@@ -119,10 +120,6 @@ class IrcBot:
     @property
     def accounts(self) -> Accounts:
         return self.session.accounts
-
-    @property
-    def members(self) -> Members:
-        return self.session.members
 
     @property
     def _caps(self) -> set[str]:
@@ -330,8 +327,7 @@ class IrcBot:
                     self.outbox.prefix = mask
                 case WhoDone(channel):
                     self._who_deadline = None
-                    self.lanes.run(True, lambda: self._guard(lambda: self._resumed(channel)),
-                                   self._deliver)
+                    self._resume(channel)
                 case _:
                     self._news(action)
 
@@ -382,9 +378,15 @@ class IrcBot:
             asyncio.get_running_loop().call_later(self.config.nick_regain_seconds,
                                                   self._regain_nick)
 
-    def _resumed(self, channel: str) -> list[Outgoing]:
-        line = self.referee.resume_line(channel)
-        return [line] if line is not None else []
+    def _resume(self, channel: str) -> None:
+        """The channel's people are known, so the resume line can name them
+        (``Brenna (alice) to act``)."""
+
+        def resumed() -> list[Outgoing]:
+            line = self.referee.resume_line(channel)
+            return [line] if line is not None else []
+
+        self.lanes.run(True, lambda: self._guard(resumed), self._deliver)
 
     # -- messages -----------------------------------------------------------------------
 
