@@ -133,7 +133,8 @@ class IrcSession:
 
     @_on("CAP")
     def _cap(self, line: Line) -> list[Action]:
-        sub, caps = line.param(1).upper(), line.params[-1] if line.params else ""
+        sub = line.param(1).upper()
+        caps = line.params[-1] if line.params else ""
         if sub == "LS":
             self.offered |= dict(c.partition("=")[::2] for c in caps.split())
             if len(line.params) > 3 and line.params[2] == "*":
@@ -174,11 +175,11 @@ class IrcSession:
         if not self.sasl.password:
             return [SaslNoPassword(), Send("AUTHENTICATE *")]
         account = self.sasl.account
-        token = base64.b64encode(f"{account}\0{account}\0{self.sasl.password}".encode())
-        text = token.decode()
-        out: list[Action] = [Send(f"AUTHENTICATE {text[start:start + _SASL_CHUNK]}")
-                             for start in range(0, len(text), _SASL_CHUNK)]
-        if len(text) % _SASL_CHUNK == 0:
+        token = base64.b64encode(
+            f"{account}\0{account}\0{self.sasl.password}".encode()).decode()
+        out: list[Action] = [Send(f"AUTHENTICATE {token[start:start + _SASL_CHUNK]}")
+                             for start in range(0, len(token), _SASL_CHUNK)]
+        if len(token) % _SASL_CHUNK == 0:
             out.append(Send("AUTHENTICATE +"))
         return out
 
@@ -227,8 +228,9 @@ class IrcSession:
 
     def regain(self) -> list[Action]:
         """Ask for the configured nick again (the transport calls this now and then)."""
-        return [Send(f"NICK {self.wanted_nick}")] if self.registered and self.wants_nick \
-            else []
+        if not (self.registered and self.wants_nick):
+            return []
+        return [Send(f"NICK {self.wanted_nick}")]
 
     @_on("NICK")
     def _nick(self, line: Line) -> list[Action]:
