@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import dataclasses
 import getpass
 import importlib.metadata
 import json
@@ -46,7 +47,7 @@ from storage.db import (
 )
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
 from storage.ledger import Anchor, anchors_in
-from storage.store import StorageError, Store
+from storage.store import StorageError, Store, WarriorRecord
 
 __all__ = ["main"]
 
@@ -197,6 +198,8 @@ def _key_ids(args: argparse.Namespace, url: str) -> int:
 
 def _warrior_json(store: Store, name: str) -> dict[str, Any]:
     record = store.warrior(name)
+    if record.system != "ancath":
+        return _fighter_json(record)
     sheet = record.sheet
     return {
         "name": sheet.name,
@@ -210,6 +213,15 @@ def _warrior_json(store: Store, name: str) -> dict[str, Any]:
         "status": sheet.status.value,
         "captor": record.captor,
     }
+
+
+def _fighter_json(record: WarriorRecord) -> dict[str, Any]:
+    """Another rules system's fighter: its system and sheet fields (dice as ``1d8+1``)."""
+    fighter = record.sheet
+    sheet = {f.name: getattr(fighter, f.name) for f in dataclasses.fields(fighter)}
+    return {"name": sheet.pop("name"), "owner": record.owner, "system": record.system,
+            **{k: str(v) if dataclasses.is_dataclass(v) else v for k, v in sheet.items()},
+            "status": record.status, "captor": record.captor}
 
 
 def _print_ledger(rows: list[dict[str, Any]], form: str) -> None:
