@@ -22,6 +22,8 @@ import importlib.metadata
 import json
 import signal
 import sys
+import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -224,9 +226,14 @@ def _fighter_json(record: WarriorRecord) -> dict[str, Any]:
             "status": record.status, "captor": record.captor}
 
 
-def _print_ledger(rows: list[dict[str, Any]], form: str) -> None:
+def _print_ledger(rows: Iterable[dict[str, Any]], form: str) -> None:
+    """Each row as it comes (the JSON is the one ``json.dumps(rows, indent=1)`` gives)."""
     if form == "json":
-        print(json.dumps(rows, indent=1))
+        sep = "[\n"
+        for row in rows:
+            sys.stdout.write(sep + textwrap.indent(json.dumps(row, indent=1), " "))
+            sep = ",\n"
+        print("[]" if sep == "[\n" else "\n]")
         return
     columns = ["id", "at", "warrior", "entry", "bp", "spent", "skill", "skill_value", "status",
                "actor", "moderator", "fight", "reason"]
@@ -372,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
             return _verify(args, url)
         if args.command == "ledger":   # read only: no keys needed, none made
             store = Store(open_read_only(url), keyring=Keyring())
-            _print_ledger(store.ledger(args.warrior), args.format)
+            _print_ledger(store.ledger_rows(args.warrior), args.format)
             return 0
         if args.command == "moderator":
             engine = open_database(url)
