@@ -424,8 +424,8 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = ()) -
     fight's digests; what disagrees is named in ``Report.problems``.
 
     The rows are walked once, ``VERIFY_BATCH`` at a time: what is kept is per warrior
-    (its rebuilt fields), per fight (its newest mark, its digests' problems) and the
-    rows the anchors name, never the rows themselves."""
+    (its rebuilt fields), per fight (its newest mark, its digests' problems), the MACs
+    of the rows the anchors name and the ids of legacy or unkeyed rows; never the rows."""
     report = Report()
     chain = _Chain(keyring, report)
     totals = _totals()
