@@ -16,11 +16,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import dataclasses
 import getpass
 import importlib.metadata
 import json
 import signal
 import sys
+import textwrap
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +49,7 @@ from storage.db import (
 )
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
 from storage.ledger import Anchor, anchors_in
-from storage.store import StorageError, Store
+from storage.store import StorageError, Store, WarriorRecord
 
 __all__ = ["main"]
 
@@ -197,6 +200,8 @@ def _key_ids(args: argparse.Namespace, url: str) -> int:
 
 def _warrior_json(store: Store, name: str) -> dict[str, Any]:
     record = store.warrior(name)
+    if record.system != "ancath":
+        return _fighter_json(record)
     sheet = record.sheet
     return {
         "name": sheet.name,
@@ -212,9 +217,23 @@ def _warrior_json(store: Store, name: str) -> dict[str, Any]:
     }
 
 
-def _print_ledger(rows: list[dict[str, Any]], form: str) -> None:
+def _fighter_json(record: WarriorRecord) -> dict[str, Any]:
+    """Another rules system's fighter: its system and sheet fields (dice as ``1d8+1``)."""
+    fighter = record.sheet
+    sheet = {f.name: getattr(fighter, f.name) for f in dataclasses.fields(fighter)}
+    return {"name": sheet.pop("name"), "owner": record.owner, "system": record.system,
+            **{k: str(v) if dataclasses.is_dataclass(v) else v for k, v in sheet.items()},
+            "status": record.status, "captor": record.captor}
+
+
+def _print_ledger(rows: Iterable[dict[str, Any]], form: str) -> None:
+    """Each row as it comes (the JSON is the one ``json.dumps(rows, indent=1)`` gives)."""
     if form == "json":
-        print(json.dumps(rows, indent=1))
+        sep = "[\n"
+        for row in rows:
+            sys.stdout.write(sep + textwrap.indent(json.dumps(row, indent=1), " "))
+            sep = ",\n"
+        print("[]" if sep == "[\n" else "\n]")
         return
     columns = ["id", "at", "warrior", "entry", "bp", "spent", "skill", "skill_value", "status",
                "actor", "moderator", "fight", "reason"]
@@ -360,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
             return _verify(args, url)
         if args.command == "ledger":   # read only: no keys needed, none made
             store = Store(open_read_only(url), keyring=Keyring())
-            _print_ledger(store.ledger(args.warrior), args.format)
+            _print_ledger(store.ledger_rows(args.warrior), args.format)
             return 0
         if args.command == "moderator":
             engine = open_database(url)

@@ -30,7 +30,7 @@ import hmac
 import json
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -347,32 +347,41 @@ def derived_totals(rows: Iterable[LedgerRow]) -> dict[int, dict[str, Any]]:
     """Per warrior, what the ledger says: bp, bp_spent, skills, status, captor_id, and
     name, owner, system, culture, armour and profile where the ledger records them
     (legacy rows may leave them out)."""
-    totals: dict[int, dict[str, Any]] = defaultdict(
+    totals = _totals()
+    for row in rows:
+        _add_total(totals, row)
+    return totals
+
+
+def _totals() -> defaultdict[int, dict[str, Any]]:
+    return defaultdict(
         lambda: {"bp": 0, "bp_spent": 0, "skills": {}, "status": "free", "captor_id": None}
     )
-    for row in rows:
-        if row.warrior_id is None:
-            continue
-        total = totals[row.warrior_id]
-        total["bp"] += row.bp
-        total["bp_spent"] += row.spent
-        detail = row.detail or {}
-        if row.entry == "created":
-            total["skills"] = dict(detail.get("skills", {}))
-        for name in _SETS.get(row.entry, ()):
-            if name in detail:
-                total[name] = detail[name]
-        if "name" in total:
-            total["name_key"] = total["name"].casefold()
-        if row.skill is not None and row.skill_value is not None:
-            if row.skill_value:
-                total["skills"][row.skill] = row.skill_value
-            else:
-                total["skills"].pop(row.skill, None)
-        if row.status is not None:
-            total["status"] = row.status
-            total["captor_id"] = row.captor_id
-    return totals
+
+
+def _add_total(totals: defaultdict[int, dict[str, Any]], row: LedgerRow) -> None:
+    """What one row changes of its warrior's totals."""
+    if row.warrior_id is None:
+        return
+    total = totals[row.warrior_id]
+    total["bp"] += row.bp
+    total["bp_spent"] += row.spent
+    detail = row.detail or {}
+    if row.entry == "created":
+        total["skills"] = dict(detail.get("skills", {}))
+    for name in _SETS.get(row.entry, ()):
+        if name in detail:
+            total[name] = detail[name]
+    if "name" in total:
+        total["name_key"] = total["name"].casefold()
+    if row.skill is not None and row.skill_value is not None:
+        if row.skill_value:
+            total["skills"][row.skill] = row.skill_value
+        else:
+            total["skills"].pop(row.skill, None)
+    if row.status is not None:
+        total["status"] = row.status
+        total["captor_id"] = row.captor_id
 
 
 @dataclass
@@ -412,103 +421,137 @@ def ranges(ids: Sequence[int]) -> str:
 
 def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = ()) -> Report:
     """Prove the chain, the head, every anchor, every warrior's cached fields and every
-    fight's digests; what disagrees is named in ``Report.problems``."""
+    fight's digests; what disagrees is named in ``Report.problems``.
+
+    The rows are walked once, ``VERIFY_BATCH`` at a time: what is kept is per warrior
+    (its rebuilt fields), per fight (its newest mark, its digests' problems), the MACs
+    of the rows the anchors name and the ids of legacy or unkeyed rows; never the rows."""
     report = Report()
-    rows = list(session.scalars(select(LedgerRow).order_by(LedgerRow.id)))
-    broken = _chain(rows, keyring, report)
-    previous = rows[-1].hash if rows else GENESIS
-    last_id = rows[-1].id if rows else 0
-    chain = session.get(LedgerHead, 1)
-    if chain is None or chain.last_id != last_id or chain.last_hash != previous:
-        report.problems.append(f"ledger head does not match row {last_id}: newest rows removed?")
-    report.head = Anchor(last_id, previous[:8]) if rows else None
-    _anchors(rows, anchors, broken, report)
-    _warriors(session, rows, report)
-    _fights(session, rows, report)
+    chain = _Chain(keyring, report)
+    totals = _totals()
+    marks = _Marks()
+    wanted = {anchor.id for anchor in anchors}
+    anchored: dict[int, tuple[str, str | None]] = {}
+    for row in _rows(session):
+        chain.step(row)
+        _add_total(totals, row)
+        marks.add(session, row)
+        if row.id in wanted:
+            anchored[row.id] = row.hash, row.key_id
+    chain.finish()
+    stored = session.get(LedgerHead, 1)
+    if stored is None or stored.last_id != chain.last_id or stored.last_hash != chain.previous:
+        report.problems.append(
+            f"ledger head does not match row {chain.last_id}: newest rows removed?")
+    report.head = Anchor(chain.last_id, chain.previous[:8]) if chain.walked else None
+    _anchors(anchored, chain.last_id, anchors, chain.broken, report)
+    _warriors(session, totals, report)
+    _fights(session, marks, report)
     return report
 
 
-def _chain(rows: list[LedgerRow], keyring: Keyring, report: Report) -> list[int]:
-    """Links, hashes and MACs row by row; returns the ids where the chain is broken or
-    cannot be proved."""
-    problems = report.problems
-    broken: list[int] = []
-    legacy: list[int] = []
-    previous, expected = GENESIS, 1
-    newest_rank: int | None = None
-    newest_key = ""
-    for row in rows:
-        if row.id != expected:
-            problems.append(f"ledger rows {expected}..{row.id - 1} are missing")
-            broken.append(row.id)
-        if row.prev_hash != previous:
-            problems.append(f"ledger row {row.id}: chain broken before it (row removed or changed)")
-            broken.append(row.id)
+VERIFY_BATCH = 1000
+"""Ledger rows ``verify`` reads per query."""
+
+
+def _rows(session: Session) -> Iterator[LedgerRow]:
+    """Every ledger row in id order, ``VERIFY_BATCH`` at a time (by id, so no cursor
+    stays open while other queries run)."""
+    query = select(LedgerRow).order_by(LedgerRow.id).limit(VERIFY_BATCH)
+    last = 0
+    while rows := session.scalars(query.where(LedgerRow.id > last)).all():
+        yield from rows
+        last = rows[-1].id
+
+
+class _Chain:
+    """Links, hashes and MACs row by row; ``broken`` is the newest row id where the
+    chain is broken or cannot be proved (None: nowhere)."""
+
+    def __init__(self, keyring: Keyring, report: Report) -> None:
+        self.keyring, self.report = keyring, report
+        self.broken: int | None = None
+        self.legacy: list[int] = []
+        self.previous, self.last_id, self.walked = GENESIS, 0, False
+        self.newest_rank: int | None = None
+        self.newest_key = ""
+
+    def _break(self, row: LedgerRow, problem: str | None = None) -> None:
+        if problem is not None:
+            self.report.problems.append(problem)
+        self.broken = row.id
+
+    def step(self, row: LedgerRow) -> None:
+        report = self.report
+        if row.id != self.last_id + 1:
+            self._break(row, f"ledger rows {self.last_id + 1}..{row.id - 1} are missing")
+        if row.prev_hash != self.previous:
+            self._break(row, f"ledger row {row.id}: chain broken before it (row removed or "
+                        "changed)")
         if row.key_id is None:
             if report.keyed:
-                problems.append(f"ledger row {row.id}: no key id after keyed rows "
-                                "(forged as a legacy row)")
-                broken.append(row.id)
+                self._break(row, f"ledger row {row.id}: no key id after keyed rows (forged as "
+                            "a legacy row)")
             elif row_hash(row.prev_hash, row) != row.hash:
-                problems.append(f"ledger row {row.id}: content does not match its hash (edited)")
-                broken.append(row.id)
+                self._break(row, f"ledger row {row.id}: content does not match its hash "
+                            "(edited)")
             else:
-                legacy.append(row.id)
+                self.legacy.append(row.id)
         else:
             report.keyed = True
-            key = keyring.get(row.key_id)
-            rank = keyring.rank(row.key_id)
+            key = self.keyring.get(row.key_id)
+            rank = self.keyring.rank(row.key_id)
             if key is None or rank is None:
                 report.missing.setdefault(row.key_id, []).append(row.id)
-                broken.append(row.id)
+                self._break(row)
             elif not hmac.compare_digest(row_mac(key, row.prev_hash, row), row.hash):
-                problems.append(f"ledger row {row.id}: content does not match its MAC "
-                                "(edited, or written without the key)")
-                broken.append(row.id)
-            elif newest_rank is not None and rank > newest_rank:
-                problems.append(f"ledger row {row.id}: signed with key {row.key_id}, which the "
-                                f"keys list as older than key {newest_key} that signed before "
-                                "it (a retired key in use?)")
-                broken.append(row.id)
+                self._break(row, f"ledger row {row.id}: content does not match its MAC "
+                            "(edited, or written without the key)")
+            elif self.newest_rank is not None and rank > self.newest_rank:
+                self._break(row, f"ledger row {row.id}: signed with key {row.key_id}, which "
+                            f"the keys list as older than key {self.newest_key} that signed "
+                            "before it (a retired key in use?)")
             else:
-                newest_rank, newest_key = rank, row.key_id
-        previous, expected = row.hash, row.id + 1
-    if legacy:
-        sealed = ("the first keyed row after them seals them" if report.keyed else
-                  "no keyed row follows them yet, so anyone who can write the database can "
-                  "still rewrite them (the bot seals them when it next starts)")
-        report.notes.append(f"ledger rows {ranges(legacy)} are legacy rows (plain SHA-256, "
-                            f"from before ledger keys): {sealed}")
-    return broken
+                self.newest_rank, self.newest_key = rank, row.key_id
+        self.previous, self.last_id, self.walked = row.hash, row.id, True
+
+    def finish(self) -> None:
+        if self.legacy:
+            sealed = ("the first keyed row after them seals them" if self.report.keyed else
+                      "no keyed row follows them yet, so anyone who can write the database "
+                      "can still rewrite them (the bot seals them when it next starts)")
+            self.report.notes.append(
+                f"ledger rows {ranges(self.legacy)} are legacy rows (plain SHA-256, from "
+                f"before ledger keys): {sealed}")
 
 
-def _anchors(rows: list[LedgerRow], anchors: Sequence[Anchor], broken: list[int],
-             report: Report) -> None:
-    by_id = {row.id: row for row in rows}
-    last_id = rows[-1].id if rows else 0
+def _anchors(anchored: dict[int, tuple[str, str | None]], last_id: int,
+             anchors: Sequence[Anchor], broken: int | None, report: Report) -> None:
+    """Each anchor against the MAC and key id of the row it names (``anchored``)."""
     for anchor in anchors:
         label = f"anchor ledger #{anchor.id} {anchor.mac}"
-        row = by_id.get(anchor.id)
-        if row is None:
+        found = anchored.get(anchor.id)
+        if found is None:
             report.problems.append(
                 f"{label}: there is no row {anchor.id} (the ledger ends at #{last_id}): "
                 "newest rows removed and the head rewound?")
-        elif not row.hash.startswith(anchor.mac):
+            continue
+        mac, kid = found
+        if not mac.startswith(anchor.mac):
             report.problems.append(
-                f"{label}: row {anchor.id}'s MAC starts {row.hash[:len(anchor.mac)]}: the "
+                f"{label}: row {anchor.id}'s MAC starts {mac[:len(anchor.mac)]}: the "
                 "ledger was rewritten up to there")
-        elif any(i >= anchor.id for i in broken):
+        elif broken is not None and broken >= anchor.id:
             report.problems.append(
                 f"{label}: the chain from row {anchor.id} to the head is broken or unproved")
         else:
             weak = (" (a legacy row: anyone can recompute its hash; anchor a keyed row)"
-                    if row.key_id is None else "")
+                    if kid is None else "")
             report.notes.append(f"{label}: holds; the chain runs intact from it to the "
                                 f"head #{last_id}{weak}")
 
 
-def _warriors(session: Session, rows: list[LedgerRow], report: Report) -> None:
-    totals = derived_totals(rows)
+def _warriors(session: Session, totals: dict[int, dict[str, Any]], report: Report) -> None:
     warriors = list(session.scalars(select(Warrior).order_by(Warrior.id)))
     for gone in sorted(set(totals) - {w.id for w in warriors}):
         report.problems.append(f"ledger rows name warrior id {gone}, which is not in the "
@@ -538,26 +581,47 @@ def _warriors(session: Session, rows: list[LedgerRow], report: Report) -> None:
                             "and owners: the bot records them as they are when it next starts")
 
 
-def _fights(session: Session, rows: list[LedgerRow], report: Report) -> None:
-    marks: dict[int, list[LedgerRow]] = defaultdict(list)
-    for row in rows:
-        if row.entry in FIGHT_ENTRIES and row.fight_id is not None:
-            marks[row.fight_id].append(row)
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """What ``verify`` keeps of a fight's newest ``fight-closed`` or ``fight-reopened``
+    row: its id, its entry, and the ending and last command it records."""
+
+    id: int
+    entry: str
+    detail: dict[str, Any]
+
+
+class _Marks:
+    """Per fight, its newest mark and what its marks' digests disagree with, gathered
+    as the rows go by."""
+
+    def __init__(self) -> None:
+        self.newest: dict[int, _Mark] = {}
+        self.problems: defaultdict[int, list[str]] = defaultdict(list)
+
+    def add(self, session: Session, row: LedgerRow) -> None:
+        if row.entry not in FIGHT_ENTRIES or row.fight_id is None:
+            return
+        detail = row.detail or {}
+        self.problems[row.fight_id] += _digests(session, row.fight_id, row.id, detail)
+        kept = {name: detail.get(name) for name in ("ending", "winner", "ended_at", "seq")}
+        self.newest[row.fight_id] = _Mark(row.id, row.entry, kept)
+
+
+def _fights(session: Session, marks: _Marks, report: Report) -> None:
     fights = session.execute(
         select(Fight.id, Fight.active, Fight.ending, Fight.winner, Fight.ended_at)
         .order_by(Fight.id)).all()
     last_seqs: dict[int, int] = {fight_id: seq for fight_id, seq in session.execute(
         select(FightCommand.fight_id, func.max(FightCommand.seq))
         .group_by(FightCommand.fight_id))}
-    for gone in sorted(set(marks) - {f.id for f in fights}):
+    for gone in sorted(set(marks.newest) - {f.id for f in fights}):
         report.problems.append(f"fight {gone}: not in the database, but ledger row "
-                               f"{marks[gone][-1].id} records it (deleted)")
+                               f"{marks.newest[gone].id} records it (deleted)")
     uncovered: list[int] = []
     for fight in fights:
-        kept = marks.get(fight.id, [])
-        for mark in kept:
-            _digests(session, fight.id, mark, report)
-        newest = kept[-1] if kept else None
+        report.problems += marks.problems.get(fight.id, [])
+        newest = marks.newest.get(fight.id)
         if fight.active:
             if newest is not None and newest.entry == "fight-closed":
                 report.problems.append(f"fight {fight.id}: stored as unfinished, but ledger row "
@@ -571,7 +635,7 @@ def _fights(session: Session, rows: list[LedgerRow], report: Report) -> None:
             else:
                 uncovered.append(fight.id)
             continue
-        detail = newest.detail or {}
+        detail = newest.detail
         for name in ("ending", "winner", "ended_at"):
             if getattr(fight, name) != detail.get(name):
                 report.problems.append(f"fight {fight.id}: {name} is {getattr(fight, name)!r}, "
@@ -585,14 +649,11 @@ def _fights(session: Session, rows: list[LedgerRow], report: Report) -> None:
                             "fights: the bot records them as they are when it next starts")
 
 
-def _digests(session: Session, fight_id: int, mark: LedgerRow, report: Report) -> None:
-    detail = mark.detail or {}
+def _digests(session: Session, fight_id: int, mark: int, detail: dict[str, Any]) -> list[str]:
+    """Where the fight's digests now differ from those ledger row ``mark`` holds."""
     seq = detail.get("seq")
     digest = fight_digest(session, fight_id, seq) if isinstance(seq, int) else None
     if digest is None:
-        report.problems.append(f"fight {fight_id}: ledger row {mark.id} holds no digest")
-        return
-    for part, what in _PARTS:
-        if digest[part] != detail.get(part):
-            report.problems.append(f"fight {fight_id}: its {what} differs from ledger row "
-                                   f"{mark.id} (changed since)")
+        return [f"fight {fight_id}: ledger row {mark} holds no digest"]
+    return [f"fight {fight_id}: its {what} differs from ledger row {mark} (changed since)"
+            for part, what in _PARTS if digest[part] != detail.get(part)]

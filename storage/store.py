@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, delete, func, select, update
+from sqlalchemy import Engine, Row, Select, delete, func, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -183,6 +183,35 @@ def _fighter(row: Warrior) -> Any:
     if row.system == "ancath":
         return _sheet(row)
     return SYSTEMS[row.system].codec.decode(row.profile)
+
+
+_Columns = tuple[Any, ...]
+LEDGER_BATCH = 1000
+"""Ledger rows read per query when they are streamed."""
+_LEDGER_COLUMNS: _Columns = (
+    LedgerRow.id, LedgerRow.entry, LedgerRow.bp, LedgerRow.spent, LedgerRow.skill,
+    LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,
+    LedgerRow.fight_id, LedgerRow.reason, LedgerRow.created_at, LedgerRow.hash,
+    LedgerRow.key_id)
+
+
+def _ledger_dict(row: Row[Any]) -> dict[str, Any]:
+    """A ledger row as ``Store.ledger`` gives it."""
+    return {
+        "id": row.id, "warrior": row.warrior, "entry": row.entry, "bp": row.bp / 10,
+        "spent": row.spent, "skill": row.skill, "skill_value": row.skill_value,
+        "status": row.status, "actor": row.actor, "moderator": row.moderator,
+        "fight": row.fight_id, "reason": row.reason, "at": row.created_at,
+        "hash": row.hash, "key": row.key_id,
+    }
+
+
+def _ledger_query(warrior: int | None) -> Select[*_Columns]:
+    """The ledger's rows with their warrior's name (a fight's rows: none), or one
+    warrior's rows."""
+    query = select(*_LEDGER_COLUMNS, Warrior.name.label("warrior")).outerjoin(
+        Warrior, Warrior.id == LedgerRow.warrior_id)
+    return query if warrior is None else query.where(LedgerRow.warrior_id == warrior)
 
 
 class Store:
@@ -840,24 +869,31 @@ class Store:
 
     def ledger(self, name: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         """Ledger rows, oldest first (the last ``limit`` when given), with warrior names."""
+        if limit is None:
+            return list(self.ledger_rows(name))
         with self._tx(write=False) as session:
-            query = select(LedgerRow, Warrior.name).outerjoin(   # a fight's rows: no warrior
-                Warrior, Warrior.id == LedgerRow.warrior_id)
-            if name is not None:
-                query = query.where(Warrior.id == self._warrior_row(session, name).id)
-            query = query.order_by(LedgerRow.id.desc())
-            if limit is not None:
-                query = query.limit(limit)
-            result = []
-            for row, warrior in reversed(session.execute(query).all()):
-                result.append({
-                    "id": row.id, "warrior": warrior, "entry": row.entry, "bp": row.bp / 10,
-                    "spent": row.spent, "skill": row.skill, "skill_value": row.skill_value,
-                    "status": row.status, "actor": row.actor, "moderator": row.moderator,
-                    "fight": row.fight_id, "reason": row.reason, "at": row.created_at,
-                    "hash": row.hash, "key": row.key_id,
-                })
-            return result
+            query = _ledger_query(self._warrior_id(session, name))
+            query = query.order_by(LedgerRow.id.desc()).limit(limit)
+            return [_ledger_dict(row) for row in reversed(session.execute(query).all())]
+
+    def ledger_rows(self, name: str | None = None, batch: int = LEDGER_BATCH
+                    ) -> Iterator[dict[str, Any]]:
+        """The rows of ``ledger`` one by one, read ``batch`` at a time in one transaction
+        (by id, so memory stays flat however long the ledger is). An unknown ``name`` is
+        refused here, before any row."""
+        with self._tx(write=False) as session:
+            warrior = self._warrior_id(session, name)
+        return self._stream(_ledger_query(warrior).order_by(LedgerRow.id).limit(batch))
+
+    def _stream(self, query: Select[*_Columns]) -> Iterator[dict[str, Any]]:
+        with self._tx(write=False) as session:
+            last = 0
+            while rows := session.execute(query.where(LedgerRow.id > last)).all():
+                yield from map(_ledger_dict, rows)
+                last = rows[-1].id
+
+    def _warrior_id(self, session: Session, name: str | None) -> int | None:
+        return None if name is None else self._warrior_row(session, name).id
 
     def anchor(self) -> Anchor | None:
         """The ledger head now, to publish (``ledger #4123 9f2c1a7e``); None when empty."""

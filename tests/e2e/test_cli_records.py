@@ -10,6 +10,8 @@ from pathlib import Path
 
 from rules.ancath.sheet import create_warrior
 from rules.ancath.tables import Culture, Skill
+from rules.contest.model import parse_fighter
+from rules.general.model import GeneralFighter, parse_dice
 from storage.db import open_database
 from storage.store import Store
 
@@ -53,3 +55,46 @@ def test_unknown_warrior_is_a_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "no warrior named Nobody" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_show_a_simple_contest_fighter(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.sqlite3")
+    Store(open_database(db)).create_fighter(
+        "contest", parse_fighter("Alain", "15W", "sword^3", 2), "al")
+    shown = cli("warrior", "show", "alain", "--db", db, "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout) == {
+        "name": "Alain", "owner": "al", "system": "contest", "rating": 15, "masteries": 1,
+        "weapon": "sword", "edge": 3, "edge_mastery": False, "armour": 2,
+        "status": "free", "captor": None,
+    }
+    plain = cli("warrior", "show", "Alain", "--db", db)
+    assert plain.returncode == 0, plain.stderr
+    assert "system: contest" in plain.stdout.splitlines()
+
+
+def test_show_a_general_rules_fighter(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.sqlite3")
+    fighter = GeneralFighter("Farthan", 25, 13, 14, parse_dice("1d10"), parse_dice("2d6+1"),
+                             0, 2)
+    Store(open_database(db)).create_fighter("general", fighter, "far")
+    shown = cli("warrior", "show", "farthan", "--db", db, "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout) == {
+        "name": "Farthan", "owner": "far", "system": "general", "health": 25, "strength": 13,
+        "skill": 14, "weapon": "1d10", "base": "2d6+1", "defense": 0, "protection": 2,
+        "status": "free", "captor": None,
+    }
+    plain = cli("warrior", "show", "Farthan", "--db", db)
+    assert plain.returncode == 0, plain.stderr
+    assert "weapon: 1d10" in plain.stdout.splitlines()
+
+
+def test_show_an_an_cath_warrior_in_plain_text(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.sqlite3")
+    sheet, _ = create_warrior("Gorbag", Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
+    Store(open_database(db)).create_warrior(sheet, "gob")
+    plain = cli("warrior", "show", "Gorbag", "--db", db)
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout.splitlines()[:3] == ["name: Gorbag", "owner: gob", "culture: goblin"]
+    assert "system" not in plain.stdout
