@@ -1,5 +1,6 @@
-"""Fights in channels: challenges, the fighters' commands, automatic or manual rolls.
-Time limits are :mod:`bot.time_limits`', a moderator's rulings :mod:`bot.rulings`'.
+"""Fights in channels: the fighters' commands, automatic or manual rolls. Challenges
+are :mod:`bot.challenges`', time limits :mod:`bot.time_limits`', a moderator's rulings
+:mod:`bot.rulings`'.
 
 One :class:`Table` per channel holds the pending challenge or the open fight. Every
 accepted engine command is recorded before anything is said about it, and answered in
@@ -9,38 +10,25 @@ one line (``announce``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bot.commands import Ctx, Example, Refusal, command
+from bot.commands import Ctx, Refusal, command
 from bot.messages import Incoming
 from bot.systems import UIS, VERB_SUMMARIES, SystemUI
 from bot.wording import Cast
-from rules.ancath.commands import AcceptYield, DeclareBonus, Wield
+from rules.ancath.commands import DeclareBonus, Wield
 from rules.ancath.state import BonusUse
 from rules.ancath.tables import Weapon
-from rules.systems import SYSTEMS
-from storage.store import ChallengeRecord, OpenFight, Step
+from storage.store import OpenFight, Step
+
+if TYPE_CHECKING:
+    from bot.challenges import Challenge
 
 __all__ = [
-    "Challenge", "Table", "announce", "cast", "catch_up", "fight_roll", "fight_step",
-    "is_manual",
-    "names_of", "progress", "restart_clock", "resumed", "side_of", "table_of", "timeout",
-    "ui_of",
+    "Table", "act", "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step",
+    "is_manual", "names_of", "progress", "restart_clock", "resumed", "side_of", "table_of",
+    "timeout", "ui_of",
 ]
-
-KINDS = SYSTEMS["ancath"].kinds
-_STATUS_WORDS = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
-
-
-@dataclass
-class Challenge:
-    challenger: str
-    """The challenging warrior's name."""
-    challenger_account: str
-    target: str
-    target_account: str
-    kind: str
-    expires: float
 
 
 @dataclass
@@ -83,149 +71,6 @@ def cast(referee: Any, fight: OpenFight) -> Cast:
                              for name, account in zip(names, fight.accounts, strict=True)))
 
 
-def _player(ctx: Ctx, warrior: str, identity: str) -> str:
-    """Who may answer for a warrior, as the channel knows them (never a user@host)."""
-    return ctx.referee.people.name(identity) or f"{warrior}'s player"
-
-
-# -- challenges -------------------------------------------------------------------------
-
-
-def _parse_challenge(args: list[str]) -> tuple[str, str | None, str | None]:
-    words = list(args)
-    kind = None
-    if words and words[-1].lower() in KINDS:
-        kind = words.pop().lower()
-    mine = None
-    if len(words) >= 3 and words[-2].lower() == "as":
-        mine = words.pop()
-        words.pop()
-    if len(words) != 1:
-        raise Refusal("usage: !challenge <warrior> [as <your warrior>] [practice|duel|mortal]")
-    return words[0], mine, kind
-
-
-def _own_warrior(ctx: Ctx, name: str | None) -> str:
-    """The sender's warrior by name, or their only one that is free to fight."""
-    store = ctx.referee.store
-    if name is not None:
-        record = store.warrior(name)
-        if record.owner != ctx.who:
-            raise Refusal(f"{record.sheet.name} is not yours")
-        return str(record.sheet.name)
-    ready = [r for r in store.warriors(ctx.who) if r.status == "free" and not r.in_fight]
-    if not ready:
-        owned = store.warriors(ctx.who)
-        busy = ", ".join(
-            f"{r.sheet.name} is {'fighting' if r.in_fight else _STATUS_WORDS[r.status]}"
-            for r in owned)
-        raise Refusal(f"none of your warriors can fight ({busy})" if owned
-                      else "you have no warrior yet; make one with !create")
-    if len(ready) > 1:
-        listed = ", ".join(r.sheet.name for r in ready)
-        raise Refusal(f"say which of yours fights: add 'as <name>' ({listed})")
-    return str(ready[0].sheet.name)
-
-
-def _ready(ctx: Ctx, name: str) -> None:
-    record = ctx.referee.store.warrior(name)
-    if record.status != "free":
-        raise Refusal(f"{record.sheet.name} is {_STATUS_WORDS[record.status]} "
-                      "and cannot fight")
-    if record.in_fight:
-        raise Refusal(f"{record.sheet.name} is already in a fight")
-
-
-@command("challenge", "!challenge <warrior> [as <yours>] [practice|duel|mortal]",
-         "Challenge a warrior in this channel; practice unless you say duel or mortal.",
-         group="fight", examples=(Example(
-             ("gob !create Gorbag goblin club spear", "olaf !create Olaf free-clans axe shield",
-              "olaf !challenge Gorbag duel"), "Gorbag, Olaf challenges you"),))
-def challenge(ctx: Ctx) -> None:
-    table = table_of(ctx)
-    if table.fight is not None or table.challenge is not None:
-        raise Refusal("this channel already has a fight or a challenge; try another channel")
-    target_name, mine, kind = _parse_challenge(ctx.args)
-    target = ctx.referee.store.warrior(target_name)
-    if target.owner == ctx.who:
-        raise Refusal("you cannot challenge your own warrior")
-    me = _own_warrior(ctx, mine)
-    _ready(ctx, me)
-    _ready(ctx, target.sheet.name)
-    system = ctx.referee.store.warrior(me).system
-    if system != target.system:
-        raise Refusal(f"{me} fights by {UIS[system].label} rules, {target.sheet.name} by "
-                      f"{UIS[target.system].label}: pick a foe of the same rules")
-    if kind is not None and system != "ancath":
-        raise Refusal(f"{UIS[system].label} fights have no kinds; leave out '{kind}'")
-    kind = kind or SYSTEMS[system].kinds[0]
-    challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
-                          ctx.referee.clock.now() + timeout(ctx))
-    keep_challenge(ctx.referee, table, challenge)
-    ctx.say(f"{target.sheet.name}, {me} challenges you to a {kind} fight: "
-            f"{_player(ctx, target.sheet.name, target.owner)} may !accept or !decline.")
-
-
-@command("decline", "!decline", "Decline the challenge made to your warrior.", group="fight")
-def decline(ctx: Ctx) -> None:
-    table = table_of(ctx)
-    pending = table.challenge
-    if pending is None or pending.target_account != ctx.who:
-        raise Refusal("there is no challenge to you here")
-    keep_challenge(ctx.referee, table, None)
-    ctx.say(f"{pending.target} declines {pending.challenger}'s challenge.")
-
-
-@command("withdraw", "!withdraw", "Take back your challenge.", group="fight")
-def withdraw(ctx: Ctx) -> None:
-    table = table_of(ctx)
-    pending = table.challenge
-    if pending is None or pending.challenger_account != ctx.who:
-        raise Refusal("you have no challenge here to withdraw")
-    keep_challenge(ctx.referee, table, None)
-    ctx.say(f"{pending.challenger} withdraws the challenge.")
-
-
-def keep_challenge(referee: Any, table: Table, challenge: Challenge | None) -> None:
-    """Make ``challenge`` the channel's pending one (None: there is none), in storage
-    first, so a restart keeps it."""
-    if challenge is None:
-        referee.store.drop_challenge(table.channel)
-    else:
-        referee.store.put_challenge(ChallengeRecord(
-            table.channel, challenge.challenger, challenge.challenger_account,
-            challenge.target, challenge.target_account, challenge.kind))
-    table.challenge = challenge
-
-
-def resume_challenges(referee: Any) -> None:
-    """Take up the pending challenges from storage; each time limit starts again now."""
-    for kept in referee.store.challenges():
-        referee.table(kept.channel).challenge = Challenge(
-            kept.challenger, kept.challenger_account, kept.target, kept.target_account,
-            kept.kind, referee.clock.now() + referee.turn_seconds(kept.channel))
-
-
-def _accept_challenge(ctx: Ctx, table: Table) -> None:
-    pending = table.challenge
-    if pending is None or pending.target_account != ctx.who:
-        raise Refusal("there is no challenge to you here")
-    target = pending.target
-    if len(ctx.args) == 2 and ctx.args[0].lower() == "as":
-        target = _own_warrior(ctx, ctx.args[1])
-    elif ctx.args:
-        raise Refusal("usage: !accept [as <your warrior>]")
-    referee = ctx.referee
-    system = SYSTEMS[referee.store.warrior(target).system]
-    fight, events = referee.store.open_fight(  # with its initiative rolls, one transaction
-        table.channel, system, pending.kind,
-        [(pending.challenger, pending.challenger_account), (target, ctx.who)], ctx.who,
-        rolls=lambda opened: _auto_rolls(ctx.referee, opened, opened.state),
-    )
-    table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
-    announce(ctx, table, list(events), None)
-
-
 # -- fight commands ---------------------------------------------------------------------
 
 
@@ -242,7 +87,7 @@ def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
     fight = table.fighting()
     state, events = fight.system.apply(fight.state, engine_command)
     steps = [Step(engine_command, actor, state, events)]
-    steps += _auto_rolls(ctx.referee, fight, state)
+    steps += auto_rolls(ctx.referee, fight, state)
     return _record(ctx, table, steps, moderator, reason)
 
 
@@ -252,7 +97,7 @@ def _record(ctx: Ctx, table: Table, steps: list[Step], moderator: str | None = N
     return [event for step in steps for event in step.events]
 
 
-def _auto_rolls(referee: Any, fight: OpenFight, state: Any) -> list[Step]:
+def auto_rolls(referee: Any, fight: OpenFight, state: Any) -> list[Step]:
     """In automatic mode the bot rolls every die ``fight`` waits for, from ``state`` on."""
     steps: list[Step] = []
     if referee.rolls_mode(fight.channel) != "auto":
@@ -273,7 +118,7 @@ def catch_up(ctx: Ctx) -> None:
     fight = table.fight
     if fight is None or _roll_due(fight.state) is None:
         return
-    steps = _auto_rolls(ctx.referee, fight, fight.state)
+    steps = auto_rolls(ctx.referee, fight, fight.state)
     if steps:
         announce(ctx, table, _record(ctx, table, steps), None)
 
@@ -325,7 +170,7 @@ def restart_clock(ctx: Ctx, table: Table) -> None:
     table.warned = table.expired = False
 
 
-def _act(ctx: Ctx, make: Any) -> None:
+def act(ctx: Ctx, make: Any) -> None:
     table = table_of(ctx)
     fight = table.fighting()
     side = side_of(ctx, fight)
@@ -344,31 +189,11 @@ def _verb(ctx: Ctx) -> None:
     if make is None:
         raise Refusal(f"!{ctx.name} is not a move in a {ui_of(fight).label} fight; "
                       "!status shows yours")
-    _act(ctx, make)
+    act(ctx, make)
 
 
 for _name, _summary in VERB_SUMMARIES.items():
     command(_name, f"!{_name}", _summary, group="fight")(_verb)
-
-
-@command("accept", "!accept [as <yours>] | !accept [prisoner [ransom <terms>]|release]",
-         "Accept a challenge, or a foe's yield (mortal fights: prisoner or release).",
-         group="fight")
-def accept(ctx: Ctx) -> None:
-    table = table_of(ctx)
-    if table.fight is None:
-        _accept_challenge(ctx, table)
-        return
-    words = [w.lower() for w in ctx.args[:2]]
-    prisoner: bool | None = None
-    ransom = None
-    if words in (["prisoner"], ["release"]):
-        prisoner = words[0] == "prisoner"
-    elif words == ["prisoner", "ransom"] and len(ctx.args) > 2:
-        prisoner, ransom = True, " ".join(ctx.args[2:])[:200]
-    elif words:
-        raise Refusal("usage: !accept, !accept release, or !accept prisoner [ransom <terms>]")
-    _act(ctx, lambda side: AcceptYield(side, prisoner, ransom))
 
 
 @command("bonus", "!bonus attack|defence|reduce",
@@ -378,7 +203,7 @@ def bonus(ctx: Ctx) -> None:
     word = (ctx.args[0].lower() if ctx.args else "").replace("defense", "defence")
     if word not in {u.value for u in BonusUse}:
         raise Refusal("usage: !bonus attack|defence|reduce")
-    _act(ctx, lambda side: DeclareBonus(side, BonusUse(word)))
+    act(ctx, lambda side: DeclareBonus(side, BonusUse(word)))
 
 
 @command("wield", "!wield <weapon> [shield|two-handed]",
@@ -392,7 +217,7 @@ def wield(ctx: Ctx) -> None:
     if extras - {"shield", "two-handed"}:
         raise Refusal("after the weapon say shield or two-handed, or nothing")
     weapon = Weapon(ctx.args[0].lower())
-    _act(ctx, lambda side: Wield(side, weapon, "shield" in extras, "two-handed" in extras))
+    act(ctx, lambda side: Wield(side, weapon, "shield" in extras, "two-handed" in extras))
 
 
 @command("status", "!status", "The fight at a glance and whose move it is.", group="fight",
@@ -456,7 +281,7 @@ def resume_rolls(referee: Any, table: Table) -> None:
     was left waiting, or its channel's rolls became automatic while the bot was away);
     the resume line says them."""
     fight = table.fighting()
-    steps = _auto_rolls(referee, fight, fight.state)
+    steps = auto_rolls(referee, fight, fight.state)
     if steps:
         table.fight = referee.store.record_steps(fight, steps)
         table.unsaid = [event for step in steps for event in step.events]

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot import advice, duels, records, time_limits  # noqa: F401  (they register commands)
+from bot import advice, challenges, duels, records, time_limits  # noqa: F401  (they register commands)
 from bot.casemap import DEFAULT, fold, fold_mask, glob_match
 from bot.clock import Clock
 from bot.commands import REGISTRY, Ctx, Example, Refusal, command, split_command
@@ -75,7 +75,7 @@ class Referee:
             except StorageError as error:   # the fight still waits; a command retries
                 log.error("fight %d in %s: its due rolls were not made: %s",
                           fight.id, fight.channel, error)
-        duels.resume_challenges(self)
+        challenges.resume_challenges(self)
         for problem in problems:
             log.error("not resumed: %s", problem)
         log.info("resumed %d open fight%s", len(fights), "" if len(fights) == 1 else "s")

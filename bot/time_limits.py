@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from bot.challenges import keep_challenge
 from bot.commands import Ctx, Refusal, command
 from bot.duels import (
     announce,
     cast,
     fight_step,
-    keep_challenge,
     progress,
     side_of,
     table_of,
