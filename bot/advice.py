@@ -11,7 +11,7 @@ from bot.odds import POLICY, Estimate, estimate, weigh
 from bot.odds_desk import WINDOW, admit, ask
 from rules.ancath import start
 from rules.ancath.commands import Command
-from rules.ancath.state import Kind, Need
+from rules.ancath.state import FightState, Kind, Need
 
 __all__ = ["SECONDS"]
 
@@ -93,6 +93,7 @@ def _in_fight(ctx: Ctx) -> None:
     if fight.system.name != "ancath":
         raise Refusal("the odds advisor knows An Cath fights only")
     state = fight.state
+    assert isinstance(state, FightState)
     awaiting = state.awaiting
     assert awaiting is not None
     name = state.fighters[awaiting.side].name

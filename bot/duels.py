@@ -19,6 +19,7 @@ from bot.wording import Cast
 from rules.ancath.commands import DeclareBonus, Wield
 from rules.ancath.state import BonusUse
 from rules.ancath.tables import Weapon
+from rules.system import Awaiting, RulesState
 from storage.store import OpenFight, Step
 
 if TYPE_CHECKING:
@@ -97,7 +98,7 @@ def _record(ctx: Ctx, table: Table, steps: list[Step], moderator: str | None = N
     return [event for step in steps for event in step.events]
 
 
-def auto_rolls(referee: Any, fight: OpenFight, state: Any) -> list[Step]:
+def auto_rolls(referee: Any, fight: OpenFight, state: RulesState) -> list[Step]:
     """In automatic mode the bot rolls every die ``fight`` waits for, from ``state`` on."""
     steps: list[Step] = []
     if referee.rolls_mode(fight.channel) != "auto":
@@ -127,15 +128,15 @@ def ui_of(fight: OpenFight) -> SystemUI:
     return UIS[fight.system.name]
 
 
-def _roll_due(state: Any) -> int | None:
+def _roll_due(state: RulesState) -> int | None:
     awaiting = state.awaiting
-    due = awaiting is not None and awaiting.need.value == "roll"
-    return int(awaiting.side) if due else None
+    return awaiting.side if awaiting is not None and awaiting.is_roll else None
 
 
-def _die(state: Any) -> int:
+def _die(state: RulesState) -> int:
     """The die the fight waits for: d100 in An Cath, d20 or a damage die elsewhere."""
-    return int(getattr(state.awaiting, "die", 100))
+    assert state.awaiting is not None
+    return state.awaiting.die
 
 
 def is_manual(referee: Any, table: Table) -> bool:
@@ -160,9 +161,10 @@ def announce(ctx: Ctx, table: Table, events: list[Any], before: Any) -> None:
         restart_clock(ctx, table)
 
 
-def progress(fight: OpenFight) -> tuple[int, Any]:
-    state = fight.state  # An Cath and General rules count turns, Simple Contest rounds
-    return getattr(state, "turn", getattr(state, "round", 0)), state.awaiting
+def progress(fight: OpenFight) -> tuple[int, Awaiting | None]:
+    """The fight's turn or round, and whom it waits for: what a time limit restarts on."""
+    state: RulesState = fight.state
+    return state.progress, state.awaiting
 
 
 def restart_clock(ctx: Ctx, table: Table) -> None:
@@ -263,9 +265,10 @@ def manual_roll(ctx: Ctx) -> bool:
     table = table_of(ctx)
     fight = table.fighting()
     faces = _one_die(ctx.args[0])
-    ui, die, due = ui_of(fight), _die(fight.state), _roll_due(fight.state)
+    ui, due = ui_of(fight), _roll_due(fight.state)
     if due is None:
         raise Refusal("not a roll now: " + ui.prompt(fight.state, True, cast(ctx.referee, fight)))
+    die = _die(fight.state)
     if fight.accounts[due] != ctx.who:
         raise Refusal(f"not your roll: {ui.waiting(fight.state)} is awaited")
     if faces != die:

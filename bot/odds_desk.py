@@ -143,7 +143,7 @@ def _answer(referee: Referee, future: Future[T], answer: Callable[[T], str],
     if now is None or now.id != fight.id:
         return None  # the fight ended: odds about it are no use to anyone
     if now.seq != fight.seq:
-        text += f" (for turn {fight.state.turn})"
+        text += f" (for turn {fight.state.progress})"
     return text
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.text import SEPARATOR
-from rules.commands import ModeratorEnd
+from rules.common import ModeratorEnd
 from storage.store import Award
 
 __all__ = ["Award", "Cast", "bp_line", "join", "options", "roll_how", "undone"]

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from rules import commands as shared_commands
-from rules import contest, general
+from rules import common, contest, general
 from rules.ancath import apply, start, undo_point
 from rules.ancath.codec import CODEC
 from rules.ancath.state import Kind
@@ -39,12 +38,12 @@ AN_CATH = RuleSystem(
 )
 CONTEST = RuleSystem(
     "contest", ("contest",),
-    Codec([*_dataclasses(contest_model), *_dataclasses(shared_commands)]), contest.start,
+    Codec([*_dataclasses(contest_model), *_dataclasses(common)]), contest.start,
     contest.apply, contest.undo_point,
 )
 GENERAL = RuleSystem(
     "general", ("general",),
-    Codec([*_dataclasses(general_model), *_dataclasses(shared_commands)]), general.start,
+    Codec([*_dataclasses(general_model), *_dataclasses(common)]), general.start,
     general.apply, general.undo_point,
 )
 SYSTEMS: dict[str, RuleSystem] = {s.name: s for s in (AN_CATH, CONTEST, GENERAL)}

@@ -22,7 +22,7 @@ from rules.ancath.events import BPAwarded, PrisonerTaken, WarriorSlain
 from rules.ancath.sheet import Sheet, Status, add_bp, buy_skill, set_armour, set_skill
 from rules.ancath.tables import Armour, Culture, Skill
 from rules.codec import encode
-from rules.system import RuleSystem
+from rules.system import Outcome, RulesState, RuleSystem
 from rules.systems import SYSTEMS
 from storage import ledger
 from storage.db import READ_ONLY, sqlite_path
@@ -118,7 +118,7 @@ class Step:
 
     command: Any
     actor: str
-    state: Any
+    state: RulesState
     events: tuple[Any, ...]
 
 
@@ -132,7 +132,7 @@ class OpenFight:
     kind: str
     sheets: tuple[Any, ...]
     accounts: tuple[str, ...]
-    state: Any
+    state: RulesState
     commands: tuple[Any, ...]
     """The effective command list (undone commands left out)."""
     seq: int
@@ -613,7 +613,7 @@ class Store:
             awarded += self._ledger_from_events(session, fight, seq, step.events, step.actor,
                                                 now, moderator, reason)
         state = steps[-1].state
-        if getattr(state, "outcome", None) is not None:
+        if state.outcome is not None:
             self._close(session, fight, seq, state.outcome, now, steps[-1].actor, moderator,
                         reason)
         session.flush()
@@ -665,12 +665,13 @@ class Store:
         return awarded
 
     def _close(
-        self, session: Session, fight: OpenFight, seq: int, outcome: Any, now: str, actor: str,
+        self, session: Session, fight: OpenFight, seq: int, outcome: Outcome, now: str,
+        actor: str,
         moderator: str | None, ruling: str | None,
     ) -> None:
         """End the fight, and append its closing row: digests of its setup, command log
         and event log, with its ending."""
-        ending = getattr(outcome.ending, "value", outcome.ending)
+        ending = str(outcome.ending.value)
         session.execute(update(Fight).where(Fight.id == fight.id).values(
             active=False, ended_at=now, ending=ending, winner=outcome.winner))
         session.execute(update(FightSide).where(FightSide.fight_id == fight.id)
@@ -814,7 +815,7 @@ class Store:
                 except Exception as error:  # a replay that fails is reported, not fixed
                     problems.append(f"fight {fight_id} in {channel}: replay failed: {error}")
                     continue
-                if getattr(fight.state, "outcome", None) is not None:
+                if fight.state.outcome is not None:
                     problems.append(f"fight {fight_id} in {channel}: replay ends the fight "
                                     "but it is stored as unfinished")
                     continue

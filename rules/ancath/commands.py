@@ -2,6 +2,8 @@
 
 A command names the side that issues it (0 = challenger, 1 = defender). The bot maps
 people to sides; the engine checks that the side is the one the fight waits for.
+``Roll`` (a d100 here), ``Forfeit`` and ``ModeratorEnd`` are every system's
+(``rules.common``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 
 from rules.ancath.state import Action, BonusUse, Defence
 from rules.ancath.tables import Weapon
+from rules.common import Forfeit, ModeratorEnd, Roll
 
 __all__ = [
     "AcceptYield",
@@ -87,29 +90,6 @@ class Stop:
     """Try to stop a flight with a Dodge roll (R4.8)."""
 
     side: int
-
-
-@dataclass(frozen=True, slots=True)
-class Roll:
-    """A d100 roll by the side the fight waits on; the state says what it is for."""
-
-    side: int
-    value: int
-
-
-@dataclass(frozen=True, slots=True)
-class Forfeit:
-    """The awaited side ran out of time and the opponent claimed (R7.4)."""
-
-    side: int
-
-
-@dataclass(frozen=True, slots=True)
-class ModeratorEnd:
-    """A moderator ends the fight with a winner, or as a draw (R8.1)."""
-
-    winner: int | None
-    reason: str
 
 
 Command = (

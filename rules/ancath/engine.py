@@ -93,7 +93,8 @@ from rules.ancath.state import (
     succeeds,
 )
 from rules.ancath.tables import WEAPONS, Hit, Location, damage_result
-from rules.errors import FightOver, IllegalCommand, InvalidRoll, NotYourTurn, Unavailable
+from rules.common import check_command
+from rules.errors import IllegalCommand, InvalidRoll, NotYourTurn, Unavailable
 
 __all__ = ["EXPECTS", "apply", "replay", "start", "undo_point"]
 
@@ -174,20 +175,16 @@ def undo_point(commands: Sequence[Command]) -> int:
 
 
 def _apply(state: FightState, command: Command, out: Out) -> FightState:
-    if state.outcome is not None or state.awaiting is None:
-        raise FightOver("the fight is over")
+    check_command(state, command)
     if isinstance(command, ModeratorEnd):
         ending = Ending.DRAW if command.winner is None else Ending.MODERATOR
-        if command.winner not in (None, 0, 1):
-            raise IllegalCommand("the winner must be side 0 or 1")
         return _end(state, Outcome(ending, command.winner), out)
-    if command.side not in (0, 1):
-        raise IllegalCommand("a command's side must be 0 or 1")
     if isinstance(command, Wield):
         return _wield(state, command, out)
     if isinstance(command, DeclareBonus):
         return _declare(state, command, out)
     awaiting = state.awaiting
+    assert awaiting is not None  # check_command saw to it
     if command.side != awaiting.side:
         raise NotYourTurn(f"waiting for {_name(state, awaiting.side)} to {_need_words(awaiting)}")
     if isinstance(command, Forfeit):

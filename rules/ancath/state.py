@@ -242,6 +242,16 @@ class Awaiting:
     chance: int | None = None
     """For a roll: the chance it is made against (None for initiative and damage)."""
 
+    @property
+    def is_roll(self) -> bool:
+        """The fight waits for a d100 by ``side``."""
+        return self.need is Need.ROLL
+
+    @property
+    def die(self) -> int:
+        """An Cath rolls d100 for everything (R1.1)."""
+        return 100
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
@@ -270,6 +280,11 @@ class FightState:
     """The side whose flight is being answered (R4.8)."""
     context: ActionContext | None = None
     outcome: Outcome | None = None
+
+    @property
+    def progress(self) -> int:
+        """How far the fight has come: its turn (0 before the first)."""
+        return self.turn
 
 
 def succeeds(roll: int, chance: int) -> bool:

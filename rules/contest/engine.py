@@ -11,10 +11,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from rules.common import check_command
 from rules.contest.model import (
     Awaiting,
     ContestFighter,
     ContestState,
+    Ending,
     FightEnded,
     Forfeit,
     Gravity,
@@ -30,7 +32,7 @@ from rules.contest.model import (
     Struck,
     Yield,
 )
-from rules.errors import FightOver, IllegalCommand, InvalidRoll, NotYourTurn
+from rules.errors import IllegalCommand, InvalidRoll, NotYourTurn
 
 __all__ = ["apply", "level", "replay", "resolve", "start", "undo_point"]
 
@@ -92,22 +94,20 @@ def resolve(sides: tuple[Side, Side], rolls: tuple[int, int], ratings: tuple[int
 
 
 def apply(state: ContestState, command: Command) -> tuple[ContestState, tuple[Any, ...]]:
-    if state.outcome is not None or state.awaiting is None:
-        raise FightOver("the fight is over")
+    check_command(state, command)
+    assert state.awaiting is not None
     if isinstance(command, ModeratorEnd):
-        return _end(state, Outcome("moderator" if command.winner is not None else "draw",
-                                   command.winner))
-    if command.side not in (0, 1):
-        raise IllegalCommand("a command's side must be 0 or 1")
+        return _end(state, Outcome(Ending.MODERATOR if command.winner is not None
+                                   else Ending.DRAW, command.winner))
     name = state.sides[command.side].fighter.name
     if isinstance(command, Forfeit):
         if command.side != state.awaiting.side:
             raise NotYourTurn(f"the fight waits for {_waiting(state)}")
-        return _end(state, Outcome("forfeit", 1 - command.side))
+        return _end(state, Outcome(Ending.FORFEIT, 1 - command.side))
     if isinstance(command, Yield):  # instead of rolling (R9.6)
         if state.rolls[command.side] is not None:
             raise IllegalCommand(f"{name} has rolled this round: yield next round")
-        return _end(state, Outcome("yield", 1 - command.side))
+        return _end(state, Outcome(Ending.YIELD, 1 - command.side))
     if isinstance(command, Strike):
         if state.awaiting.need is not Need.STRIKE or state.ready[command.side]:
             raise IllegalCommand(f"{name} has struck; the fight waits for {_waiting(state)}")
@@ -171,11 +171,11 @@ def _roll(state: ContestState, side: int, value: int) -> tuple[ContestState, tup
     state = replace(state, sides=pair, round=state.round + 1, ready=(False, False),
                     rolls=(None, None))
     if winner is not None and gravity in (Gravity.DYING, Gravity.DEAD):
-        state, end = _end(state, Outcome(gravity.name.lower(), winner))
+        state, end = _end(state, Outcome(Ending(gravity.name.lower()), winner))
         return state, tuple(events) + end
     for index, s in enumerate(pair):
         if s.rating <= 0:  # out of the fight (R9.5)
-            state, end = _end(state, Outcome("out", 1 - index))
+            state, end = _end(state, Outcome(Ending.OUT, 1 - index))
             return state, tuple(events) + end
     return _await_next(state), tuple(events)
 

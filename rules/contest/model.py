@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 
-from rules.commands import Forfeit, ModeratorEnd, Roll, Yield
+from rules.common import Forfeit, ModeratorEnd, Roll, Yield
 from rules.errors import InvalidSheet
 
 __all__ = [
     "Awaiting",
     "ContestFighter",
     "ContestState",
+    "Ending",
     "FightEnded",
     "Forfeit",
     "Gravity",
@@ -108,12 +109,31 @@ class Awaiting:
     die: int = 20
     chance: int | None = None
 
+    @property
+    def is_roll(self) -> bool:
+        return self.need is Need.ROLL
+
+
+class Ending(StrEnum):
+    """How a contest ends; stored as its word (a ``str`` enum: ``"dead"`` compares equal)."""
+
+    DEAD = "dead"
+    DYING = "dying"
+    OUT = "out"
+    """A rating at 0 (R9.5)."""
+    YIELD = "yield"
+    FORFEIT = "forfeit"
+    MODERATOR = "moderator"
+    DRAW = "draw"
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    ending: str
-    """``dead``, ``dying``, ``out`` (a rating at 0), ``yield`` or ``moderator``."""
+    ending: Ending
     winner: int | None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ending", Ending(self.ending))  # from its word too
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +145,11 @@ class ContestState:
     rolls: tuple[int | None, int | None] = (None, None)
     outcome: Outcome | None = None
     kind: str = "contest"
+
+    @property
+    def progress(self) -> int:
+        """How far the fight has come: its round."""
+        return self.round
 
 
 @dataclass(frozen=True, slots=True)

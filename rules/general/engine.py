@@ -16,12 +16,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from rules.errors import FightOver, IllegalCommand, InvalidRoll, NotYourTurn
+from rules.common import check_command
+from rules.errors import IllegalCommand, InvalidRoll, NotYourTurn
 from rules.general.model import (
     Attack,
     Attacked,
     Awaiting,
     DamageDie,
+    Ending,
     Exchange,
     FightEnded,
     Forfeit,
@@ -59,23 +61,23 @@ def start(_kind: str, fighters: Sequence[GeneralFighter]) -> tuple[GeneralState,
 
 
 def apply(state: GeneralState, command: Command) -> tuple[GeneralState, tuple[Any, ...]]:
-    if state.outcome is not None or state.awaiting is None:
-        raise FightOver("the fight is over")
+    check_command(state, command)
     out: Out = []
     if isinstance(command, ModeratorEnd):
-        ending = "draw" if command.winner is None else "moderator"
+        ending = Ending.DRAW if command.winner is None else Ending.MODERATOR
         return _end(state, Outcome(ending, command.winner), out), tuple(out)
     awaiting = state.awaiting
+    assert awaiting is not None
     if command.side != awaiting.side:
         who = state.sides[awaiting.side].fighter.name
         raise NotYourTurn(f"the fight waits for {who} to {_need(awaiting)}")
     if isinstance(command, Forfeit):
-        return _end(state, Outcome("forfeit", 1 - command.side), out), tuple(out)
+        return _end(state, Outcome(Ending.FORFEIT, 1 - command.side), out), tuple(out)
     if isinstance(command, Yield | Attack):
         if awaiting.need is not Need.ACTION:
             raise IllegalCommand(f"first {_need(awaiting)}")
         if isinstance(command, Yield):
-            return _end(state, Outcome("yield", 1 - command.side), out), tuple(out)
+            return _end(state, Outcome(Ending.YIELD, 1 - command.side), out), tuple(out)
         fighter = state.sides[command.side].fighter
         state = replace(state, exchange=Exchange(command.side))
         return _await(state, command.side, RollFor.ATTACK, 20, fighter.skill), ()
@@ -156,7 +158,7 @@ def _damage(state: GeneralState, exchange: Exchange, value: int, out: Out) -> Ge
     out.append(Hit(defender, exchange.rolled, damage, target.current))
     state = _with(state, defender, target)
     if target.current <= 0:  # unconscious (R10.4)
-        return _end(state, Outcome("unconscious", exchange.attacker), out)
+        return _end(state, Outcome(Ending.UNCONSCIOUS, exchange.attacker), out)
     if 2 * damage > target.fighter.health:
         return _await(state, defender, RollFor.KNOCKBACK, 20, target.fighter.strength)
     return _next_turn(state, out)

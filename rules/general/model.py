@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, StrEnum
 
-from rules.commands import Forfeit, ModeratorEnd, Roll, Yield
+from rules.common import Forfeit, ModeratorEnd, Roll, Yield
 from rules.errors import InvalidSheet
 
 __all__ = [
-    "Attack", "Attacked", "Awaiting", "DamageDie", "Dice", "FightEnded", "Forfeit",
+    "Attack", "Attacked", "Awaiting", "DamageDie", "Dice", "Ending", "FightEnded", "Forfeit",
     "GeneralFighter", "GeneralState", "GotUp", "Hit", "KnockbackTest", "ModeratorEnd",
     "Need", "Outcome", "Parried", "Roll", "Side", "TurnStarted", "Yield", "parse_dice",
 ]
@@ -100,12 +100,28 @@ class Awaiting:
     die: int = 20
     chance: int | None = None
 
+    @property
+    def is_roll(self) -> bool:
+        return self.need is Need.ROLL
+
+
+class Ending(StrEnum):
+    """How a General rules fight ends; stored as its word (a ``str`` enum)."""
+
+    UNCONSCIOUS = "unconscious"
+    YIELD = "yield"
+    FORFEIT = "forfeit"
+    MODERATOR = "moderator"
+    DRAW = "draw"
+
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    ending: str
-    """``unconscious``, ``yield``, ``forfeit``, ``moderator`` or ``draw``."""
+    ending: Ending
     winner: int | None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ending", Ending(self.ending))  # from its word too
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +145,11 @@ class GeneralState:
     exchange: Exchange | None = None
     outcome: Outcome | None = None
     kind: str = "general"
+
+    @property
+    def progress(self) -> int:
+        """How far the fight has come: its turn."""
+        return self.turn
 
 
 @dataclass(frozen=True, slots=True)
