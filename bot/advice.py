@@ -10,7 +10,7 @@ from bot.commands import Ctx, Example, Refusal, command
 from bot.odds import POLICY, Estimate, estimate, weigh
 from bot.odds_desk import WINDOW, admit, ask
 from rules.ancath import start
-from rules.ancath.commands import Command
+from rules.ancath.commands import Act, ChooseOrder, Command, Defend
 from rules.ancath.state import FightState, Kind, Need
 
 __all__ = ["SECONDS"]
@@ -24,13 +24,14 @@ def _pct(e: Estimate) -> str:
 
 
 def _verb(command: object) -> str:
-    for field in ("action", "defence"):
-        value = getattr(command, field, None)
-        if value is not None:
-            return f"!{value.value}"
+    match command:
+        case Act(action=action):
+            return f"!{action.value}"
+        case Defend(defence=defence):
+            return f"!{defence.value}"
+        case ChooseOrder(first=first):
+            return "!first" if first else "!second"
     name = type(command).__name__
-    if name == "ChooseOrder":
-        return "!first" if getattr(command, "first", False) else "!second"
     return "!" + {"AcceptYield": "accept", "RejectYield": "reject", "Stop": "stop"}.get(
         name, name.lower())
 

@@ -26,6 +26,7 @@ from rules.ancath.commands import (
     Command,
     DeclareBonus,
     Defend,
+    ModeratorEnd,
     Roll,
     Stop,
 )
@@ -146,8 +147,8 @@ def weigh(state: FightState, seconds: float) -> list[tuple[Command, Estimate]]:
     assert awaiting is not None and awaiting.need is not Need.ROLL
     side = awaiting.side
     options = [o.command for o in legal_actions(state)
-               if getattr(o.command, "side", None) == side
-               and not isinstance(o.command, DeclareBonus)]
+               if not isinstance(o.command, ModeratorEnd | DeclareBonus)
+               and o.command.side == side]
     weighed: list[tuple[Command, Estimate]] = []
     for option in options:
         try:
