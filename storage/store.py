@@ -24,11 +24,12 @@ from rules.ancath.tables import Armour, Culture, Skill
 from rules.codec import encode
 from rules.system import RuleSystem
 from rules.systems import SYSTEMS
-from storage import ledger
+from storage import audit, ledger
+from storage.audit import Report
 from storage.db import READ_ONLY, sqlite_path
 from storage.errors import RecordsBusy, RecordsLost, StorageError
 from storage.keys import Keyring, KeyringError, load_keyring
-from storage.ledger import Anchor, Report
+from storage.ledger import Anchor
 from storage.models import (
     Fight,
     FightCommand,
@@ -904,7 +905,7 @@ class Store:
         """The chain, its head, the ``anchors``, every warrior's cached fields and every
         finished fight's digests, checked against the ledger (writes nothing)."""
         with self._tx() as session:
-            return ledger.verify(session, self.keyring, anchors)
+            return audit.verify(session, self.keyring, anchors)
 
     def verify(self) -> list[str]:
         """Every problem ``audit`` finds, and one line per key it could not check with;
