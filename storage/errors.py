@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-__all__ = ["DatabaseProblem", "RecordsBusy", "RecordsLost", "StorageError"]
+__all__ = [
+    "Busy",
+    "DatabaseProblem",
+    "DuplicateName",
+    "RecordsBusy",
+    "RecordsLost",
+    "StaleFight",
+    "StorageError",
+    "UnknownWarrior",
+]
 
 
 class StorageError(Exception):
@@ -24,3 +33,20 @@ class RecordsBusy(StorageError):
 
     def __init__(self) -> None:
         super().__init__("the club's records are busy, try again in a moment")
+
+
+class DuplicateName(StorageError):
+    """The name is taken (names are compared case-folded)."""
+
+
+class UnknownWarrior(StorageError):
+    """No warrior has that name."""
+
+
+class Busy(StorageError):
+    """A warrior or channel already has an open fight (R3.3), enforced by the database."""
+
+
+class StaleFight(StorageError):
+    """The fight moved on (another command or an undo took the next sequence number)
+    since this copy was read; reload it with ``Store.fight``."""

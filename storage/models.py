@@ -1,7 +1,7 @@
 """The database tables, as SQLAlchemy 2 typed ORM classes.
 
 Warriors keep *cached* totals (BP, spent BP, skills, status, captor); the ledger is the
-truth they derive from (R7.3), and ``storage.ledger.verify`` proves the two agree.
+truth they derive from (R7.3), and ``storage.audit.verify`` proves the two agree.
 A fight is its setup plus an append-only command list; events are logged beside it.
 """
 

@@ -27,7 +27,7 @@ from rules.ancath.tables import Skill
 from rules.codec import encode
 from rules.errors import RulesError
 from rules.systems import AN_CATH
-from storage import ledger
+from storage import audit, ledger
 from storage.db import head_revision, make_engine, open_database, upgrade
 from storage.models import FightCommand, LedgerRow, Setting, Warrior
 from storage.store import (
@@ -158,7 +158,7 @@ def test_buy_skill_appends_spend_rows_and_totals_follow(store: Store) -> None:
     with pytest.raises(RulesError):  # 1 BP left, a new skill costs 3
         store.buy_skill("Olaf", Skill.AXE, "olaf_acct")
     assert len(store.ledger("Olaf")) == 4
-    totals = ledger.derived_totals(_all_rows(store.engine))[olaf.id]
+    totals = audit.derived_totals(_all_rows(store.engine))[olaf.id]
     assert totals["bp"] == 50 and totals["bp_spent"] == 4
     assert totals["skills"] == {s.value: v for s, v in olaf.sheet.skills.items()}
     assert store.verify() == []

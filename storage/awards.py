@@ -1,0 +1,100 @@
+"""The ledger rows a fight's events imply (BP awards, deaths, captures) with the warrior
+changes they make, and their reversal when a moderator undoes the commands that
+caused them (R8.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from rules.ancath.events import BPAwarded, PrisonerTaken, WarriorSlain
+from rules.ancath.sheet import add_bp
+from storage import ledger
+from storage.models import LedgerRow, Warrior
+from storage.records import Award, OpenFight
+from storage.unit_of_work import UnitOfWork
+from storage.warriors import sheet_of, side_rows
+
+__all__ = ["Awards"]
+
+
+class Awards(UnitOfWork):
+    """Writes a fight's ledger rows inside its transaction."""
+
+    def _ledger_from_events(
+        self, session: Session, fight: OpenFight, seq: int, events: Sequence[Any],
+        actor: str, now: str, moderator: str | None = None, ruling: str | None = None,
+    ) -> list[Award]:
+        """The ledger rows the events imply; returns the BP awards as added."""
+        rewarding = [e for e in events if isinstance(e, BPAwarded | WarriorSlain | PrisonerTaken)]
+        awarded: list[Award] = []
+        if not rewarding:
+            return awarded
+        warriors = side_rows(session, fight.id)
+        base = {"fight_id": fight.id, "command_seq": seq, "actor": actor, "created_at": now,
+                "moderator": moderator}
+        why = f"; ruling: {ruling}" if ruling else ""
+        for item in rewarding:
+            row = warriors[item.side]
+            if isinstance(item, BPAwarded):
+                sheet, (changed,) = add_bp(sheet_of(row), item.tenths)
+                row.bp = sheet.bp
+                self._append(session, warrior_id=row.id, entry="award", bp=changed.applied,
+                              reason=f"{fight.kind} fight: {item.reason.value}{why}", **base)
+                awarded.append(Award(item.side, changed.applied, item.tenths, item.reason.value))
+            elif isinstance(item, WarriorSlain):
+                row.status, row.captor_id = "dead", None
+                self._append(session, warrior_id=row.id, entry="death", status="dead",
+                              reason=f"slain in a mortal fight{why}", **base)
+            else:
+                captor = warriors[item.captor]
+                row.status, row.captor_id = "prisoner", captor.id
+                self._append(session, warrior_id=row.id, entry="prisoner-taken",
+                              status="prisoner", captor_id=captor.id,
+                              detail={"ransom": item.ransom} if item.ransom else None,
+                              reason=f"taken prisoner by {captor.name}{why}", **base)
+        return awarded
+
+    def _reverse_after(
+        self, session: Session, fight_id: int, kept: list[int], seq: int,
+        moderator: str, reason: str, now: str,
+    ) -> None:
+        """Ledger reversal rows for every row an undone command wrote.
+
+        BP come back within 0..40.0 (R2.6) and the row says what was actually taken. A
+        status (dead, prisoner) goes back to free only while it is still the one this
+        fight gave: a prisoner since freed, or a warrior whose status changed in a later
+        fight, keeps the later status."""
+        latest_status = dict(session.execute(
+            select(LedgerRow.warrior_id, func.max(LedgerRow.id))
+            .where(LedgerRow.status.is_not(None)).group_by(LedgerRow.warrior_id)
+        ).all())
+        rows = session.scalars(
+            select(LedgerRow).where(LedgerRow.fight_id == fight_id,
+                                    LedgerRow.entry.not_in(("reversal", *ledger.FIGHT_ENTRIES)))
+            .order_by(LedgerRow.id)
+        ).all()
+        reversed_ids = {
+            r.detail["reverses"] for r in session.scalars(
+                select(LedgerRow).where(LedgerRow.fight_id == fight_id,
+                                        LedgerRow.entry == "reversal"))
+            if r.detail
+        }
+        for row in rows:
+            if row.command_seq in kept or row.id in reversed_ids:
+                continue
+            warrior = session.get_one(Warrior, row.warrior_id, with_for_update=True)
+            sheet, (changed,) = add_bp(sheet_of(warrior), -row.bp)
+            warrior.bp = sheet.bp
+            status = None
+            if row.status is not None and latest_status.get(warrior.id) == row.id:
+                status, warrior.status, warrior.captor_id = "free", "free", None
+            self._append(
+                session, warrior_id=row.warrior_id, entry="reversal", bp=changed.applied,
+                status=status, detail={"reverses": row.id}, actor=moderator,
+                moderator=moderator, fight_id=fight_id, command_seq=seq,
+                reason=f"undo: {reason}", created_at=now,
+            )

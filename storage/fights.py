@@ -1,0 +1,236 @@
+"""Fights: opened, each accepted command written with its events, ledger rows and
+warrior changes in one transaction, closed, undone, and taken up again by replay.
+
+The database refuses a second open fight for a warrior or a channel (R3.3), and a
+second command with the same sequence number (``StaleFight``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from rules.codec import encode
+from rules.system import Outcome, RulesState, RuleSystem
+from rules.systems import SYSTEMS
+from storage.awards import Awards
+from storage.errors import Busy, StaleFight, StorageError
+from storage.models import Fight, FightCommand, FightEvent, FightSide, PendingChallenge
+from storage.records import Award, OpenFight, Step
+from storage.replay import UNDO, command_log, load, log_mismatch, replay
+from storage.unit_of_work import unique_conflict
+from storage.warriors import fighter_of, lock_warriors, side_rows
+
+__all__ = ["Fights", "log_events"]
+
+
+def log_events(session: Session, fight_id: int, seq: int, events: Sequence[Any]) -> None:
+    for idx, item in enumerate(events):
+        session.add(FightEvent(fight_id=fight_id, seq=seq, idx=idx, event=encode(item)))
+
+
+class Fights(Awards):
+    """Opening, recording, closing, undoing and reloading fights."""
+
+    def open_fight(
+        self,
+        channel: str,
+        system: RuleSystem,
+        kind: str,
+        sides: Sequence[tuple[str, str]],
+        actor: str,
+        rolls: Callable[[OpenFight], Sequence[Step]] = lambda _fight: (),
+    ) -> tuple[OpenFight, tuple[Any, ...]]:
+        """Start a fight between ``(warrior name, account)`` sides, with the automatic
+        rolls ``rolls`` makes from its first state (initiative), in one transaction: the
+        fight is kept with them, or not at all. The database refuses a second open fight
+        for a warrior or a channel (R3.3). Returns the fight and every event."""
+        now = self._clock()
+        try:
+            with self._tx() as session:
+                rows = lock_warriors(session, [name for name, _ in sides])
+                for row in rows:
+                    if row.system != system.name:
+                        raise StorageError(f"{row.name} fights by {row.system} rules, "
+                                           f"not {system.name}")
+                sheets = tuple(fighter_of(row) for row in rows)
+                state, events = system.start(kind, sheets)
+                fight = Fight(
+                    channel=channel, system=system.name, kind=kind, active=True,
+                    setup={"sheets": [encode(s) for s in sheets]}, started_at=now,
+                )
+                session.add(fight)
+                session.flush()
+                for side, (row, (_, account)) in enumerate(zip(rows, sides, strict=True)):
+                    session.add(FightSide(fight_id=fight.id, side=side, warrior_id=row.id,
+                                          account=account, active=True))
+                log_events(session, fight.id, 0, events)
+                session.execute(delete(PendingChallenge)   # it is answered
+                                .where(PendingChallenge.channel_key == channel.casefold()))
+                session.flush()
+                accounts = tuple(account for _, account in sides)
+                opened = OpenFight(fight.id, channel, system, kind, sheets, accounts,
+                                   state, (), 0)
+                steps = list(rolls(opened))
+                if steps:
+                    opened = self._write_steps(session, opened, steps, now)
+        except IntegrityError as error:
+            if not unique_conflict(error):
+                raise
+            raise Busy("a warrior is already fighting, or this channel has a fight") from error
+        return opened, (*events, *(event for step in steps for event in step.events))
+
+    def record(
+        self, fight: OpenFight, command: Any, actor: str, state: RulesState, events: Sequence[Any],
+        moderator: str | None = None, reason: str | None = None,
+    ) -> OpenFight:
+        """Write one accepted command with its events, ledger rows and warrior changes;
+        ``moderator`` and ``reason`` say who ruled, and why, when a moderator's command
+        caused them (R8.1)."""
+        return self.record_steps(fight, [Step(command, actor, state, tuple(events))],
+                                 moderator, reason)
+
+    def record_steps(
+        self, fight: OpenFight, steps: Sequence[Step], moderator: str | None = None,
+        reason: str | None = None,
+    ) -> OpenFight:
+        """Write a player's command and the automatic rolls that followed it in one
+        transaction: all of them are kept, or none (and nothing was said yet)."""
+        try:
+            with self._tx() as session:
+                return self._write_steps(session, fight, steps, self._clock(), moderator,
+                                         reason)
+        except IntegrityError as error:
+            if not unique_conflict(error):
+                raise
+            raise StaleFight(f"fight {fight.id} already has a command {fight.seq + 1}: "
+                             "it changed since it was read") from error
+
+    def _write_steps(
+        self, session: Session, fight: OpenFight, steps: Sequence[Step], now: str,
+        moderator: str | None = None, reason: str | None = None,
+    ) -> OpenFight:
+        """``steps`` with their events, ledger rows and warrior changes, in ``session``;
+        the fight closes when the last state has an outcome."""
+        seq = fight.seq
+        awarded: list[Award] = []
+        for step in steps:
+            seq += 1
+            session.add(FightCommand(fight_id=fight.id, seq=seq, command=encode(step.command),
+                                     actor=step.actor, created_at=now))
+            log_events(session, fight.id, seq, step.events)
+            awarded += self._ledger_from_events(session, fight, seq, step.events, step.actor,
+                                                now, moderator, reason)
+        state = steps[-1].state
+        if state.outcome is not None:
+            self._close(session, fight, seq, state.outcome, now, steps[-1].actor, moderator,
+                        reason)
+        session.flush()
+        commands = (*fight.commands, *(step.command for step in steps))
+        return OpenFight(fight.id, fight.channel, fight.system, fight.kind, fight.sheets,
+                         fight.accounts, state, commands, seq, tuple(awarded),
+                         session.info.get("anchor"))
+
+    def _close(
+        self, session: Session, fight: OpenFight, seq: int, outcome: Outcome, now: str, actor: str,
+        moderator: str | None, ruling: str | None,
+    ) -> None:
+        """End the fight, and append its closing row: digests of its setup, command log
+        and event log, with its ending."""
+        ending = str(outcome.ending.value)
+        session.execute(update(Fight).where(Fight.id == fight.id).values(
+            active=False, ended_at=now, ending=ending, winner=outcome.winner))
+        session.execute(update(FightSide).where(FightSide.fight_id == fight.id)
+                        .values(active=False))
+        why = f"; ruling: {ruling}" if ruling else ""
+        self._append_fight(session, fight.id, "fight-closed", seq=seq, actor=actor,
+                           moderator=moderator, reason=f"{fight.kind} fight ended: {ending}{why}",
+                           created_at=now)
+
+    def undo(self, fight_id: int, moderator: str, reason: str) -> OpenFight:
+        """Append an undo record, take back the ledger rows of the undone commands, and
+        replay (R8.1). History is never deleted; a finished fight reopens."""
+        now = self._clock()
+        try:
+            with self._tx() as session:
+                side_rows(session, fight_id)   # warriors before the ledger head
+                fight = load(session, fight_id)
+                keep = fight.system.undo_point(fight.commands)
+                seq = fight.seq + 1
+                session.add(FightCommand(
+                    fight_id=fight_id, seq=seq, actor=moderator, created_at=now,
+                    command={"type": UNDO, "keep": keep, "reason": reason},
+                ))
+                kept_seqs = [seq for seq, _ in command_log(session, fight_id)[0][:keep]]
+                self._reverse_after(session, fight_id, kept_seqs, seq, moderator, reason, now)
+                row = session.get_one(Fight, fight_id)
+                if not row.active:
+                    for warrior in side_rows(session, fight_id):
+                        if warrior.status != "free":   # dead or taken in a later fight
+                            raise StorageError(
+                                f"{warrior.name} is {warrior.status} since this fight ended; "
+                                "it cannot reopen")
+                    row.active, row.ended_at, row.ending, row.winner = True, None, None, None
+                    session.execute(update(FightSide).where(FightSide.fight_id == fight_id)
+                                    .values(active=True))
+                    self._append_fight(session, fight_id, "fight-reopened", seq=seq,
+                                       actor=moderator, moderator=moderator,
+                                       reason=f"undo: {reason}", created_at=now)
+                session.flush()
+                rebuilt = load(session, fight_id)
+                anchor = session.info.get("anchor")
+        except IntegrityError as error:
+            if not unique_conflict(error):
+                raise
+            raise Busy("a fighter or the channel is busy in another fight") from error
+        return replace(rebuilt, anchor=anchor)
+
+    def open_fights(self) -> tuple[list[OpenFight], list[str]]:
+        """Every unfinished fight rebuilt by replay, and what disagreed (never patched)."""
+        fights: list[OpenFight] = []
+        problems: list[str] = []
+        with self._tx(write=False) as session:
+            for fight_id, channel in session.execute(
+                select(Fight.id, Fight.channel).where(Fight.active).order_by(Fight.id)
+            ):
+                try:
+                    fight, steps = replay(session, fight_id)
+                except Exception as error:  # a replay that fails is reported, not fixed
+                    problems.append(f"fight {fight_id} in {channel}: replay failed: {error}")
+                    continue
+                if fight.state.outcome is not None:
+                    problems.append(f"fight {fight_id} in {channel}: replay ends the fight "
+                                    "but it is stored as unfinished")
+                    continue
+                try:
+                    differs = log_mismatch(session, fight, steps)
+                except Exception as error:
+                    differs = f"its event log cannot be read: {error}"
+                if differs:
+                    problems.append(f"fight {fight_id} in {channel}: {differs}")
+                    continue
+                fights.append(fight)
+        return fights, problems
+
+    def latest_fights(self) -> dict[str, int]:
+        """The newest fight of every channel, open or ended (what an undo works on)."""
+        with self._tx(write=False) as session:
+            rows = session.execute(select(Fight.channel, func.max(Fight.id))
+                                   .group_by(Fight.channel))
+            return {channel: fight_id for channel, fight_id in rows}
+
+    def fight(self, fight_id: int) -> OpenFight:
+        with self._tx(write=False) as session:
+            return load(session, fight_id)
+
+    def fight_events(self, fight_id: int) -> list[Any]:
+        with self._tx(write=False) as session:
+            system = SYSTEMS[session.get_one(Fight, fight_id).system]
+            rows = session.scalars(select(FightEvent.event).where(FightEvent.fight_id == fight_id)
+                                   .order_by(FightEvent.seq, FightEvent.idx))
+            return [system.codec.decode(data) for data in rows]

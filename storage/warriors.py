@@ -1,0 +1,255 @@
+"""Warriors: their creation, their records, what a player buys and what a moderator
+changes between fights; each change with its ledger row, in one transaction.
+
+The functions here work inside a caller's transaction (a fight's too): a warrior's
+row found by name, its sheet, and the locking order every writer of several warriors
+keeps (``lock_in_order``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from rules.ancath.sheet import Sheet, Status, add_bp, buy_skill, set_armour, set_skill
+from rules.ancath.tables import Armour, Culture, Skill
+from rules.codec import encode
+from rules.systems import SYSTEMS
+from storage import ledger
+from storage.errors import Busy, DuplicateName, StorageError, UnknownWarrior
+from storage.models import FightSide, Warrior
+from storage.records import WarriorRecord
+from storage.unit_of_work import UnitOfWork, unique_conflict
+
+__all__ = [
+    "Warriors",
+    "apply_sheet",
+    "fighter_of",
+    "lock_in_order",
+    "lock_warriors",
+    "sheet_of",
+    "side_rows",
+    "warrior_record",
+    "warrior_row",
+]
+
+
+def sheet_of(row: Warrior) -> Sheet:
+    """The An Cath sheet of a warrior row (refused for other systems' fighters)."""
+    if row.system != "ancath":
+        raise StorageError(f"{row.name} fights by {row.system} rules: no BP or skills there")
+    return Sheet(
+        row.name,
+        Culture(row.culture),
+        Armour(row.armour),
+        {Skill(k): v for k, v in row.skills.items()},
+        row.bp,
+        row.bp_spent,
+        Status(row.status),
+    )
+
+
+def fighter_of(row: Warrior) -> Any:
+    """Whatever the warrior's rules system fights with."""
+    if row.system == "ancath":
+        return sheet_of(row)
+    return SYSTEMS[row.system].codec.decode(row.profile)
+
+
+def warrior_row(session: Session, name: str, lock: bool = False) -> Warrior:
+    query = select(Warrior).where(Warrior.name_key == name.casefold())
+    row = session.scalars(query.with_for_update() if lock else query).one_or_none()
+    if row is None:
+        raise UnknownWarrior(f"no warrior named {name}")
+    return row
+
+
+def warrior_record(session: Session, row: Warrior) -> WarriorRecord:
+    captor = session.get_one(Warrior, row.captor_id).name if row.captor_id else None
+    seated = session.scalar(
+        select(func.count()).select_from(FightSide)
+        .where(FightSide.warrior_id == row.id, FightSide.active)
+    )
+    return WarriorRecord(row.id, fighter_of(row), row.owner, captor, bool(seated), row.system,
+                         row.status)
+
+
+def apply_sheet(row: Warrior, sheet: Sheet) -> None:
+    row.skills = {s.value: v for s, v in sheet.skills.items()}
+    row.bp, row.bp_spent = sheet.bp, sheet.bp_spent
+
+
+def lock_in_order(session: Session, ids: Sequence[int]) -> list[Warrior]:
+    """The warriors ``ids``, row-locked in ascending id order whatever the order asked.
+
+    Every writer that locks several warriors goes through here, and takes the ledger
+    head only after them, so two transactions over the same warriors (two challenges
+    at once, an undo beside another fight's end) queue instead of deadlocking on
+    PostgreSQL; SQLite's ``BEGIN IMMEDIATE`` serialises writers anyway."""
+    locked = {i: session.get_one(Warrior, i, with_for_update=True) for i in sorted(set(ids))}
+    return [locked[i] for i in ids]
+
+
+def lock_warriors(session: Session, names: Sequence[str]) -> list[Warrior]:
+    """The named warriors, locked (``lock_in_order``): a purchase cannot slip in between
+    reading a sheet and seating its warrior."""
+    keys = [name.casefold() for name in names]
+    found = {key: id_ for key, id_ in session.execute(
+        select(Warrior.name_key, Warrior.id).where(Warrior.name_key.in_(keys)))}
+    for name, key in zip(names, keys, strict=True):
+        if key not in found:
+            raise UnknownWarrior(f"no warrior named {name}")
+    return lock_in_order(session, [found[key] for key in keys])
+
+
+def side_rows(session: Session, fight_id: int) -> list[Warrior]:
+    """The fight's warriors by side, locked (``lock_in_order``)."""
+    ids = session.scalars(
+        select(FightSide.warrior_id).where(FightSide.fight_id == fight_id)
+        .order_by(FightSide.side)
+    ).all()
+    return lock_in_order(session, ids)
+
+
+class Warriors(UnitOfWork):
+    """Creating warriors, reading them, and changing them outside fights."""
+
+    def create_warrior(self, sheet: Sheet, owner: str, actor: str | None = None) -> WarriorRecord:
+        """Add a new warrior and its ``created`` ledger row."""
+        now = self._clock()
+        skills = {s.value: v for s, v in sheet.skills.items()}
+        try:
+            with self._tx() as session:
+                row = Warrior(
+                    name=sheet.name, name_key=sheet.name.casefold(), owner=owner,
+                    system="ancath", culture=sheet.culture.value, armour=sheet.armour.value,
+                    skills=skills, bp=0, bp_spent=0, status="free", created_at=now,
+                )
+                session.add(row)
+                session.flush()
+                self._append(
+                    session, warrior_id=row.id, entry="created",
+                    detail={**ledger.identity(row), "skills": skills},
+                    actor=actor or owner, reason="warrior created", created_at=now,
+                )
+                return warrior_record(session, row)
+        except IntegrityError as error:
+            if not unique_conflict(error):
+                raise
+            raise DuplicateName(f"the name {sheet.name} is taken") from error
+
+    def create_fighter(self, system: str, fighter: Any, owner: str) -> WarriorRecord:
+        """A fighter of another rules system (no BP, no skills: R9.6), with its
+        ``created`` ledger row holding the whole profile."""
+        now = self._clock()
+        profile = encode(fighter)
+        try:
+            with self._tx() as session:
+                row = Warrior(
+                    name=fighter.name, name_key=fighter.name.casefold(), owner=owner,
+                    system=system, skills={}, profile=profile, bp=0, bp_spent=0,
+                    status="free", created_at=now,
+                )
+                session.add(row)
+                session.flush()
+                self._append(
+                    session, warrior_id=row.id, entry="created",
+                    detail={**ledger.identity(row), "skills": {}}, actor=owner,
+                    reason=f"{system} fighter created", created_at=now,
+                )
+                return warrior_record(session, row)
+        except IntegrityError as error:
+            if not unique_conflict(error):
+                raise
+            raise DuplicateName(f"the name {fighter.name} is taken") from error
+
+    def warrior(self, name: str) -> WarriorRecord:
+        with self._tx(write=False) as session:
+            return warrior_record(session, warrior_row(session, name))
+
+    def warriors(self, owner: str | None = None) -> list[WarriorRecord]:
+        with self._tx(write=False) as session:
+            query = select(Warrior).order_by(Warrior.name_key)
+            if owner is not None:
+                query = query.where(Warrior.owner == owner)
+            return [warrior_record(session, row) for row in session.scalars(query)]
+
+    def buy_skill(self, name: str, skill: Skill, actor: str) -> WarriorRecord:
+        """Spend BP on a skill, outside any fight (R2.8)."""
+        with self._tx() as session:
+            row = warrior_row(session, name, lock=True)
+            if warrior_record(session, row).in_fight:
+                raise Busy(f"{row.name} is in a fight; buy skills after it")
+            sheet, (bought,) = buy_skill(sheet_of(row), skill)
+            apply_sheet(row, sheet)
+            self._append(
+                session, warrior_id=row.id, entry="spend", spent=bought.cost,
+                skill=skill.value, skill_value=bought.new, actor=actor,
+                reason=f"bought {skill.value} {bought.old}->{bought.new}",
+                created_at=self._clock(),
+            )
+            return warrior_record(session, row)
+
+    def adjust_bp(self, name: str, tenths: int, moderator: str, reason: str) -> int:
+        """A moderator's BP change (R8.1); returns the tenths actually applied (R2.6)."""
+        with self._tx() as session:
+            row = warrior_row(session, name, lock=True)
+            sheet, (changed,) = add_bp(sheet_of(row), tenths)
+            apply_sheet(row, sheet)
+            self._append(
+                session, warrior_id=row.id, entry="moderator-bp", bp=changed.applied,
+                actor=moderator, moderator=moderator, reason=reason, created_at=self._clock(),
+            )
+            return changed.applied
+
+    def set_skill(self, name: str, skill: Skill, value: int, moderator: str, reason: str) -> None:
+        """A moderator sets a skill (R8.1)."""
+        with self._tx() as session:
+            row = warrior_row(session, name, lock=True)
+            sheet, _ = set_skill(sheet_of(row), skill, value)
+            apply_sheet(row, sheet)
+            self._append(
+                session, warrior_id=row.id, entry="moderator-skill", skill=skill.value,
+                skill_value=value, actor=moderator, moderator=moderator, reason=reason,
+                created_at=self._clock(),
+            )
+
+    def set_armour(self, name: str, armour: Armour, moderator: str, reason: str) -> str:
+        """A moderator gives a warrior other armour, between fights only (R2.1: a goblin's
+        captured armour); returns the armour it had."""
+        with self._tx() as session:
+            row = warrior_row(session, name, lock=True)
+            if warrior_record(session, row).in_fight:
+                raise Busy(f"{row.name} is in a fight; change armour after it")
+            sheet, (changed,) = set_armour(sheet_of(row), armour)
+            row.armour = sheet.armour.value
+            self._append(
+                session, warrior_id=row.id, entry="moderator-armour",
+                detail={"armour": armour.value, "was": changed.old.value,
+                        "captured": changed.captured},
+                actor=moderator, moderator=moderator, reason=reason, created_at=self._clock(),
+            )
+            return changed.old.value
+
+    def free(self, name: str, actor: str, reason: str, moderator: str | None = None) -> None:
+        """Release a prisoner; the bot checks that ``actor`` is the captor or a moderator."""
+        with self._tx() as session:
+            row = warrior_row(session, name, lock=True)
+            if row.status != "prisoner":
+                raise StorageError(f"{row.name} is not a prisoner")
+            row.status, row.captor_id = "free", None
+            self._append(
+                session, warrior_id=row.id, entry="prisoner-freed", status="free",
+                actor=actor, moderator=moderator, reason=reason, created_at=self._clock(),
+            )
+
+    def captor_account(self, name: str) -> str | None:
+        """The owner of the warrior holding ``name`` prisoner."""
+        with self._tx(write=False) as session:
+            row = warrior_row(session, name)
+            captor = session.get(Warrior, row.captor_id) if row.captor_id else None
+            return captor.owner if captor else None
