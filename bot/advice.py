@@ -9,8 +9,9 @@ from functools import partial
 from bot.commands import Ctx, Example, Refusal, command
 from bot.odds import POLICY, Estimate, estimate, weigh
 from bot.odds_desk import WINDOW, admit, ask
+from bot.render import verb
 from rules.ancath import start
-from rules.ancath.commands import Act, ChooseOrder, Command, Defend
+from rules.ancath.commands import Command
 from rules.ancath.state import FightState, Kind, Need
 
 __all__ = ["SECONDS"]
@@ -21,19 +22,6 @@ SECONDS = 1.0
 
 def _pct(e: Estimate) -> str:
     return f"{100 * e.chance:.0f}% ±{100 * e.margin:.0f}"
-
-
-def _verb(command: object) -> str:
-    match command:
-        case Act(action=action):
-            return f"!{action.value}"
-        case Defend(defence=defence):
-            return f"!{defence.value}"
-        case ChooseOrder(first=first):
-            return "!first" if first else "!second"
-    name = type(command).__name__
-    return "!" + {"AcceptYield": "accept", "RejectYield": "reject", "Stop": "stop"}.get(
-        name, name.lower())
 
 
 @command("odds", "!odds <warrior> vs <warrior> [practice|duel|mortal] | !odds",
@@ -108,6 +96,6 @@ def _in_fight(ctx: Ctx) -> None:
 
     def per_move(weighed: list[tuple[Command, Estimate]]) -> str:
         return f"{name}'s chances: " + ", ".join(
-            f"{_verb(move)} {_pct(result)}" for move, result in weighed)
+            f"{verb(move)} {_pct(result)}" for move, result in weighed)
 
     ask(ctx, partial(weigh, state, SECONDS), per_move, fight)
