@@ -89,12 +89,12 @@ def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
     state, events = fight.system.apply(fight.state, engine_command)
     steps = [Step(engine_command, actor, state, events)]
     steps += auto_rolls(ctx.referee, fight, state)
-    return _record(ctx, table, steps, moderator, reason)
+    return _record(ctx.referee, table, steps, moderator, reason)
 
 
-def _record(ctx: Ctx, table: Table, steps: list[Step], moderator: str | None = None,
+def _record(referee: Any, table: Table, steps: list[Step], moderator: str | None = None,
             reason: str | None = None) -> list[Any]:
-    table.fight = ctx.referee.store.record_steps(table.fighting(), steps, moderator, reason)
+    table.fight = referee.store.record_steps(table.fighting(), steps, moderator, reason)
     return [event for step in steps for event in step.events]
 
 
@@ -116,12 +116,18 @@ def auto_rolls(referee: Any, fight: OpenFight, state: RulesState) -> list[Step]:
 def catch_up(ctx: Ctx) -> None:
     """After a switch to automatic rolls, make the rolls the fight already waits for."""
     table = table_of(ctx)
-    fight = table.fight
-    if fight is None or _roll_due(fight.state) is None:
+    if table.fight is None:
         return
-    steps = auto_rolls(ctx.referee, fight, fight.state)
-    if steps:
-        announce(ctx, table, _record(ctx, table, steps), None)
+    events = _due_rolls(ctx.referee, table)
+    if events:
+        announce(ctx, table, events, None)
+
+
+def _due_rolls(referee: Any, table: Table) -> list[Any]:
+    """Make, and record, the automatic rolls the table's fight waits for; their events."""
+    fight = table.fighting()
+    steps = auto_rolls(referee, fight, fight.state)
+    return _record(referee, table, steps) if steps else []
 
 
 def ui_of(fight: OpenFight) -> SystemUI:
@@ -283,11 +289,7 @@ def resume_rolls(referee: Any, table: Table) -> None:
     """Make, and record, the automatic rolls a fight taken up from storage waits for (it
     was left waiting, or its channel's rolls became automatic while the bot was away);
     the resume line says them."""
-    fight = table.fighting()
-    steps = auto_rolls(referee, fight, fight.state)
-    if steps:
-        table.fight = referee.store.record_steps(fight, steps)
-        table.unsaid = [event for step in steps for event in step.events]
+    table.unsaid = _due_rolls(referee, table)
 
 
 def resumed(referee: Any, table: Table) -> str:
