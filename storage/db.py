@@ -26,6 +26,7 @@ from sqlalchemy import Engine, create_engine, event, make_url, text
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
 
 from storage.errors import DatabaseProblem
+from storage.keys import default_key_path
 
 __all__ = [
     "READ_ONLY",
@@ -182,8 +183,8 @@ def _check_file(url: str) -> None:
                               "it, or point database: elsewhere")
     if path is None:
         return
-    key = Path(f"{path}.key")   # made beside the file at its first start
-    if not path.exists() and key.exists():
+    key = default_key_path(str(path))   # made beside the file at its first start
+    if key is not None and not path.exists() and key.exists():
         raise DatabaseProblem(
             f"{path} is missing, but its ledger key {key} is there: the club's records "
             f"were deleted or moved. Restore {path.name} from a backup; to start a new "
