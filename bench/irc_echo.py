@@ -2,7 +2,7 @@
 
     python bench/irc_echo.py [--host H] [--port P] [--nick N] [--channel C]
 
-It is built the way ``bot/network.py`` builds the referee's session, minus the referee:
+It is built the way ``bot/irc/supervisor.py`` builds the referee's session, minus the referee:
 an ``irc.client_aio`` ``AioReactor`` and ``AioConnection`` inside the running asyncio
 loop, ``LenientDecodingLineBuffer`` for input, the plain ``AioFactory`` connection. It
 skips everything else: no CAP negotiation, no SASL, no keepalive, no send queue or

@@ -61,8 +61,8 @@ from irc_echo import TRIGGER, EchoBot  # noqa: E402
 from ircbot import BOT_NICK, Running, bot_on, player, until  # noqa: E402
 from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 
-import bot.network  # noqa: E402
-from bot.outbox import TokenBucket  # noqa: E402
+import bot.irc.supervisor  # noqa: E402
+from bot.irc.outbox import TokenBucket  # noqa: E402
 
 ARENA, BENCH = "#arena", "#bench"
 """The referee's channel and the echo bot's: same length, same members."""
@@ -187,8 +187,8 @@ async def reconnect(run: Running, server: NgircdServer) -> dict[str, float]:
 async def measure(samples: int, server: NgircdServer, folder: Path, *,
                   batch: int = 10, warmup: int = 30,
                   profiler: cProfile.Profile | None = None) -> dict[str, float]:
-    limits = bot.network.USER_BURST, bot.network.USER_RATE
-    bot.network.USER_BURST, bot.network.USER_RATE = 10**6, 10**6
+    limits = bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE
+    bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE = 10**6, 10**6
     try:
         async with bot_on(server, folder) as run:
             budget = run.bot.outbox.budget
@@ -197,7 +197,7 @@ async def measure(samples: int, server: NgircdServer, folder: Path, *,
             figures |= await reconnect(run, server)
             return figures
     finally:
-        bot.network.USER_BURST, bot.network.USER_RATE = limits
+        bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE = limits
 
 
 def main(argv: list[str] | None = None) -> int:

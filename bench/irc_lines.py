@@ -44,10 +44,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "integration")]
 from ircbot import BOT_NICK, Running, bot_on, player, until  # noqa: E402
 from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 
-import bot.network  # noqa: E402
+import bot.irc.supervisor  # noqa: E402
 from bot.config import FloodConfig  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
-from bot.outbox import Budget, TokenBucket  # noqa: E402
+from bot.irc.outbox import Budget, TokenBucket  # noqa: E402
 
 PROMPT = re.compile(
     r"(?:^|[.!\]] )(?P<name>\w+)(?: \([^)]*\))?(?P<head> chooses:| to act:|, defend:"
@@ -210,8 +210,8 @@ async def capacity(run: Running, server: NgircdServer, fights: int, seconds: flo
 
 async def measure(fights: int, sizes: list[int], seconds: float, scale: float,
                   server: NgircdServer, folder: Path) -> dict[str, float]:
-    limits = bot.network.USER_BURST, bot.network.USER_RATE
-    bot.network.USER_BURST, bot.network.USER_RATE = 10**6, 10**6
+    limits = bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE
+    bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE = 10**6, 10**6
     figures: dict[str, float] = {}
     try:
         async with bot_on(server, folder, database=str(folder / "lines.sqlite3")) as run:
@@ -232,7 +232,7 @@ async def measure(fights: int, sizes: list[int], seconds: float, scale: float,
                 await until(lambda: run.bot.outbox.prefix is not None)
                 figures |= await capacity(run, server, size, seconds, scale)
     finally:
-        bot.network.USER_BURST, bot.network.USER_RATE = limits
+        bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE = limits
     keeping = [n for n in sizes if figures[f"irc.capacity.{n}.wait_p90_s"] <= KEEPS_UP_SECONDS]
     figures["irc.capacity_fights"] = max(keeping, default=0)
     return figures

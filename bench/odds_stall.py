@@ -16,7 +16,7 @@ Gorbag`` at once (one is accepted, five are refused); then, until the answer arr
 ``#b``, ``olaf`` sends ``!roll 1d1`` in ``#arena`` and waits for the bot's reply, one round
 trip after another, each timed. After the answer, ``Q`` more round trips with no
 ``!odds`` out give the quiet baseline of the same run. ``W`` warm-up bursts come first,
-untimed. ``--seconds`` sets the simulation's time (``bot.advice.SECONDS``, 1.0). The
+untimed. ``--seconds`` sets the simulation's time (``bot.odds.advice.SECONDS``, 1.0). The
 clients forget the lines they saw after each burst, so the benchmark's own heap (and
 the garbage collector's passes over it) does not grow with the run.
 
@@ -42,10 +42,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "integration")]
 from ircbot import BOT_NICK, Running, bot_on, from_bot, player  # noqa: E402
 from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 
-import bot.network  # noqa: E402
-from bot import advice, odds_desk  # noqa: E402
+import bot.irc.supervisor  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
-from bot.outbox import TokenBucket  # noqa: E402
+from bot.irc.outbox import TokenBucket  # noqa: E402
+from bot.odds import advice, desk  # noqa: E402
 
 ARENA, SIDE = "#arena", "#b"
 FANS = 6
@@ -131,7 +131,7 @@ async def measure(bursts: int, warmup: int, quiet: int, server: NgircdServer,
                     client.drain()
                     client.lines.clear()
         finally:
-            odds_desk.close(run.referee)
+            desk.close(run.referee)
             for client in clients:
                 await client.quit()
     return {
@@ -156,10 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.bursts, args.quiet) < 1 or args.warmup < 0 or args.seconds <= 0:
         parser.error("--bursts and --quiet must be at least 1, --warmup 0, --seconds > 0")
-    lifted = (bot.network.USER_BURST, bot.network.USER_RATE, odds_desk.WINDOW,
+    lifted = (bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE, desk.WINDOW,
               advice.SECONDS)
-    bot.network.USER_BURST, bot.network.USER_RATE = 10**6, 10**6
-    odds_desk.WINDOW, advice.SECONDS = 0.0, args.seconds
+    bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE = 10**6, 10**6
+    desk.WINDOW, advice.SECONDS = 0.0, args.seconds
     server = NgircdServer(max_penalty_time=0).start()
     try:
         with tempfile.TemporaryDirectory() as folder:
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                                           Path(folder)))
     finally:
         server.close()
-        (bot.network.USER_BURST, bot.network.USER_RATE, odds_desk.WINDOW,
+        (bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE, desk.WINDOW,
          advice.SECONDS) = lifted
     for name, value in figures.items():
         print(f"{name} {value:.3f}")

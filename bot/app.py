@@ -6,11 +6,11 @@ from __future__ import annotations
 import logging
 from concurrent.futures import Executor
 
-from bot import odds_desk
 from bot.clock import Clock, SystemClock
 from bot.config import BotConfig
 from bot.dice import DiceSource, OsDice
-from bot.odds_worker import start_worker
+from bot.odds import desk
+from bot.odds.worker import start_worker
 from bot.referee import Referee
 from storage import ledger
 from storage.db import open_database
@@ -37,8 +37,8 @@ def build_referee(
     database gets its own key on the first start only: once rows are keyed, a missing
     key stops the start (``KeyringError``) instead of starting a new one. Its ``!odds``
     simulations run on ``odds_executor``, by default a worker process
-    (:func:`bot.odds_worker.start_worker`, started first so it warms meanwhile); stop it
-    with :func:`bot.odds_desk.close`."""
+    (:func:`bot.odds.worker.start_worker`, started first so it warms meanwhile); stop it
+    with :func:`bot.odds.desk.close`."""
     url = database or config.database
     key_file = key_file or config.ledger_key_file
     if keyring is None:   # a PostgreSQL database without a key fails before it is touched
@@ -54,6 +54,6 @@ def build_referee(
                     "finished fights as they are, under key %s", sealed, keyring.ids[0])
     executor = odds_executor if odds_executor is not None else start_worker()
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock())
-    odds_desk.attach(referee, executor)
+    desk.attach(referee, executor)
     referee.resume()
     return referee

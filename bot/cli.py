@@ -27,15 +27,15 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bot import odds_desk
 from bot.app import build_referee
+from bot.chat.moderators import hash_password, password_key
 from bot.config import ConfigError, load_config
 from bot.console import DEFAULT_CHANNEL, serve
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
+from bot.irc.supervisor import IrcBot
 from bot.logs import setup_logging
-from bot.moderators import hash_password, password_key
-from bot.network import IrcBot
-from bot.odds_worker import start_worker
+from bot.odds import desk
+from bot.odds.worker import start_worker
 from rules.ancath.sheet import derived_test
 from storage.backup import backup_sqlite
 from storage.db import (
@@ -270,7 +270,7 @@ async def _serve_irc(bot: IrcBot) -> None:
     try:
         await bot.run()
     finally:
-        odds_desk.close(bot.referee)  # before the loop closes: a late answer calls it
+        desk.close(bot.referee)  # before the loop closes: a late answer calls it
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -301,7 +301,7 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"ancath-bot: {error}", file=sys.stderr)
             return 3
     finally:
-        odds_desk.close(referee)
+        desk.close(referee)
     if isinstance(dice, ScriptedDice) and dice.left:
         print(f"ancath-bot: {dice.left} scripted dice left over", file=sys.stderr)
         return 4

@@ -24,8 +24,8 @@ from pydantic import (
 )
 from pydantic_settings import EnvSettingsSource, SettingsError
 
-from bot import tls
-from bot.moderators import unverified_masks
+from bot.chat.moderators import unverified_masks
+from bot.irc import tls
 
 __all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "LogConfig", "environment",
            "load_config"]
@@ -44,7 +44,7 @@ class _Strict(BaseModel):
 
 
 class FloodConfig(_Strict):
-    """How fast the bot sends (bot/outbox.py explains the cost of a line and the defaults,
+    """How fast the bot sends (bot/irc/outbox.py explains the cost of a line and the defaults,
     which are safe on InspIRCd 3, Solanum and ngircd)."""
 
     burst: int = Field(4, ge=1, le=50)

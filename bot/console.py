@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 
 from pydantic import ValidationError
 
-from bot import odds_desk
-from bot.messages import Incoming, Outgoing, Sender
+from bot.chat.messages import Incoming, Outgoing, Sender
+from bot.odds import desk
 from bot.referee import Referee
 
 __all__ = ["ANSWERS_WAIT", "DEFAULT_CHANNEL", "parse_line", "serve"]
@@ -68,7 +68,7 @@ def serve(
         if line is None:
             if ended:
                 return
-            odds_desk.wait(referee, ANSWERS_WAIT)  # end of input: the answers still due,
+            desk.wait(referee, ANSWERS_WAIT)  # end of input: the answers still due,
             inbox.put(None)  # then an end after them
             ended = True
             continue

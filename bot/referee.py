@@ -11,16 +11,22 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot import advice, challenges, duels, records, time_limits  # noqa: F401  (they register commands)
-from bot.casemap import DEFAULT, fold, fold_mask, glob_match
+from bot.chat import warriors  # noqa: F401  (they register commands)
+from bot.chat.messages import Incoming, Outgoing, Priority, Sender
+from bot.chat.moderators import Logins
+from bot.chat.people import People
+from bot.chat.registry import REGISTRY, Ctx, Example, Refusal, command, split_command
 from bot.clock import Clock
-from bot.commands import REGISTRY, Ctx, Example, Refusal, command, split_command
 from bot.config import BotConfig
 from bot.dice import DiceError, DiceExhausted, DiceSource, roll
-from bot.duels import Table
-from bot.messages import Incoming, Outgoing, Priority, Sender
-from bot.moderators import Logins
-from bot.people import People
+from bot.fights import (
+    challenges,
+    play,
+    time_limits,
+)
+from bot.fights.play import Table
+from bot.irc.casemap import DEFAULT, fold, fold_mask, glob_match
+from bot.odds import advice  # noqa: F401  (they register commands)
 from rules.errors import RulesError
 from storage.errors import RecordsLost
 from storage.store import StorageError, Store
@@ -71,7 +77,7 @@ class Referee:
             table.fight, table.last_fight_id = fight, fight.id
             table.deadline = self.clock.now() + self.turn_seconds(fight.channel)
             try:
-                duels.resume_rolls(self, table)
+                play.resume_rolls(self, table)
             except StorageError as error:   # the fight still waits; a command retries
                 log.error("fight %d in %s: its due rolls were not made: %s",
                           fight.id, fight.channel, error)
@@ -86,7 +92,7 @@ class Referee:
         table = self.tables.get(channel.casefold())
         if table is None or table.fight is None:
             return None
-        return Outgoing(table.channel, duels.resumed(self, table), Priority.FIGHT)
+        return Outgoing(table.channel, play.resumed(self, table), Priority.FIGHT)
 
     def table(self, channel: str) -> Table:
         key = channel.casefold()
@@ -185,13 +191,13 @@ class Referee:
 
     def writes(self, msg: Incoming) -> bool:
         """Whether the command in ``msg`` may write the records or change a fight: a
-        transport runs those one after another (:mod:`bot.lanes`), the rest beside."""
+        transport runs those one after another (:mod:`bot.chat.lanes`), the rest beside."""
         parsed = split_command(msg.text, self.config.command_prefix)
         spec = REGISTRY.get(parsed[0]) if parsed is not None else None
         if parsed is None or spec is None:
             return False
         if spec.name == "roll":
-            return duels.fight_roll(self, msg, parsed[1])
+            return play.fight_roll(self, msg, parsed[1])
         return not spec.reads_only
 
     def handle(self, msg: Incoming) -> list[Outgoing]:
@@ -252,7 +258,7 @@ class Referee:
          examples=(Example(("ann !roll 4d6kh3",), "ann rolls 4d6kh3 = [6, 5, 3, (1)] = 14",
                                  dice=(6, 5, 3, 1)),))
 def roll_dice(ctx: Ctx) -> None:
-    if duels.manual_roll(ctx):
+    if play.manual_roll(ctx):
         return
     result = roll(" ".join(ctx.args), ctx.referee.dice)
     ctx.say(f"{ctx.msg.sender.nick} rolls {result.describe()}", Priority.CHATTER)

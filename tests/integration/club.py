@@ -22,13 +22,13 @@ import re
 from pathlib import Path
 
 from bot.app import build_referee
+from bot.chat.messages import Incoming, Outgoing, Sender
 from bot.clock import FakeClock
 from bot.config import BotConfig
 from bot.dice import ScriptedDice
-from bot.messages import Incoming, Outgoing, Sender
-from bot.odds_worker import InlineExecutor
+from bot.irc.text import split_utf8
+from bot.odds.worker import InlineExecutor
 from bot.referee import Referee
-from bot.text import split_utf8
 
 __all__ = ["Club", "lines"]
 

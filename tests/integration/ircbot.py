@@ -2,7 +2,7 @@
 bot_on(server, tmp_path) as run``.
 
 ``irc`` keywords override the ``IrcConfig`` (``port=server.tls_port, tls=True``).
-``run.bot`` is the :class:`bot.network.IrcBot`, ``run.dice`` its scripted dice,
+``run.bot`` is the :class:`bot.irc.supervisor.IrcBot`, ``run.dice`` its scripted dice,
 ``run.referee`` the referee with its store. ``from_bot(client, text)`` waits for the
 bot's PRIVMSG containing ``text``.
 """
@@ -22,7 +22,7 @@ from ircserver import IrcClient, IrcLine
 from bot.app import build_referee
 from bot.config import BotConfig, FloodConfig, IrcConfig
 from bot.dice import ScriptedDice
-from bot.network import IrcBot
+from bot.irc.supervisor import IrcBot
 from bot.referee import Referee
 
 BOT_NICK = "Ref"

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from club import Club, lines
 
+from bot.chat.messages import Incoming, Sender
+from bot.chat.moderators import hash_password, password_key
 from bot.config import BotConfig, ConfigError, load_config
-from bot.messages import Incoming, Sender
-from bot.moderators import hash_password, password_key
 from storage.keys import Keyring
 
 BOSS = Sender(nick="boss", mask="boss!~boss@10.0.0.9", host="~boss@10.0.0.9")

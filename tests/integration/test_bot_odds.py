@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from club import Club
 
-from bot import advice, console, odds_desk
+from bot import console
 from bot.console import serve
+from bot.odds import advice, desk
 
 MATCHUP = re.compile(r"ann: Olaf vs Gorbag \(practice\): Olaf wins \d+% ±\d+ "
                      r"\(\d+ fights; policy: !help odds\)")
@@ -65,7 +66,7 @@ def club(tmp_path: Path) -> Iterator[Club]:
 
 def held(club: Club) -> Held:
     executor = Held()
-    odds_desk.attach(club.referee, executor)
+    desk.attach(club.referee, executor)
     return executor
 
 
@@ -182,10 +183,10 @@ def test_a_failed_simulation_says_so_once_and_frees_the_channel(
 def test_closing_drops_answers_not_yet_out(club: Club) -> None:
     jobs = held(club)
     assert club.say("ann !odds Olaf vs Gorbag") == []
-    odds_desk.close(club.referee)
+    desk.close(club.referee)
     jobs.finish()
     assert club.wait(0) == []
-    assert odds_desk.wait(club.referee, 0)  # nothing out any more
+    assert desk.wait(club.referee, 0)  # nothing out any more
 
 
 # -- the console: at end of input it waits for the answers still due ---------------------
@@ -193,7 +194,7 @@ def test_closing_drops_answers_not_yet_out(club: Club) -> None:
 
 def test_the_console_waits_for_an_answer_from_another_thread(club: Club) -> None:
     with ThreadPoolExecutor(1) as executor:
-        odds_desk.attach(club.referee, executor)
+        desk.attach(club.referee, executor)
         written: list[str] = []
         serve(club.referee, ["ann !odds Olaf vs Gorbag"], written.append)
     (answer,) = written

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import bot.referee  # noqa: F401  (registers every command)
-from bot.commands import REGISTRY
+from bot.chat.registry import REGISTRY
 
 GENERIC = "went wrong on my side"
 """The referee's reply to an unexpected exception: never the answer to anything typed."""

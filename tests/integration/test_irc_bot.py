@@ -12,9 +12,9 @@ import pytest
 from ircbot import BOT_NICK, bot_on, from_bot, player, until
 from ircserver import IrcClient, NgircdServer
 
-from bot.messages import Outgoing, Priority
-from bot.moderators import hash_password, password_key
-from bot.network import USER_BURST
+from bot.chat.messages import Outgoing, Priority
+from bot.chat.moderators import hash_password, password_key
+from bot.irc.supervisor import USER_BURST
 
 
 async def sync(client: IrcClient) -> None:

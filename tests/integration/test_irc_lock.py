@@ -1,4 +1,4 @@
-"""The referee's work runs off the event loop (bot/lanes.py): a database another process
+"""The referee's work runs off the event loop (bot/chat/lanes.py): a database another process
 holds locked delays only the commands that write, and they are told the truth."""
 
 from __future__ import annotations

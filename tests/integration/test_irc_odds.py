@@ -18,10 +18,10 @@ from ircbot import BOT_NICK, bot_on, from_bot, player
 from ircserver import IrcClient, NgircdServer
 from test_irc_bot import quick
 
-import bot.network
-from bot import advice
+import bot.irc.supervisor
 from bot.dice import OsDice
-from bot.outbox import TokenBucket
+from bot.irc.outbox import TokenBucket
+from bot.odds import advice
 
 BUSY = "still being worked out"
 ANSWER = "Olaf vs Gorbag (practice): Olaf wins"
@@ -39,8 +39,8 @@ async def loop_lag(stop: asyncio.Event, lags: list[float]) -> None:
 
 def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
         ngircd: NgircdServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bot.network, "USER_BURST", 10**6)
-    monkeypatch.setattr(bot.network, "USER_RATE", 10**6)
+    monkeypatch.setattr(bot.irc.supervisor, "USER_BURST", 10**6)
+    monkeypatch.setattr(bot.irc.supervisor, "USER_RATE", 10**6)
 
     async def scenario() -> None:
         async with bot_on(quick(ngircd), tmp_path) as run:

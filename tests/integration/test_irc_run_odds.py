@@ -94,7 +94,7 @@ def test_run_answers_odds_from_its_worker_and_stops_cleanly(
 
 KILLED = """\
 import os, sys
-from bot.odds_worker import start_worker
+from bot.odds.worker import start_worker
 
 if __name__ == "__main__":
     worker = start_worker()

@@ -7,11 +7,11 @@ import os
 import queue
 from pathlib import Path
 
-from bot import odds_desk
 from bot.app import build_referee
+from bot.chat.messages import Incoming, Outgoing, Sender
 from bot.config import BotConfig
-from bot.messages import Incoming, Outgoing, Sender
-from bot.odds_worker import NICENESS, start_worker
+from bot.odds import desk
+from bot.odds.worker import NICENESS, start_worker
 
 
 def test_the_worker_is_another_process_below_the_bot() -> None:
@@ -37,6 +37,6 @@ def test_a_referee_answers_from_its_worker(tmp_path: Path) -> None:
         (answer,) = answers.get(timeout=60)
         assert answer.target == "#arena"
         assert answer.text.startswith("ann: Olaf vs Gorbag (duel): Olaf wins")
-        assert odds_desk.wait(referee, 0)
+        assert desk.wait(referee, 0)
     finally:
-        odds_desk.close(referee)
+        desk.close(referee)

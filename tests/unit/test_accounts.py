@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.accounts import Accounts, Members
+from bot.irc.accounts import Accounts, Members
 
 
 def test_an_account_follows_its_nick_and_is_gone_when_logged_out() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import bot.referee  # noqa: F401  (registers every command)
-from bot.commands import REGISTRY, Example
+from bot.chat.registry import REGISTRY, Example
 
 INTEGRATION = str(Path(__file__).resolve().parents[1] / "integration")
 if INTEGRATION not in sys.path:

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from bot.irc_events import (
+from bot.irc.events import (
     Action,
     CapsRefused,
     Casemapping,
@@ -28,8 +28,8 @@ from bot.irc_events import (
     Send,
     WhoDone,
 )
-from bot.irc_line import Line, parse
-from bot.irc_session import IrcSession, SaslLogin
+from bot.irc.line import Line, parse
+from bot.irc.session import IrcSession, SaslLogin
 
 PLAIN = SaslLogin("PLAIN", "RefAcct", "s3cret")
 

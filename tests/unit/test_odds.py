@@ -5,7 +5,7 @@ import random
 
 from transcript import fight, play, warrior
 
-from bot.odds import Estimate, estimate, policy, weigh
+from bot.odds.advisor import Estimate, estimate, policy, weigh
 from rules.ancath.commands import Act, Defend
 from rules.ancath.state import Action, Defence
 

@@ -6,10 +6,10 @@ import logging
 
 import pytest
 
+from bot.chat.messages import Priority
 from bot.clock import FakeClock
 from bot.config import FloodConfig
-from bot.messages import Priority
-from bot.outbox import CONTROL, Budget, Outbox, TokenBucket
+from bot.irc.outbox import CONTROL, Budget, Outbox, TokenBucket
 
 
 def drain(outbox: Outbox) -> list[str]:

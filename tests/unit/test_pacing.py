@@ -4,8 +4,8 @@ slow-down line a minute at most, and the rest stays silent."""
 from __future__ import annotations
 
 from bot.clock import FakeClock
-from bot.network import USER_BURST, USER_RATE
-from bot.pacing import NOTICE_EVERY, Pace
+from bot.irc.pacing import NOTICE_EVERY, Pace
+from bot.irc.supervisor import USER_BURST, USER_RATE
 
 
 def test_one_slow_down_line_a_minute_per_player() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from transcript import fight, play, warrior
 
-from bot import render
-from bot.wording import Cast
+from bot.wording import ancath
+from bot.wording.common import Cast
 from rules.ancath import legal_actions
 from rules.ancath.commands import Act
 from rules.ancath.state import Action
@@ -30,7 +30,7 @@ def test_an_option_only_a_natural_1_could_make_work_is_not_offered() -> None:
     # double 15 - 10 - 5 = 0 on each roll: only a roll of 1 would hit (R1.1)
     doubles = [o for o in legal_actions(state) if o.command == Act(1, Action.DOUBLE)]
     assert [o.chances for o in doubles] == [(0, 0)]
-    assert render.prompt(state, False, CAST) == (
+    assert ancath.prompt(state, False, CAST) == (
         "Gob (gob) to act: !attack 10 | !press 35 | !test 40 | !close 30 | !flee | !yield")
 
 
@@ -38,6 +38,6 @@ def test_a_roll_prompt_names_the_player_and_leads_with_what_every_client_can_sen
     olaf = warrior("Olaf", "free-clans", "broadsword", "shield")
     gob = warrior("Gob", "goblin", "club", "shield")
     state = fight("practice", olaf, gob)
-    assert render.prompt(state, True, CAST) == (
+    assert ancath.prompt(state, True, CAST) == (
         "Olaf (olaf), roll for initiative: !rol d100 (WeeChat, irssi: //rol d100)")
-    assert render.waiting(state) == "Olaf's initiative roll"
+    assert ancath.waiting(state) == "Olaf's initiative roll"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from bot.commands import Ctx, Refusal
-from bot.moderators import unverified_masks
+from bot.chat.moderators import unverified_masks
+from bot.chat.registry import Ctx, Refusal
 
 __all__ = ["SUBS", "rule"]
 

@@ -2,7 +2,7 @@
 
 ``parse`` reads what the server sent (without CR LF): IRCv3 tags with their values
 unescaped, the source, the command upper-cased, and the parameters with the trailing
-one as the last. No socket anywhere: bot/irc_session.py is fed these.
+one as the last. No socket anywhere: bot/irc/session.py is fed these.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.wording import Award, Cast, bp_line, join, options, roll_how
+from bot.wording.common import Award, Cast, bp_line, join, options, roll_how
 from rules.ancath import legal_actions
 from rules.ancath.commands import (
     AcceptYield,

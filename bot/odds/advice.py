@@ -1,15 +1,15 @@
-"""``!odds``: the odds advisor in chat. The simulation (:mod:`bot.odds`) runs on the
-referee's odds desk (:mod:`bot.odds_desk`), off the event loop; its answer comes later."""
+"""``!odds``: the odds advisor in chat. The simulation (:mod:`bot.odds.advisor`) runs on the
+referee's odds desk (:mod:`bot.odds.desk`), off the event loop; its answer comes later."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
 
-from bot.commands import Ctx, Example, Refusal, command
-from bot.odds import POLICY, Estimate, estimate, weigh
-from bot.odds_desk import WINDOW, admit, ask
-from bot.render import verb
+from bot.chat.registry import Ctx, Example, Refusal, command
+from bot.odds.advisor import POLICY, Estimate, estimate, weigh
+from bot.odds.desk import WINDOW, admit, ask
+from bot.wording.ancath import verb
 from rules.ancath import start
 from rules.ancath.commands import Command
 from rules.ancath.state import FightState, Kind, Need

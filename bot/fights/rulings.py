@@ -1,12 +1,12 @@
 """A moderator's rulings on a fight (R8.1): undo one decision, or end the fight.
 
-The ``!mod`` command (:mod:`bot.records`) checks who may rule (R8.2) and calls these.
+The ``!mod`` command (:mod:`bot.chat.warriors`) checks who may rule (R8.2) and calls these.
 """
 
 from __future__ import annotations
 
-from bot.commands import Ctx, Refusal
-from bot.duels import (
+from bot.chat.registry import Ctx, Refusal
+from bot.fights.play import (
     announce,
     cast,
     fight_step,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bot.messages import Incoming, Outgoing, Priority
+from bot.chat.messages import Incoming, Outgoing, Priority
 
 if TYPE_CHECKING:
     from bot.referee import Referee

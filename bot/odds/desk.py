@@ -21,7 +21,7 @@ from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
-from bot.commands import Ctx, Refusal
+from bot.chat.registry import Ctx, Refusal
 from storage.store import OpenFight
 
 if TYPE_CHECKING:

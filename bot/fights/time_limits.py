@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from bot.challenges import keep_challenge
-from bot.commands import Ctx, Refusal, command
-from bot.duels import (
+from bot.chat.messages import Outgoing, Priority
+from bot.chat.registry import Ctx, Refusal, command
+from bot.fights.challenges import keep_challenge
+from bot.fights.play import (
     announce,
     cast,
     fight_step,
@@ -20,7 +21,6 @@ from bot.duels import (
     table_of,
     ui_of,
 )
-from bot.messages import Outgoing, Priority
 from storage.errors import RecordsBusy
 
 __all__ = ["claim", "tick"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.wording import Award, Cast, join, roll_how
+from bot.wording.common import Award, Cast, join, roll_how
 from rules.general.model import (
     Attacked,
     DamageDie,

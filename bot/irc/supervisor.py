@@ -1,19 +1,19 @@
 """The IRC transport: a supervisor around ``irc.client_aio`` that survives a real
 network (shared/IRC-NOTES.md lists the library defaults this works around).
 
-One connection is: connect with a timeout (TLS as bot/tls.py makes it: a refused
+One connection is: connect with a timeout (TLS as bot/irc/tls.py makes it: a refused
 certificate ends the attempt before a byte is sent), write ``CAP LS 302``, then read until
 the link drops, PINGing when idle and dropping the link when it stays silent. The
 supervisor then reconnects with capped, jittered exponential backoff. The send queue
 (``Outbox``) and every fight (in storage) outlive a connection.
 
 The protocol itself (CAP, SASL, nick fallback, ISUPPORT, JOIN and WHO, who is who) is a
-sans-I/O ``IrcSession`` (bot/irc_session.py), one per connection: every raw line goes to
+sans-I/O ``IrcSession`` (bot/irc/session.py), one per connection: every raw line goes to
 it and this module carries out what it answers, keeping the timers (WHO_TIMEOUT, nick
 regain) and passing who is who on to the referee's ``People`` book. Only what must
 precede registration goes out directly (CAP, AUTHENTICATE, and the library's NICK, USER
 and PONG); everything after it, JOINs, WHOs, PINGs, NICK regains and CTCP replies
-included, goes through the outbox's pacing (bot/outbox.py).
+included, goes through the outbox's pacing (bot/irc/outbox.py).
 """
 
 from __future__ import annotations
@@ -32,10 +32,12 @@ from irc.client_aio import AioReactor
 from irc.connection import AioFactory
 from jaraco.stream.buffer import LenientDecodingLineBuffer
 
-from bot import tls
-from bot.accounts import Accounts
+from bot.chat.lanes import Lanes
+from bot.chat.messages import Incoming, Outgoing, Priority, Sender
 from bot.config import IrcConfig
-from bot.irc_events import (
+from bot.irc import tls
+from bot.irc.accounts import Accounts
+from bot.irc.events import (
     Action,
     CapsRefused,
     Casemapping,
@@ -55,13 +57,11 @@ from bot.irc_events import (
     Send,
     WhoDone,
 )
-from bot.irc_session import IrcSession, SaslLogin
-from bot.lanes import Lanes
-from bot.messages import Incoming, Outgoing, Priority, Sender
-from bot.outbox import CONTROL, Outbox
-from bot.pacing import Pace
+from bot.irc.outbox import CONTROL, Outbox
+from bot.irc.pacing import Pace
+from bot.irc.session import IrcSession, SaslLogin
+from bot.irc.text import clean
 from bot.referee import Referee
-from bot.text import clean
 
 __all__ = ["VERSION", "IrcBot"]
 
@@ -69,7 +69,7 @@ log = logging.getLogger("ancath.irc")
 
 VERSION = "ancath-bot 0.1 (An Cath referee)"
 USER_BURST, USER_RATE = 5, 0.5
-"""Per-player command pacing (bot/pacing.py): 5 at once, then one every 2 s; the
+"""Per-player command pacing (bot/irc/pacing.py): 5 at once, then one every 2 s; the
 benchmarks lift it before they build a bot."""
 WHO_TIMEOUT = 30.0
 """Seconds after a WHO went out to wait for its end (315) before asking the next one."""
@@ -83,14 +83,14 @@ class IrcBot:
         self.referee = referee
         self.outbox = Outbox(config.flood)
         self.session = self._new_session()
-        """The protocol state (bot/irc_session.py) of the current connection; ``_session``
+        """The protocol state (bot/irc/session.py) of the current connection; ``_session``
         runs one connection with a new one."""
         self.connected = asyncio.Event()
         """Set while registered: the outbox sends only then."""
         self.connection: ServerConnection | None = None
         self.sessions = 0
         self.pace = Pace(USER_BURST, USER_RATE)
-        """Per-player command pacing (bot/pacing.py)."""
+        """Per-player command pacing (bot/irc/pacing.py)."""
         self._who_deadline: float | None = None
         """When the session's waiting WHO went out, plus ``WHO_TIMEOUT``."""
         self._farewell: str | None = None

@@ -1,4 +1,4 @@
-"""What the IRC session (bot/irc_session.py) asks of its transport: lines to send and
+"""What the IRC session (bot/irc/session.py) asks of its transport: lines to send and
 events to act on, all frozen values.
 
 ``Send`` is the one action that writes; the transport sends it straight out while
@@ -61,7 +61,7 @@ class SaslFailed:
 
 @dataclass(frozen=True, slots=True)
 class Casemapping:
-    """ISUPPORT ``CASEMAPPING=``: how the network folds nicks (bot/casemap.py)."""
+    """ISUPPORT ``CASEMAPPING=``: how the network folds nicks (bot/irc/casemap.py)."""
 
     name: str
 

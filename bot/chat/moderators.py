@@ -1,5 +1,5 @@
 """Who may rule (R8.2): a services account or an exact, verified host mask from the
-configuration or added in chat by one of its moderators (``!mod add``, bot/operations.py),
+configuration or added in chat by one of its moderators (``!mod add``, bot/chat/club.py),
 or, on a network without services, a moderator who logged in to the bot by private
 message with a password (``/msg Ref !mod login <password>``).
 

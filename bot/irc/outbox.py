@@ -48,9 +48,9 @@ import re
 import time
 from collections.abc import Callable
 
+from bot.chat.messages import Priority
 from bot.config import FloodConfig
-from bot.messages import Priority
-from bot.text import DEFAULT_BUDGET, clean, split_utf8
+from bot.irc.text import DEFAULT_BUDGET, clean, split_utf8
 
 __all__ = ["CONTROL", "WEIGHTS", "Budget", "Outbox", "TokenBucket", "valid_target"]
 

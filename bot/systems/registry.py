@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot import render, render_contest, render_general
-from bot.wording import Cast, undone
+from bot.wording import ancath, contest, general
+from bot.wording.common import Cast, undone
 from rules.ancath import commands as ac
 from rules.ancath.state import Action, Defence
 from rules.contest import model as cm
@@ -81,19 +81,19 @@ UIS: dict[str, SystemUI] = {
         AN_CATH, "An Cath", _AN_CATH_VERBS,
         (ac.Wield, ac.ChooseOrder, ac.Act, ac.Defend, ac.DeclareBonus, ac.AcceptYield,
          ac.RejectYield, ac.Stop, ac.Roll, ac.Forfeit, ac.ModeratorEnd),
-        ac.Roll, ac.Forfeit, ac.ModeratorEnd, render.describe, render.prompt, render.status,
-        render.waiting, render.undone,
+        ac.Roll, ac.Forfeit, ac.ModeratorEnd, ancath.describe, ancath.prompt, ancath.status,
+        ancath.waiting, ancath.undone,
     ),
     "contest": SystemUI(
         CONTEST, "Simple Contest", {"strike": cm.Strike, "yield": cm.Yield},
         (cm.Strike, cm.Yield, cm.Roll, cm.Forfeit, cm.ModeratorEnd),
-        cm.Roll, cm.Forfeit, cm.ModeratorEnd, render_contest.describe, render_contest.prompt,
-        render_contest.status, render_contest.waiting, undone,
+        cm.Roll, cm.Forfeit, cm.ModeratorEnd, contest.describe, contest.prompt,
+        contest.status, contest.waiting, undone,
     ),
     "general": SystemUI(
         GENERAL, "General rules", {"attack": gm.Attack, "yield": gm.Yield},
         (gm.Attack, gm.Yield, gm.Roll, gm.Forfeit, gm.ModeratorEnd),
-        gm.Roll, gm.Forfeit, gm.ModeratorEnd, render_general.describe, render_general.prompt,
-        render_general.status, render_general.waiting, undone,
+        gm.Roll, gm.Forfeit, gm.ModeratorEnd, general.describe, general.prompt,
+        general.status, general.waiting, undone,
     ),
 }

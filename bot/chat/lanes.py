@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from bot.messages import Outgoing
+from bot.chat.messages import Outgoing
 
 __all__ = ["Lanes"]
 

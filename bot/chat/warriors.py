@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from bot import duels, operations, rulings
-from bot.commands import Ctx, Example, Refusal, command
-from bot.moderators import password_key, verify_password
-from bot.people import People
+from bot.chat import club
+from bot.chat.moderators import password_key, verify_password
+from bot.chat.people import People
+from bot.chat.registry import Ctx, Example, Refusal, command
+from bot.fights import play, rulings
 from rules.ancath.sheet import Sheet, bp_available, create_warrior, derived_test, valid_name
 from rules.ancath.tables import Armour, Culture, Skill
 from rules.contest.model import ContestFighter, parse_fighter
@@ -248,7 +249,7 @@ _RULINGS = {
     "fairy": "!mod fairy open|close [reason]: Fairy Folk creation",
     "rolls": "!mod rolls auto|manual [reason]: this channel's roll mode",
 }
-_SUBS = {**_RULINGS, **operations.SUBS}
+_SUBS = {**_RULINGS, **club.SUBS}
 
 
 def _usage(sub: str) -> str:
@@ -297,8 +298,8 @@ def mod(ctx: Ctx) -> None:
         ctx.referee.set_setting(f"rolls:{channel.casefold()}", args[0], ctx.who,
                                 " ".join(args[1:]))
         ctx.reply(f"rolls in {channel} are now {args[0]}")
-        duels.catch_up(ctx)
-    elif not operations.rule(ctx, sub, args):
+        play.catch_up(ctx)
+    elif not club.rule(ctx, sub, args):
         raise Refusal(_usage(sub))
 
 

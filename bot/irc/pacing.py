@@ -1,5 +1,5 @@
 """Per-player command pacing on IRC: a burst of commands at once, then one every
-``1 / rate`` seconds (CTCP requests count too; bot/network.py sets 5 and one every
+``1 / rate`` seconds (CTCP requests count too; bot/irc/supervisor.py sets 5 and one every
 2 s); more are dropped, and the first dropped in ``NOTICE_EVERY`` seconds earns the
 player one line saying so (``NOTICE``).
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from bot.outbox import TokenBucket
+from bot.irc.outbox import TokenBucket
 
 __all__ = ["NOTICE_EVERY", "Pace"]
 NOTICE_EVERY = 60.0

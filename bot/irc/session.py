@@ -1,6 +1,6 @@
 """The IRC protocol of one connection, with no I/O: fed the server's lines, it answers
-with lines to send and events (bot/irc_events.py). No socket, clock or asyncio: the
-transport (bot/network.py) carries the actions out and owns every timer.
+with lines to send and events (bot/irc/events.py). No socket, clock or asyncio: the
+transport (bot/irc/supervisor.py) carries the actions out and owns every timer.
 
 Theory of operation. The transport writes ``CAP LS 302``, then NICK and USER. The
 session gathers the capabilities on offer (a multi-line LS ends without ``*``), requests
@@ -16,7 +16,7 @@ time, the next after the previous one's end of WHO (315) or ``who_timed_out``.
 What it sees of who is who (JOIN, WHO, NAMES, NICK, ACCOUNT, PART, KICK, QUIT) goes
 into ``accounts`` and ``members`` and out as ``Seen``, ``Gone`` and ``Renamed``, by the
 rule of ``sender``: the services account if known, else ``user@host``. Nicks and
-channels compare by the network's CASEMAPPING (bot/casemap.py).
+channels compare by the network's CASEMAPPING (bot/irc/casemap.py).
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from bot import casemap
-from bot.accounts import Accounts, Members
-from bot.irc_events import (
+from bot.chat.messages import Sender
+from bot.irc import casemap
+from bot.irc.accounts import Accounts, Members
+from bot.irc.events import (
     Action,
     CapsRefused,
     Casemapping,
@@ -49,8 +50,7 @@ from bot.irc_events import (
     Send,
     WhoDone,
 )
-from bot.irc_line import Line, nick_of, parse, user_host_of
-from bot.messages import Sender
+from bot.irc.line import Line, nick_of, parse, user_host_of
 
 __all__ = ["WANTED_CAPS", "IrcSession", "SaslLogin"]
 

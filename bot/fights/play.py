@@ -1,6 +1,6 @@
 """Fights in channels: the fighters' commands, automatic or manual rolls. Challenges
-are :mod:`bot.challenges`', time limits :mod:`bot.time_limits`', a moderator's rulings
-:mod:`bot.rulings`'.
+are :mod:`bot.fights.challenges`', time limits :mod:`bot.fights.time_limits`', a moderator's rulings
+:mod:`bot.fights.rulings`'.
 
 One :class:`Table` per channel holds the pending challenge or the open fight. Every
 accepted engine command is recorded before anything is said about it, and answered in
@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot.commands import Ctx, Refusal, command
-from bot.messages import Incoming
-from bot.systems import UIS, VERB_SUMMARIES, SystemUI
-from bot.wording import Cast
+from bot.chat.messages import Incoming
+from bot.chat.registry import Ctx, Refusal, command
+from bot.systems.registry import UIS, VERB_SUMMARIES, SystemUI
+from bot.wording.common import Cast
 from rules.ancath.commands import DeclareBonus, Wield
 from rules.ancath.state import BonusUse
 from rules.ancath.tables import Weapon
@@ -23,7 +23,7 @@ from rules.system import Awaiting, RulesState
 from storage.store import OpenFight, Step
 
 if TYPE_CHECKING:
-    from bot.challenges import Challenge
+    from bot.fights.challenges import Challenge
 
 __all__ = [
     "Table", "act", "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step",

@@ -1,7 +1,7 @@
 """Challenges in channels: ``!challenge``, ``!decline``, ``!withdraw`` and ``!accept``
 (which takes up a challenge, or a foe's yield in a fight). A pending challenge is kept
 in storage first, so a restart keeps it (``resume_challenges``); the fight an accepted
-challenge opens is :mod:`bot.duels`'.
+challenge opens is :mod:`bot.fights.play`'.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.commands import Ctx, Example, Refusal, command
-from bot.duels import Table, act, announce, auto_rolls, table_of, timeout
-from bot.systems import UIS
+from bot.chat.registry import Ctx, Example, Refusal, command
+from bot.fights.play import Table, act, announce, auto_rolls, table_of, timeout
+from bot.systems.registry import UIS
 from rules.ancath.commands import AcceptYield
 from rules.systems import SYSTEMS
 from storage.store import ChallengeRecord

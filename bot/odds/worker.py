@@ -26,7 +26,7 @@ def _warm() -> None:
     watch on the bot: a worker whose bot was killed would otherwise wait for jobs
     forever (it holds its own job queue open)."""
     os.nice(NICENESS)
-    importlib.import_module("bot.odds")
+    importlib.import_module("bot.odds.advisor")
     bot = multiprocessing.parent_process()
     if bot is not None:
         threading.Thread(target=_exit_with, args=(bot.sentinel,), name="odds-watch",

@@ -1,0 +1,1 @@
+"""How the referee words each rules system's events, prompts and status lines."""
