@@ -1,6 +1,6 @@
-"""What every rules system shares: the commands a fight ends or rolls by, the shapes of
-``Awaiting`` and ``Outcome`` each system's own values take, and the checks every
-``apply`` makes before its own.
+"""What every rules system shares: the commands a fight ends or rolls by, and the checks
+every ``apply`` makes before its own (the shapes of ``Awaiting`` and ``Outcome`` are in
+``rules.contract``, named here too).
 
 The commands are stored by type name and fields (``rules.codec``): An Cath, Simple
 Contest and the General rules all store a ``Roll``, ``Forfeit`` or ``ModeratorEnd`` alike.
@@ -9,13 +9,10 @@ Contest and the General rules all store a ``Roll``, ``Forfeit`` or ``ModeratorEn
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from rules.contract import Awaiting, Outcome, RulesState
 from rules.errors import FightOver, IllegalCommand
-
-if TYPE_CHECKING:
-    from rules.system import RulesState
 
 __all__ = [
     "Awaiting", "Forfeit", "ModeratorEnd", "Outcome", "Roll", "Yield", "check_command",
@@ -50,39 +47,6 @@ class Forfeit:
     """The awaited side ran out of time and the opponent claimed (R7.4)."""
 
     side: int
-
-
-class Awaiting(Protocol):
-    """Who a fight waits for; each system's ``Awaiting`` adds what for."""
-
-    @property
-    def side(self) -> int:
-        """0 (challenger) or 1 (defender)."""
-        ...
-
-    @property
-    def is_roll(self) -> bool:
-        """The fight waits for a die (a ``Roll`` by ``side``), not a decision."""
-        ...
-
-    @property
-    def die(self) -> int:
-        """The die's faces when ``is_roll``: 100 in An Cath, 20 or a damage die elsewhere."""
-        ...
-
-
-class Outcome(Protocol):
-    """How a fight ended; each system's ``Outcome`` has its own ``Ending`` enum."""
-
-    @property
-    def ending(self) -> Enum:
-        """The way it ended; ``ending.value`` is the word storage keeps."""
-        ...
-
-    @property
-    def winner(self) -> int | None:
-        """0 (challenger), 1 (defender), or None for a draw."""
-        ...
 
 
 class _Sided(Protocol):

@@ -1,56 +1,56 @@
 """The contract every rules system keeps, so storage and the bot treat them alike.
 
-A system is pure functions over its own frozen states and commands (``RuleSystem``);
-each state offers what the bot reads of any fight (``RulesState``): how far it has come,
-whom it waits for (and whether for a die, and which), and how it ended. Everything
-else about a state is the system's own, for its wording (``bot/render*.py``).
+A system is pure functions over its own frozen states, commands, events and fighters
+(``RuleSystem``, generic over the four); each state offers what the bot reads of any
+fight (``rules.contract.RulesState``): how far it has come, whom it waits for (and
+whether for a die, and which), and how it ended. Everything else about a state is the
+system's own, for its wording (``bot/wording``). A bare ``RuleSystem`` is any system.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic
+
+from typing_extensions import TypeVar
 
 from rules.codec import Codec
-from rules.common import Awaiting, Outcome
+from rules.contract import Awaiting, Outcome, RulesState
+from rules.effects import Effect
 
 __all__ = ["Awaiting", "Outcome", "RuleSystem", "RulesState"]
 
-
-class RulesState(Protocol):
-    """What the bot and storage read of any system's fight state."""
-
-    @property
-    def progress(self) -> int:
-        """The turn (An Cath, General rules) or round (Simple Contest); 0 before the
-        first. The time limit starts again when it or ``awaiting`` changes (R7.4)."""
-        ...
-
-    @property
-    def awaiting(self) -> Awaiting | None:
-        """Who the fight waits for; None once it is over."""
-        ...
-
-    @property
-    def outcome(self) -> Outcome | None:
-        """How it ended; None while it goes on."""
-        ...
+S = TypeVar("S", bound=RulesState, default=Any)
+"""The system's fight state."""
+C = TypeVar("C", default=Any)
+"""Its commands (a union of frozen dataclasses)."""
+E = TypeVar("E", default=Any)
+"""Its events."""
+F = TypeVar("F", default=Any)
+"""Its fighters: the sheets a fight starts from."""
 
 
 @dataclass(frozen=True, slots=True)
-class RuleSystem:
+class RuleSystem(Generic[S, C, E, F]):
     """A rules engine's entry points: pure functions over its own states and commands.
-    Commands and events are frozen dataclasses its ``codec`` stores by type name."""
+    Commands, events and fighters are frozen dataclasses its ``codec`` stores by type
+    name."""
 
     name: str
     kinds: tuple[str, ...]
     """Fight kinds it knows; the first is the default."""
     codec: Codec
-    start: Callable[[str, Sequence[Any]], tuple[RulesState, tuple[Any, ...]]]
-    """``start(kind, sheets) -> (state, events)``."""
-    apply: Callable[[Any, Any], tuple[RulesState, tuple[Any, ...]]]
+    start: Callable[[str, Sequence[F]], tuple[S, tuple[E, ...]]]
+    """``start(kind, fighters) -> (state, events)``."""
+    apply: Callable[[S, C], tuple[S, tuple[E, ...]]]
     """``apply(state, command) -> (new_state, events)``; a refused command raises a
     ``rules.errors.RulesError`` and changes nothing."""
-    undo_point: Callable[[Sequence[Any]], int]
+    undo_point: Callable[[Sequence[C]], int]
     """How many commands remain after a moderator's undo (R8.1)."""
+    ledger_effects: Callable[[Sequence[E], tuple[int, int]], tuple[Effect, ...]]
+    """``ledger_effects(events, bp)``: what the events do to the warriors, with the
+    sides' BP totals (tenths) before them, for storage to write (``rules.effects``)."""
+    bp_applied: Callable[[int, int], int]
+    """``bp_applied(bp, tenths)``: what a change of ``tenths`` makes to a total of
+    ``bp`` within the system's bounds (R2.6); an undo takes BP back by it."""

@@ -1,11 +1,16 @@
-"""Endings turned into rewards (R7.2): BP awards, death and prisoners, as events."""
+"""Endings turned into rewards (R7.2): BP awards, death and prisoners, as events; and
+those events as the system-neutral effects storage writes (``ledger_effects``)."""
 
 from __future__ import annotations
 
-from rules.ancath.events import AwardReason, BPAwarded, Event, PrisonerTaken, WarriorSlain
-from rules.ancath.state import Ending, Kind, Outcome
+from collections.abc import Sequence
 
-__all__ = ["AWARDS", "rewards"]
+from rules.ancath.events import AwardReason, BPAwarded, Event, PrisonerTaken, WarriorSlain
+from rules.ancath.sheet import bp_applied
+from rules.ancath.state import Ending, Kind, Outcome
+from rules.effects import BPChange, Capture, Death, Effect
+
+__all__ = ["AWARDS", "ledger_effects", "rewards"]
 
 AWARDS: dict[Kind, tuple[int, int]] = {
     Kind.PRACTICE: (2, 1),
@@ -37,3 +42,20 @@ def rewards(kind: Kind, outcome: Outcome) -> tuple[Event, ...]:
             PrisonerTaken(loser, winner, outcome.ransom),
         ]
     return tuple(events)
+
+
+def ledger_effects(events: Sequence[Event], bp: tuple[int, int]) -> tuple[Effect, ...]:
+    """The effects of R7.2's events in order, each award capped at 40.0 BP (R2.6) from
+    the sides' totals ``bp`` (in tenths) as they stand before the first."""
+    totals = list(bp)
+    effects: list[Effect] = []
+    for event in events:
+        if isinstance(event, BPAwarded):
+            applied = bp_applied(totals[event.side], event.tenths)
+            totals[event.side] += applied
+            effects.append(BPChange(event.side, event.tenths, applied, event.reason.value))
+        elif isinstance(event, WarriorSlain):
+            effects.append(Death(event.side, "slain in a mortal fight"))
+        elif isinstance(event, PrisonerTaken):
+            effects.append(Capture(event.side, event.captor, event.ransom))
+    return tuple(effects)

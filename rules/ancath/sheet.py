@@ -33,6 +33,7 @@ __all__ = [
     "Status",
     "WarriorCreated",
     "add_bp",
+    "bp_applied",
     "bp_available",
     "buy_skill",
     "create_warrior",
@@ -165,10 +166,16 @@ def bp_available(sheet: Sheet) -> int:
     return sheet.bp // 10 - sheet.bp_spent
 
 
+def bp_applied(bp: int, tenths: int) -> int:
+    """The tenths a change of ``tenths`` makes to a total of ``bp``, kept within
+    0..40.0 (R2.6)."""
+    return max(0, min(BP_CAP, bp + tenths)) - bp
+
+
 def add_bp(sheet: Sheet, tenths: int) -> tuple[Sheet, tuple[BPChanged]]:
     """Add (or with a moderator, take away) BP, kept within 0..40.0 (R2.6)."""
-    total = max(0, min(BP_CAP, sheet.bp + tenths))
-    applied = total - sheet.bp
+    applied = bp_applied(sheet.bp, tenths)
+    total = sheet.bp + applied
     return replace(sheet, bp=total), (BPChanged(sheet.name, tenths, applied, total),)
 
 

@@ -4,6 +4,6 @@ Each round both sides say they strike, then roll d20, the challenger first; the 
 resolves the contest when both dice are in. ``apply(state, command)`` like An Cath.
 """
 
-from rules.contest.engine import apply, replay, start, undo_point
+from rules.contest.engine import apply, start, undo_point
 
-__all__ = ["apply", "replay", "start", "undo_point"]
+__all__ = ["apply", "start", "undo_point"]

@@ -7,16 +7,17 @@ the second roll resolves the round. Either side may ``Yield`` instead of rolling
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from rules.common import check_command
 from rules.contest.model import (
     Awaiting,
+    Command,
     ContestFighter,
     ContestState,
     Ending,
+    Event,
     FightEnded,
     Forfeit,
     Gravity,
@@ -34,12 +35,10 @@ from rules.contest.model import (
 )
 from rules.errors import IllegalCommand, InvalidRoll, NotYourTurn
 
-__all__ = ["apply", "level", "replay", "resolve", "start", "undo_point"]
-
-Command = Strike | Yield | Roll | ModeratorEnd | Forfeit
+__all__ = ["apply", "level", "resolve", "start", "undo_point"]
 
 
-def start(_kind: str, fighters: Sequence[ContestFighter]) -> tuple[ContestState, tuple[Any, ...]]:
+def start(_kind: str, fighters: Sequence[ContestFighter]) -> tuple[ContestState, tuple[Event, ...]]:
     a, b = fighters
     if a.name.casefold() == b.name.casefold():
         raise IllegalCommand("a fighter cannot fight themself")
@@ -93,7 +92,7 @@ def resolve(sides: tuple[Side, Side], rolls: tuple[int, int], ratings: tuple[int
     return final, winner, degree, Gravity(max(0, min(Gravity.DEAD.value, gravity)))
 
 
-def apply(state: ContestState, command: Command) -> tuple[ContestState, tuple[Any, ...]]:
+def apply(state: ContestState, command: Command) -> tuple[ContestState, tuple[Event, ...]]:
     check_command(state, command)
     assert state.awaiting is not None
     if isinstance(command, ModeratorEnd):
@@ -144,10 +143,10 @@ def _await_next(state: ContestState) -> ContestState:
     raise AssertionError("a round with both rolls is resolved at once")
 
 
-def _roll(state: ContestState, side: int, value: int) -> tuple[ContestState, tuple[Any, ...]]:
+def _roll(state: ContestState, side: int, value: int) -> tuple[ContestState, tuple[Event, ...]]:
     rolls = (value, state.rolls[1]) if side == 0 else (state.rolls[0], value)
     rating = _effective(state.sides[side])
-    events: list[Any] = [Rolled(side, value, rating, level(value, rating))]
+    events: list[Event] = [Rolled(side, value, rating, level(value, rating))]
     state = replace(state, rolls=rolls)
     if None in rolls:
         return _await_next(state), tuple(events)
@@ -180,19 +179,11 @@ def _roll(state: ContestState, side: int, value: int) -> tuple[ContestState, tup
     return _await_next(state), tuple(events)
 
 
-def _end(state: ContestState, outcome: Outcome) -> tuple[ContestState, tuple[Any, ...]]:
+def _end(state: ContestState, outcome: Outcome) -> tuple[ContestState, tuple[Event, ...]]:
     return replace(state, outcome=outcome, awaiting=None), (FightEnded(outcome),)
 
 
-def replay(kind: str, fighters: Sequence[ContestFighter], commands: Iterable[Command]
-           ) -> ContestState:
-    state, _ = start(kind, fighters)
-    for command in commands:
-        state, _ = apply(state, command)
-    return state
-
-
-def undo_point(commands: Sequence[Any]) -> int:
+def undo_point(commands: Sequence[Command]) -> int:
     """The index of the last command that is not a Roll: a moderator's undo takes back
     one decision (Strike, Yield, Forfeit or ModeratorEnd) and the rolls after it, and
     no more, the same rule as An Cath's ``undo_point`` (R8.1 as the club applies it to

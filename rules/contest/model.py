@@ -11,9 +11,11 @@ from rules.errors import InvalidSheet
 
 __all__ = [
     "Awaiting",
+    "Command",
     "ContestFighter",
     "ContestState",
     "Ending",
+    "Event",
     "FightEnded",
     "Forfeit",
     "Gravity",
@@ -188,3 +190,7 @@ class RoundResolved:
 @dataclass(frozen=True, slots=True)
 class FightEnded:
     outcome: Outcome
+
+
+Command = Strike | Yield | Roll | ModeratorEnd | Forfeit
+Event = Struck | Rolled | RoundResolved | FightEnded

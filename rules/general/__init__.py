@@ -2,6 +2,6 @@
 skirmish engine with rolled-up damage, Protection, knockback and stun, and the travel
 tool (``rules.general.travel``)."""
 
-from rules.general.engine import apply, replay, start, undo_point
+from rules.general.engine import apply, start, undo_point
 
-__all__ = ["apply", "replay", "start", "undo_point"]
+__all__ = ["apply", "start", "undo_point"]

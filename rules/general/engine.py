@@ -12,9 +12,8 @@ attack after it meets a full Parry.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from rules.common import check_command
 from rules.errors import IllegalCommand, InvalidRoll, NotYourTurn
@@ -22,8 +21,10 @@ from rules.general.model import (
     Attack,
     Attacked,
     Awaiting,
+    Command,
     DamageDie,
     Ending,
+    Event,
     Exchange,
     FightEnded,
     Forfeit,
@@ -43,16 +44,15 @@ from rules.general.model import (
     Yield,
 )
 
-__all__ = ["STUN_PENALTY", "apply", "replay", "start", "undo_point"]
+__all__ = ["STUN_PENALTY", "apply", "start", "undo_point"]
 
 STUN_PENALTY = 5
 """Off the Parry against the opponent's next attack after getting up (R10.3)."""
 
-Command = Attack | Yield | Roll | Forfeit | ModeratorEnd
-Out = list[Any]
+Out = list[Event]
 
 
-def start(_kind: str, fighters: Sequence[GeneralFighter]) -> tuple[GeneralState, tuple[Any, ...]]:
+def start(_kind: str, fighters: Sequence[GeneralFighter]) -> tuple[GeneralState, tuple[Event, ...]]:
     a, b = fighters
     if a.name.casefold() == b.name.casefold():
         raise IllegalCommand("a fighter cannot fight themself")
@@ -60,7 +60,7 @@ def start(_kind: str, fighters: Sequence[GeneralFighter]) -> tuple[GeneralState,
     return state, (TurnStarted(0, 1),)
 
 
-def apply(state: GeneralState, command: Command) -> tuple[GeneralState, tuple[Any, ...]]:
+def apply(state: GeneralState, command: Command) -> tuple[GeneralState, tuple[Event, ...]]:
     check_command(state, command)
     out: Out = []
     if isinstance(command, ModeratorEnd):
@@ -182,15 +182,7 @@ def _end(state: GeneralState, outcome: Outcome, out: Out) -> GeneralState:
     return replace(state, outcome=outcome, awaiting=None, exchange=None)
 
 
-def replay(kind: str, fighters: Sequence[GeneralFighter], commands: Iterable[Command]
-           ) -> GeneralState:
-    state, _ = start(kind, fighters)
-    for command in commands:
-        state, _ = apply(state, command)
-    return state
-
-
-def undo_point(commands: Sequence[Any]) -> int:
+def undo_point(commands: Sequence[Command]) -> int:
     """The index of the last command that is not a Roll: a moderator's undo takes back
     one decision (Attack, Yield, Forfeit or ModeratorEnd) and the rolls after it, and
     no more, the same rule as An Cath's ``undo_point`` (R8.1 as the club applies it to

@@ -10,7 +10,8 @@ from rules.common import Forfeit, ModeratorEnd, Roll, Yield
 from rules.errors import InvalidSheet
 
 __all__ = [
-    "Attack", "Attacked", "Awaiting", "DamageDie", "Dice", "Ending", "FightEnded", "Forfeit",
+    "Attack", "Attacked", "Awaiting", "Command", "DamageDie", "Dice", "Ending", "Event",
+    "FightEnded", "Forfeit",
     "GeneralFighter", "GeneralState", "GotUp", "Hit", "KnockbackTest", "ModeratorEnd",
     "Need", "Outcome", "Parried", "Roll", "Side", "TurnStarted", "Yield", "parse_dice",
 ]
@@ -213,3 +214,7 @@ class KnockbackTest:
 @dataclass(frozen=True, slots=True)
 class FightEnded:
     outcome: Outcome
+
+
+Command = Attack | Yield | Roll | Forfeit | ModeratorEnd
+Event = TurnStarted | GotUp | Attacked | Parried | DamageDie | Hit | KnockbackTest | FightEnded

@@ -33,9 +33,10 @@ from dataclasses import dataclass, field
 import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from replaying import ancath_replay as replay  # the one replay, rules.replay
 from transcript import fight, play, warrior
 
-from rules.ancath import Option, apply, legal_actions, replay, start
+from rules.ancath import Option, apply, legal_actions, start
 from rules.ancath.chances import loadout_problem
 from rules.ancath.commands import (
     AcceptYield,

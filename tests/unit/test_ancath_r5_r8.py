@@ -13,9 +13,10 @@ Gorbag has 0.5 BP more than Snaga, so Gorbag chooses who goes first.
 from __future__ import annotations
 
 import pytest
+from replaying import ancath_replay as replay  # the one replay, rules.replay
 from transcript import command, fight, play, warrior
 
-from rules.ancath import apply, legal_actions, replay, undo_point
+from rules.ancath import apply, legal_actions, undo_point
 from rules.ancath.chances import defence_options
 from rules.ancath.commands import Act, Command
 from rules.ancath.events import (

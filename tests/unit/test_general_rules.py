@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from replaying import general_replay as replay  # the one replay, rules.replay
 
 from rules.errors import (
     FightOver,
@@ -32,7 +33,7 @@ from rules.errors import (
     NotYourTurn,
     RulesError,
 )
-from rules.general.engine import STUN_PENALTY, apply, replay, start, undo_point
+from rules.general.engine import STUN_PENALTY, apply, start, undo_point
 from rules.general.model import (
     Attack,
     Attacked,

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
+from replaying import contest_replay as replay  # the one replay, rules.replay
 
-from rules.contest.engine import apply, level, replay, resolve, start, undo_point
+from rules.contest.engine import apply, level, resolve, start, undo_point
 from rules.contest.model import (
     ContestFighter,
     ContestState,

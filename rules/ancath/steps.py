@@ -1,0 +1,75 @@
+"""Small steps every part of the An Cath engine takes on a state: a fighter made or
+replaced, a strike filled in, a need awaited, the fight ended with its rewards (R7.2)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from rules.ancath.chances import defences_for
+from rules.ancath.events import Event, FightEnded, LoadoutSet
+from rules.ancath.rewards import rewards
+from rules.ancath.sheet import Sheet
+from rules.ancath.state import (
+    ActionContext,
+    Awaiting,
+    Ending,
+    Fighter,
+    FightState,
+    Loadout,
+    Outcome,
+    Strike,
+)
+
+__all__ = [
+    "Out", "context", "end", "escape", "loadout_event", "name_of", "new_fighter", "wait_for",
+    "with_fighter", "with_strike",
+]
+
+Out = list[Event]
+"""The events a step appends to, in order."""
+
+
+def name_of(state: FightState, side: int) -> str:
+    return state.fighters[side].name
+
+
+def new_fighter(sheet: Sheet, loadout: Loadout) -> Fighter:
+    return Fighter(sheet, loadout, defences_for(sheet, loadout), loadout.weapon, {})
+
+
+def loadout_event(side: int, f: Fighter) -> LoadoutSet:
+    d = f.defences
+    return LoadoutSet(side, f.loadout.weapon, f.loadout.shield, f.loadout.two_handed,
+                      d.dodge, d.block, d.parry)
+
+
+def with_fighter(state: FightState, side: int, fighter: Fighter) -> FightState:
+    pair = (fighter, state.fighters[1]) if side == 0 else (state.fighters[0], fighter)
+    return replace(state, fighters=pair)
+
+
+def context(state: FightState) -> ActionContext:
+    assert state.context is not None
+    return state.context
+
+
+def with_strike(state: FightState, index: int, strike: Strike, **changes: Any) -> FightState:
+    ctx = context(state)
+    strikes = (*ctx.strikes[:index], strike, *ctx.strikes[index + 1:])
+    return replace(state, context=replace(ctx, strikes=strikes, **changes))
+
+
+def wait_for(state: FightState, awaiting: Awaiting) -> FightState:
+    return replace(state, awaiting=awaiting)
+
+
+def escape(state: FightState, out: Out) -> FightState:
+    assert state.fleeing is not None
+    return end(state, Outcome(Ending.ESCAPE, 1 - state.fleeing), out)
+
+
+def end(state: FightState, outcome: Outcome, out: Out) -> FightState:
+    out.append(FightEnded(outcome))
+    out.extend(rewards(state.kind, outcome))
+    return replace(state, outcome=outcome, awaiting=None, context=None)

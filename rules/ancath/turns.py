@@ -1,0 +1,83 @@
+"""An An Cath fight's setup and turns: loadouts (R3.4), initiative and the order
+(R3.6-R3.7), a turn's start (bonuses lapsing, R4.5; drawing a weapon, R6.5) and end."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.ancath.chances import loadout_problem, secondary_weapon
+from rules.ancath.commands import ChooseOrder, Wield
+from rules.ancath.events import OrderChosen, Rolled, TurnStarted, WeaponDrawn
+from rules.ancath.state import Awaiting, FightState, Loadout, Need, RollFor
+from rules.ancath.steps import Out, escape, loadout_event, new_fighter, wait_for, with_fighter
+from rules.errors import Unavailable
+
+__all__ = ["choose_order", "end_turn", "initiative", "start_turn", "wield"]
+
+
+def wield(state: FightState, command: Wield, out: Out) -> FightState:
+    if state.started:
+        raise Unavailable("loadouts are fixed once the first action is taken")
+    fighter = state.fighters[command.side]
+    loadout = Loadout(command.weapon, command.shield, command.two_handed)
+    problem = loadout_problem(fighter.sheet, loadout)
+    if problem:
+        raise Unavailable(problem)
+    fighter = new_fighter(fighter.sheet, loadout)
+    out.append(loadout_event(command.side, fighter))
+    return with_fighter(state, command.side, fighter)
+
+
+def initiative(state: FightState, side: int, roll: int, out: Out) -> FightState:
+    rolls = (roll, None) if side == 0 else (state.initiative[0], roll)
+    out.append(Rolled(side, RollFor.INITIATIVE, roll, None, None))
+    state = replace(state, initiative=rolls)
+    if side == 0:
+        return wait_for(state, Awaiting(1, Need.ROLL, RollFor.INITIATIVE))
+    first, second = rolls
+    if first == second:
+        return wait_for(replace(state, initiative=(None, None)),
+                      Awaiting(0, Need.ROLL, RollFor.INITIATIVE))
+    assert first is not None and second is not None
+    return wait_for(state, Awaiting(0 if first > second else 1, Need.ORDER))
+
+
+def choose_order(state: FightState, command: ChooseOrder, out: Out) -> FightState:
+    first = command.side if command.first else 1 - command.side
+    out.append(OrderChosen(first))
+    return start_turn(replace(state, initiative=(None, None)), first, out)
+
+
+def start_turn(state: FightState, side: int, out: Out, last_turn: bool = False) -> FightState:
+    turn = state.turn + 1
+    fighters = []
+    for index, f in enumerate(state.fighters):
+        if f.bonus is not None and f.bonus.earned_turn + 2 < turn:
+            f = replace(f, bonus=None)  # lapses after the holder's next turn (R4.5)
+        if index == side:
+            f = replace(f, press_penalty=False, pair_doubled=False)
+        fighters.append(f)
+    state = replace(state, turn=turn, actor=side, context=None,
+                    fighters=(fighters[0], fighters[1]))
+    out.append(TurnStarted(side, turn, last_turn))
+    fighter = state.fighters[side]
+    if fighter.must_draw and not fighter.armless:  # the turn is spent drawing (R6.5)
+        weapon = secondary_weapon(fighter.sheet) or fighter.weapon
+        state = with_fighter(state, side, replace(fighter, must_draw=False, weapon=weapon))
+        out.append(WeaponDrawn(side, weapon))
+        return escape(state, out) if last_turn else end_turn(state, out)
+    state = with_fighter(state, side, replace(fighter, must_draw=False, dodge_only=False))
+    if last_turn:
+        if fighter.armless:
+            return escape(state, out)
+        return wait_for(state, Awaiting(side, Need.LAST_TURN))
+    return wait_for(state, Awaiting(side, Need.ACTION))
+
+
+def end_turn(state: FightState, out: Out) -> FightState:
+    assert state.actor is not None
+    side = state.actor
+    fighter = state.fighters[side]
+    if fighter.earned is not None:  # a new bonus replaces the old one (R4.5)
+        state = with_fighter(state, side, replace(fighter, bonus=fighter.earned, earned=None))
+    return start_turn(replace(state, context=None), 1 - side, out)
