@@ -1,6 +1,7 @@
 """What a fight's events do to the warriors, in words no system owns: storage writes
 each effect as one ledger row and the warrior change it makes, without knowing the
-system that caused it (``RuleSystem.ledger_effects``)."""
+system that caused it (``RuleSystem.ledger_effects``; a BP change goes through the
+system's ``bp_applied`` bounds)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,12 @@ __all__ = ["BPChange", "Capture", "Death", "Effect", "no_effects"]
 
 @dataclass(frozen=True, slots=True)
 class BPChange:
-    """A side's BP change (ledger entry ``award``)."""
+    """BP the rules award a side (ledger entry ``award``). What the warrior's total
+    actually changes by is the system's ``bp_applied`` of its total then (R2.6)."""
 
     side: int
-    tenths_asked: int
-    """What the rules award, in tenths."""
-    tenths_applied: int
-    """What the warrior's total actually changes by, within the system's bounds (R2.6)."""
+    tenths: int
+    """The award asked for, in tenths."""
     reason: str
     """Why, as the ledger words it after the fight kind: ``win``, ``foe-slain``."""
 
@@ -46,6 +46,6 @@ class Capture:
 Effect = BPChange | Death | Capture
 
 
-def no_effects(_events: Sequence[object], _bp: tuple[int, int]) -> tuple[Effect, ...]:
+def no_effects(_events: Sequence[object]) -> tuple[Effect, ...]:
     """A system whose fights change no warrior (Simple Contest, the General rules)."""
     return ()

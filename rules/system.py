@@ -48,9 +48,9 @@ class RuleSystem(Generic[S, C, E, F]):
     ``rules.errors.RulesError`` and changes nothing."""
     undo_point: Callable[[Sequence[C]], int]
     """How many commands remain after a moderator's undo (R8.1)."""
-    ledger_effects: Callable[[Sequence[E], tuple[int, int]], tuple[Effect, ...]]
-    """``ledger_effects(events, bp)``: what the events do to the warriors, with the
-    sides' BP totals (tenths) before them, for storage to write (``rules.effects``)."""
+    ledger_effects: Callable[[Sequence[E]], tuple[Effect, ...]]
+    """``ledger_effects(events)``: what the events do to the warriors, for storage to
+    write without knowing the system (``rules.effects``)."""
     bp_applied: Callable[[int, int], int]
     """``bp_applied(bp, tenths)``: what a change of ``tenths`` makes to a total of
-    ``bp`` within the system's bounds (R2.6); an undo takes BP back by it."""
+    ``bp`` within the system's bounds (R2.6), for an award and for an undo's reversal."""

@@ -1,6 +1,8 @@
-"""The ledger rows a fight's events imply (BP awards, deaths, captures) with the warrior
-changes they make, and their reversal when a moderator undoes the commands that
-caused them (R8.1)."""
+"""The ledger rows a fight's effects imply (BP awards, deaths, captures) with the
+warrior changes they make, and their reversal when a moderator undoes the commands that
+caused them (R8.1). The fight's rules system turns its events into effects
+(``RuleSystem.ledger_effects``) and bounds BP (``bp_applied``); nothing here knows a
+system."""
 
 from __future__ import annotations
 
@@ -10,13 +12,13 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from rules.ancath.events import BPAwarded, PrisonerTaken, WarriorSlain
-from rules.ancath.sheet import add_bp
+from rules.effects import BPChange, Death
+from rules.system import RuleSystem
 from storage import ledger
 from storage.models import LedgerRow, Warrior
 from storage.records import Award, OpenFight
 from storage.unit_of_work import UnitOfWork
-from storage.warriors import sheet_of, side_rows
+from storage.warriors import side_rows
 
 __all__ = ["Awards"]
 
@@ -28,38 +30,38 @@ class Awards(UnitOfWork):
         self, session: Session, fight: OpenFight, seq: int, events: Sequence[Any],
         actor: str, now: str, moderator: str | None = None, ruling: str | None = None,
     ) -> list[Award]:
-        """The ledger rows the events imply; returns the BP awards as added."""
-        rewarding = [e for e in events if isinstance(e, BPAwarded | WarriorSlain | PrisonerTaken)]
+        """The ledger rows the events' effects imply; returns the BP awards as added."""
+        effects = fight.system.ledger_effects(events)
         awarded: list[Award] = []
-        if not rewarding:
+        if not effects:
             return awarded
         warriors = side_rows(session, fight.id)
         base = {"fight_id": fight.id, "command_seq": seq, "actor": actor, "created_at": now,
                 "moderator": moderator}
         why = f"; ruling: {ruling}" if ruling else ""
-        for item in rewarding:
-            row = warriors[item.side]
-            if isinstance(item, BPAwarded):
-                sheet, (changed,) = add_bp(sheet_of(row), item.tenths)
-                row.bp = sheet.bp
-                self._append(session, warrior_id=row.id, entry="award", bp=changed.applied,
-                              reason=f"{fight.kind} fight: {item.reason.value}{why}", **base)
-                awarded.append(Award(item.side, changed.applied, item.tenths, item.reason.value))
-            elif isinstance(item, WarriorSlain):
+        for effect in effects:
+            row = warriors[effect.side]
+            if isinstance(effect, BPChange):
+                applied = fight.system.bp_applied(row.bp, effect.tenths)
+                row.bp += applied
+                self._append(session, warrior_id=row.id, entry="award", bp=applied,
+                              reason=f"{fight.kind} fight: {effect.reason}{why}", **base)
+                awarded.append(Award(effect.side, applied, effect.tenths, effect.reason))
+            elif isinstance(effect, Death):
                 row.status, row.captor_id = "dead", None
                 self._append(session, warrior_id=row.id, entry="death", status="dead",
-                              reason=f"slain in a mortal fight{why}", **base)
+                              reason=f"{effect.cause}{why}", **base)
             else:
-                captor = warriors[item.captor]
+                captor = warriors[effect.captor]
                 row.status, row.captor_id = "prisoner", captor.id
                 self._append(session, warrior_id=row.id, entry="prisoner-taken",
                               status="prisoner", captor_id=captor.id,
-                              detail={"ransom": item.ransom} if item.ransom else None,
+                              detail={"ransom": effect.ransom} if effect.ransom else None,
                               reason=f"taken prisoner by {captor.name}{why}", **base)
         return awarded
 
     def _reverse_after(
-        self, session: Session, fight_id: int, kept: list[int], seq: int,
+        self, session: Session, system: RuleSystem, fight_id: int, kept: list[int], seq: int,
         moderator: str, reason: str, now: str,
     ) -> None:
         """Ledger reversal rows for every row an undone command wrote.
@@ -87,13 +89,13 @@ class Awards(UnitOfWork):
             if row.command_seq in kept or row.id in reversed_ids:
                 continue
             warrior = session.get_one(Warrior, row.warrior_id, with_for_update=True)
-            sheet, (changed,) = add_bp(sheet_of(warrior), -row.bp)
-            warrior.bp = sheet.bp
+            applied = system.bp_applied(warrior.bp, -row.bp)
+            warrior.bp += applied
             status = None
             if row.status is not None and latest_status.get(warrior.id) == row.id:
                 status, warrior.status, warrior.captor_id = "free", "free", None
             self._append(
-                session, warrior_id=row.warrior_id, entry="reversal", bp=changed.applied,
+                session, warrior_id=row.warrior_id, entry="reversal", bp=applied,
                 status=status, detail={"reverses": row.id}, actor=moderator,
                 moderator=moderator, fight_id=fight_id, command_seq=seq,
                 reason=f"undo: {reason}", created_at=now,

@@ -167,7 +167,8 @@ class Fights(Awards):
                     command={"type": UNDO, "keep": keep, "reason": reason},
                 ))
                 kept_seqs = [seq for seq, _ in command_log(session, fight_id)[0][:keep]]
-                self._reverse_after(session, fight_id, kept_seqs, seq, moderator, reason, now)
+                self._reverse_after(session, fight.system, fight_id, kept_seqs, seq, moderator,
+                                   reason, now)
                 row = session.get_one(Fight, fight_id)
                 if not row.active:
                     for warrior in side_rows(session, fight_id):

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from rules.replay import replay as replay_commands
 from rules.systems import SYSTEMS
 from storage.models import Fight, FightCommand, FightEvent, FightSide
 from storage.records import OpenFight
@@ -43,8 +44,8 @@ def load(session: Session, fight_id: int) -> OpenFight:
 def replay(
     session: Session, fight_id: int
 ) -> tuple[OpenFight, list[tuple[int, tuple[Any, ...]]]]:
-    """The fight rebuilt from its commands, with the events each step gave (seq 0 is
-    the start)."""
+    """The fight rebuilt from its commands (``rules.replay``), with the events each
+    step gave (seq 0 is the start)."""
     fight = session.get_one(Fight, fight_id)
     system = SYSTEMS[fight.system]
     sheets = tuple(system.codec.decode(s) for s in fight.setup["sheets"])
@@ -52,15 +53,12 @@ def replay(
         select(FightSide).where(FightSide.fight_id == fight_id).order_by(FightSide.side)
     ).all()
     rows, last = command_log(session, fight_id)
-    commands = [system.codec.decode(data) for _, data in rows]
-    state, events = system.start(fight.kind, sheets)
-    steps = [(0, events)]
-    for (seq, _), command in zip(rows, commands, strict=True):
-        state, events = system.apply(state, command)
-        steps.append((seq, events))
+    commands = tuple(system.codec.decode(data) for _, data in rows)
+    replayed = replay_commands(system, fight.kind, sheets, commands)
+    seqs = [0, *(seq for seq, _ in rows)]
     loaded = OpenFight(fight.id, fight.channel, system, fight.kind, sheets,
-                       tuple(s.account for s in sides), state, tuple(commands), last)
-    return loaded, steps
+                       tuple(s.account for s in sides), replayed.state, commands, last)
+    return loaded, list(zip(seqs, replayed.steps, strict=True))
 
 
 def log_mismatch(

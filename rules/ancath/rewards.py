@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rules.ancath.events import AwardReason, BPAwarded, Event, PrisonerTaken, WarriorSlain
-from rules.ancath.sheet import bp_applied
 from rules.ancath.state import Ending, Kind, Outcome
 from rules.effects import BPChange, Capture, Death, Effect
 
@@ -44,16 +43,13 @@ def rewards(kind: Kind, outcome: Outcome) -> tuple[Event, ...]:
     return tuple(events)
 
 
-def ledger_effects(events: Sequence[Event], bp: tuple[int, int]) -> tuple[Effect, ...]:
-    """The effects of R7.2's events in order, each award capped at 40.0 BP (R2.6) from
-    the sides' totals ``bp`` (in tenths) as they stand before the first."""
-    totals = list(bp)
+def ledger_effects(events: Sequence[Event]) -> tuple[Effect, ...]:
+    """R7.2's events as the effects storage writes, in order; every other event has
+    none. An award's cap at 40.0 BP (R2.6) is ``sheet.bp_applied``'s."""
     effects: list[Effect] = []
     for event in events:
         if isinstance(event, BPAwarded):
-            applied = bp_applied(totals[event.side], event.tenths)
-            totals[event.side] += applied
-            effects.append(BPChange(event.side, event.tenths, applied, event.reason.value))
+            effects.append(BPChange(event.side, event.tenths, event.reason.value))
         elif isinstance(event, WarriorSlain):
             effects.append(Death(event.side, "slain in a mortal fight"))
         elif isinstance(event, PrisonerTaken):

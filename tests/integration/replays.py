@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Engine, text
 
 from rules.ancath.events import BPAwarded, PrisonerTaken, WarriorSlain
+from rules.replay import replay
 from rules.systems import AN_CATH
 from storage.store import UNDO
 
@@ -38,12 +39,8 @@ def replay_stored(engine: Engine, fight_id: int) -> tuple[Any, list[Any], list[A
         else:
             commands.append(AN_CATH.codec.decode(data))
     sheets = [AN_CATH.codec.decode(s) for s in as_json(setup)["sheets"]]
-    state, first = AN_CATH.start(kind, sheets)
-    events = list(first)
-    for cmd in commands:
-        state, new = AN_CATH.apply(state, cmd)
-        events += new
-    return state, commands, events
+    replayed = replay(AN_CATH, kind, sheets, commands)
+    return replayed.state, commands, list(replayed.events)
 
 
 def ledger_matches_replays(engine: Engine) -> list[str]:

@@ -31,6 +31,7 @@ from bot.config import BotConfig
 from rules.ancath.tables import Skill
 from rules.codec import encode
 from rules.contest.model import parse_fighter
+from rules.replay import replay
 from rules.systems import AN_CATH
 from storage import ledger
 from storage.db import open_database, open_read_only
@@ -273,12 +274,12 @@ def test_a_finished_fights_commands_and_events_rewritten_consistently(store: Sto
         stored = connection.execute(text(
             "SELECT seq, command FROM fight_commands WHERE fight_id = :id ORDER BY seq"),
             {"id": fight.id}).all()
-        state, events = AN_CATH.start("practice",
-                                      [AN_CATH.codec.decode(s) for s in setup["sheets"]])
-        logged = [(0, events)]
-        for row_seq, data in stored:
-            state, events = AN_CATH.apply(state, AN_CATH.codec.decode(as_json(data)))
-            logged.append((row_seq, events))
+        replayed = replay(AN_CATH, "practice",
+                          [AN_CATH.codec.decode(s) for s in setup["sheets"]],
+                          [AN_CATH.codec.decode(as_json(data)) for _, data in stored])
+        state = replayed.state
+        logged = list(zip([0, *(row_seq for row_seq, _ in stored)], replayed.steps,
+                          strict=True))
         assert state.outcome == fight.state.outcome
         connection.execute(text("DELETE FROM fight_events WHERE fight_id = :id"),
                            {"id": fight.id})
