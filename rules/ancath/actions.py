@@ -38,6 +38,7 @@ __all__ = ["act", "advance", "defend"]
 
 
 def act(state: FightState, command: Act, out: Out) -> FightState:
+    """An action chosen, or a last attack against a flight (R4)."""
     need = state.awaiting.need if state.awaiting else None
     side, action = command.side, command.action
     problem = action_problem(state, side, action)
@@ -116,6 +117,7 @@ def _choose_defence(state: FightState, index: int, defence: Defence, out: Out) -
 
 
 def defend(state: FightState, command: Defend, out: Out) -> FightState:
+    """The defence against the next hit not yet defended (R5.1)."""
     ctx = context(state)
     options = defence_options(state, ctx)
     if command.defence not in options:

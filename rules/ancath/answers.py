@@ -18,6 +18,7 @@ __all__ = ["accept_yield", "declare", "reject_yield", "stop"]
 
 
 def accept_yield(state: FightState, command: AcceptYield, out: Out) -> FightState:
+    """A yield accepted: released, or in a mortal fight taken prisoner (R4.6)."""
     prisoner = command.prisoner
     if state.kind is Kind.MORTAL:
         prisoner = True if prisoner is None else prisoner
@@ -31,11 +32,13 @@ def accept_yield(state: FightState, command: AcceptYield, out: Out) -> FightStat
 
 
 def reject_yield(state: FightState, command: RejectYield, out: Out) -> FightState:
+    """A yield rejected: the fight goes on."""
     out.append(YieldAnswered(command.side, False))
     return end_turn(state, out)
 
 
 def stop(state: FightState, command: Stop, out: Out) -> FightState:
+    """An attempt to stop a flight, rolled against the resist chance (R4.8)."""
     chance = resist_chance(state, command.side)
     if chance is None:
         raise Unavailable(f"{name_of(state, command.side)} cannot stop the flight: leg disabled")
@@ -43,6 +46,7 @@ def stop(state: FightState, command: Stop, out: Out) -> FightState:
 
 
 def declare(state: FightState, command: DeclareBonus, out: Out) -> FightState:
+    """A test bonus declared for attack or defence (R4.5)."""
     fighter = state.fighters[command.side]
     bonus = fighter.bonus
     if bonus is None:

@@ -33,6 +33,7 @@ __all__ = ["roll"]
 
 
 def roll(state: FightState, command: Roll, out: Out) -> FightState:
+    """The d100 the fight waits for, by what it is for (R1.1)."""
     value = command.value
     if type(value) is not int or not 1 <= value <= 100:
         raise InvalidRoll(f"a d100 roll is 1..100, not {value}")

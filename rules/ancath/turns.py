@@ -1,5 +1,5 @@
 """An An Cath fight's setup and turns: loadouts (R3.4), initiative and the order
-(R3.6-R3.7), a turn's start (bonuses lapsing, R4.5; drawing a weapon, R6.5) and end."""
+(R3.6), a turn's start (bonuses lapsing, R4.5; drawing a weapon, R6.5) and its end."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ __all__ = ["choose_order", "end_turn", "initiative", "start_turn", "wield"]
 
 
 def wield(state: FightState, command: Wield, out: Out) -> FightState:
+    """A new loadout before the first action (R3.4)."""
     if state.started:
         raise Unavailable("loadouts are fixed once the first action is taken")
     fighter = state.fighters[command.side]
@@ -43,6 +44,7 @@ def initiative(state: FightState, side: int, roll: int, out: Out) -> FightState:
 
 
 def choose_order(state: FightState, command: ChooseOrder, out: Out) -> FightState:
+    """The initiative winner goes first or second (R3.6)."""
     first = command.side if command.first else 1 - command.side
     out.append(OrderChosen(first))
     return start_turn(replace(state, initiative=(None, None)), first, out)
