@@ -169,7 +169,8 @@ def is_manual(referee: Any, table: Table) -> bool:
 def announce(ctx: Ctx, table: Table, events: list[Any]) -> None:
     """Say what happened and who moves next in one line. The time limit starts again
     only when the fight moved on (:class:`TurnTimer`, R7.4). A fight's end ends with
-    the ledger head its closing row made (``ledger #4123 9f2c1a7e``): an anchor in the channel's log that ``audit verify --anchors`` checks."""
+    the ledger head its closing row made (``ledger #4123 9f2c1a7e``): an anchor in the
+    channel's log that ``audit verify --anchors`` checks."""
     fight = table.fighting()
     ui, who = ui_of(fight), cast(ctx.referee, fight)
     said = ui.describe(events, who, fight.awarded)
