@@ -11,34 +11,37 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bot.chat import warriors  # noqa: F401  (they register commands)
+from bot.chat import basics, mod, warriors
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
 from bot.chat.moderators import Logins
 from bot.chat.people import People
-from bot.chat.registry import REGISTRY, Ctx, Example, Refusal, command, split_command
+from bot.chat.registry import Ctx, Refusal, Registry, load, split_command
 from bot.clock import Clock
 from bot.config import BotConfig
-from bot.dice import DiceError, DiceExhausted, DiceSource, roll
-from bot.fights import (
-    challenges,
-    play,
-    time_limits,
-)
+from bot.dice import DiceError, DiceExhausted, DiceSource
+from bot.fights import challenges, play, time_limits
 from bot.fights.play import Table
 from bot.irc.casemap import DEFAULT, fold, fold_mask, glob_match
-from bot.odds import advice  # noqa: F401  (they register commands)
+from bot.odds import advice
 from rules.errors import RulesError
 from storage.errors import RecordsLost
 from storage.store import StorageError, Store
 
-__all__ = ["Referee"]
+__all__ = ["COMMAND_MODULES", "REGISTRY", "Referee"]
 
 log = logging.getLogger("ancath.referee")
 
+COMMAND_MODULES = (basics, warriors, mod, challenges, play, time_limits, advice)
+"""The modules whose commands the bot answers, in ``!help``'s order."""
+REGISTRY = load(COMMAND_MODULES)
+
 
 class Referee:
-    def __init__(self, config: BotConfig, store: Store, dice: DiceSource, clock: Clock) -> None:
+    def __init__(self, config: BotConfig, store: Store, dice: DiceSource, clock: Clock,
+                 commands: Registry = REGISTRY) -> None:
         self.config = config
+        self.commands = commands
+        """The commands this referee answers."""
         self.store = store
         self.dice = dice
         self.clock = clock
@@ -75,12 +78,12 @@ class Referee:
         for fight in fights:
             table = self.table(fight.channel)
             table.fight, table.last_fight_id = fight, fight.id
-            table.deadline = self.clock.now() + self.turn_seconds(fight.channel)
             try:
                 play.resume_rolls(self, table)
             except StorageError as error:   # the fight still waits; a command retries
                 log.error("fight %d in %s: its due rolls were not made: %s",
                           fight.id, fight.channel, error)
+            play.restart_timer(self, table)   # the time to decide starts again (R7.4)
         challenges.resume_challenges(self)
         for problem in problems:
             log.error("not resumed: %s", problem)
@@ -193,7 +196,7 @@ class Referee:
         """Whether the command in ``msg`` may write the records or change a fight: a
         transport runs those one after another (:mod:`bot.chat.lanes`), the rest beside."""
         parsed = split_command(msg.text, self.config.command_prefix)
-        spec = REGISTRY.get(parsed[0]) if parsed is not None else None
+        spec = self.commands.get(parsed[0]) if parsed is not None else None
         if parsed is None or spec is None:
             return False
         if spec.name == "roll":
@@ -212,14 +215,14 @@ class Referee:
         if parsed is None:
             return []
         name, args = parsed
-        spec = REGISTRY.get(name)
+        spec = self.commands.get(name)
         ctx = Ctx(self, msg, name, args)
         if spec is None:
             if name.isalpha():
                 ctx.reply(f"I don't know !{name}; !help lists the commands")
             return ctx.out
         try:
-            spec.handler(ctx)
+            spec.run(ctx)
         except DiceExhausted:
             raise  # scripted dice ran out: a test or replay is wrong, not the user
         except RecordsLost as error:
@@ -251,41 +254,3 @@ class Referee:
             return []
         return time_limits.tick(self)
 
-
-@command("roll", "!roll <dice>  (also !rol d100 or /rol d100)",
-         "Roll dice: NdM, d%, keep 4d6kh3, exploding 1d8!, + and -. In a manual-roll "
-         "fight your /rol d100 is your roll.", aliases=("rol",), reads_only=True,
-         examples=(Example(("ann !roll 4d6kh3",), "ann rolls 4d6kh3 = [6, 5, 3, (1)] = 14",
-                                 dice=(6, 5, 3, 1)),))
-def roll_dice(ctx: Ctx) -> None:
-    if play.manual_roll(ctx):
-        return
-    result = roll(" ".join(ctx.args), ctx.referee.dice)
-    ctx.say(f"{ctx.msg.sender.nick} rolls {result.describe()}", Priority.CHATTER)
-
-
-@command("help", "!help [command [sub-command]]", "The commands, or one command with an "
-         "example.", reads_only=True,
-         examples=(Example(("ann !help buy",), "!buy <warrior> <skill>"),))
-def help_(ctx: Ctx) -> None:
-    if ctx.args:
-        spec = REGISTRY.get(ctx.args[0].lower().lstrip("!/"))
-        if spec is None:
-            raise Refusal(f"no command {ctx.args[0]}; !help lists them")
-        if len(ctx.args) > 1 and spec.subs:
-            sub = dict(spec.subs).get(ctx.args[1].lower())
-            if sub is None:
-                raise Refusal(f"no !{spec.name} {ctx.args[1]}; !help {spec.name} lists them")
-            ctx.reply(sub)
-            return
-        example = f" | Example: {spec.examples[0].lines[-1].split(' ', 1)[1]}" \
-            if spec.examples else ""  # a long help line splits before the example
-        ctx.reply(f"{spec.usage}: {spec.summary}{example}")
-        return
-    groups: dict[str, list[str]] = {}
-    for key, spec in REGISTRY.items():
-        if key == spec.name:
-            groups.setdefault(spec.group, []).append("!" + key)
-    ctx.reply(" | ".join(f"{group}: {' '.join(sorted(names))}"
-                         for group, names in sorted(groups.items()))
-              + " | !help <command> for one")

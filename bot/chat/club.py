@@ -13,51 +13,30 @@ from __future__ import annotations
 import re
 
 from bot.chat.moderators import unverified_masks
-from bot.chat.registry import Ctx, Refusal
+from bot.chat.registry import (
+    Ctx,
+    Precondition,
+    Refusal,
+    at_least,
+    channel_only,
+    moderator_only,
+    one_of,
+    sub,
+)
 
-__all__ = ["SUBS", "rule"]
+__all__ = ["MAX_MINUTES", "config_moderator_only"]
 
-SUBS = {
-    "add": "!mod add <account|nick!user@host> <reason>: (config-file moderators) make "
-           "another moderator",
-    "remove": "!mod remove <account|mask> <reason>: (config-file moderators) take back "
-              "!mod add",
-    "list": "!mod list: the moderators, and how many are ignored (masks shown in private)",
-    "ignore": "!mod ignore <account|mask> <reason>: take no command from them and say "
-              "nothing to them (* and ? in a mask; never a moderator)",
-    "unignore": "!mod unignore <account|mask> <reason>: take back !mod ignore",
-    "timelimit": "!mod timelimit <minutes>|default [reason]: this channel's time to decide "
-                 "(R7.4), from the next decision",
-    "odds": "!mod odds fighters|everyone [reason]: who may ask !odds in this channel",
-}
 MAX_MINUTES = 1440
 _MINUTES = re.compile(r"\d{1,4}(\.\d)?")
 
 
-def rule(ctx: Ctx, sub: str, args: list[str]) -> bool:
-    """Carry out ``!mod <sub> <args>``; False when ``sub`` is not one of these or its
-    words are short."""
-    reasoned = {"add": _add, "remove": _remove, "ignore": _ignore, "unignore": _unignore}
-    if sub in reasoned and len(args) >= 2:
-        reasoned[sub](ctx, args[0], " ".join(args[1:]))
-    elif sub == "list" and not args:
-        _list(ctx)
-    elif sub == "timelimit" and args:
-        _timelimit(ctx, args[0].lower(), " ".join(args[1:]))
-    elif sub == "odds" and args[:1] in (["fighters"], ["everyone"]):
-        channel = ctx.channel()
-        ctx.referee.set_setting(f"odds:{channel.casefold()}", args[0], ctx.who,
-                                " ".join(args[1:]))
-        ctx.reply(f"!odds in {channel} is now for "
-                  f"{'the fighters only' if args[0] == 'fighters' else 'everyone'}")
-    else:
-        return False
-    return True
+def _config_moderator(ctx: Ctx) -> str | None:
+    return None if ctx.referee.file_moderator(ctx.msg.sender) is not None else \
+        "only a moderator in the config file adds or removes moderators"
 
 
-def _file_moderator(ctx: Ctx) -> None:
-    if ctx.referee.file_moderator(ctx.msg.sender) is None:
-        raise Refusal("only a moderator in the config file adds or removes moderators")
+config_moderator_only = Precondition("config-file moderator only", _config_moderator)
+"""Only the config file's moderators add or remove others."""
 
 
 def _named(ctx: Ctx, name: str, names: list[str]) -> str | None:
@@ -66,8 +45,12 @@ def _named(ctx: Ctx, name: str, names: list[str]) -> str | None:
     return next((n for n in names if fold(n) == fold(name)), None)
 
 
-def _add(ctx: Ctx, name: str, reason: str) -> None:
-    _file_moderator(ctx)
+@sub("add", "!mod add <account|nick!user@host> <reason>",
+     "(config-file moderators) make another moderator", fits=at_least(2))
+@moderator_only
+@config_moderator_only
+def _add(ctx: Ctx, args: list[str]) -> None:
+    name, reason = args[0], " ".join(args[1:])
     referee = ctx.referee
     if any(c in name for c in "*?") or ("@" in name) != ("!" in name):
         raise Refusal("a moderator is a services account or an exact nick!user@host mask")
@@ -81,8 +64,12 @@ def _add(ctx: Ctx, name: str, reason: str) -> None:
     ctx.reply(f"{name} is a moderator now (!mod remove {name} <reason> takes it back)")
 
 
-def _remove(ctx: Ctx, name: str, reason: str) -> None:
-    _file_moderator(ctx)
+@sub("remove", "!mod remove <account|mask> <reason>",
+     "(config-file moderators) take back !mod add", fits=at_least(2))
+@moderator_only
+@config_moderator_only
+def _remove(ctx: Ctx, args: list[str]) -> None:
+    name, reason = args[0], " ".join(args[1:])
     referee = ctx.referee
     if _named(ctx, name, referee.config.moderators):
         raise Refusal(f"{name} is in the config file: remove them there and restart me")
@@ -104,7 +91,11 @@ def _shown(names: list[str], private: bool) -> str:
     return ", ".join(shown) or "none"
 
 
-def _list(ctx: Ctx) -> None:
+@sub("list", "!mod list",
+     "the moderators, and how many are ignored (masks shown in private)",
+     fits=lambda args: not args)
+@moderator_only
+def _list(ctx: Ctx, _args: list[str]) -> None:
     referee, private = ctx.referee, ctx.msg.channel is None
     ignored = referee.ignore_list()
     ignores = _shown(ignored, True) if private else str(len(ignored))
@@ -113,7 +104,12 @@ def _list(ctx: Ctx) -> None:
               f"ignored: {ignores}")
 
 
-def _ignore(ctx: Ctx, entry: str, reason: str) -> None:
+@sub("ignore", "!mod ignore <account|mask> <reason>",
+     "take no command from them and say nothing to them (* and ? in a mask; never a "
+     "moderator)", fits=at_least(2))
+@moderator_only
+def _ignore(ctx: Ctx, args: list[str]) -> None:
+    entry, reason = args[0], " ".join(args[1:])
     referee = ctx.referee
     if not re.sub(r"[*?!@.]", "", entry):
         raise Refusal(f"{entry} would ignore everyone; name an account or a narrower mask")
@@ -126,7 +122,11 @@ def _ignore(ctx: Ctx, entry: str, reason: str) -> None:
     ctx.reply(f"ignoring {entry}: I take no command from them and say nothing to them")
 
 
-def _unignore(ctx: Ctx, entry: str, reason: str) -> None:
+@sub("unignore", "!mod unignore <account|mask> <reason>", "take back !mod ignore",
+     fits=at_least(2))
+@moderator_only
+def _unignore(ctx: Ctx, args: list[str]) -> None:
+    entry, reason = args[0], " ".join(args[1:])
     referee = ctx.referee
     ignored = referee.ignore_list()
     found = _named(ctx, entry, ignored)
@@ -137,7 +137,12 @@ def _unignore(ctx: Ctx, entry: str, reason: str) -> None:
     ctx.reply(f"{found} is no longer ignored")
 
 
-def _timelimit(ctx: Ctx, word: str, reason: str) -> None:
+@sub("timelimit", "!mod timelimit <minutes>|default [reason]",
+     "this channel's time to decide (R7.4), from the next decision", fits=at_least(1))
+@moderator_only
+@channel_only
+def _timelimit(ctx: Ctx, args: list[str]) -> None:
+    word, reason = args[0].lower(), " ".join(args[1:])
     channel = ctx.channel()
     if word == "default":
         minutes = None
@@ -149,3 +154,14 @@ def _timelimit(ctx: Ctx, word: str, reason: str) -> None:
     seconds = ctx.referee.turn_seconds(channel)
     ctx.reply(f"the time to decide in {channel} is now {seconds / 60:g} min"
               f"{' (the default)' if minutes is None else ''}, from the next decision")
+
+
+@sub("odds", "!mod odds fighters|everyone [reason]", "who may ask !odds in this channel",
+     fits=one_of("fighters", "everyone"))
+@moderator_only
+@channel_only
+def _odds(ctx: Ctx, args: list[str]) -> None:
+    channel = ctx.channel()
+    ctx.referee.set_setting(f"odds:{channel.casefold()}", args[0], ctx.who, " ".join(args[1:]))
+    ctx.reply(f"!odds in {channel} is now for "
+              f"{'the fighters only' if args[0] == 'fighters' else 'everyone'}")

@@ -19,9 +19,12 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.chat.registry import Ctx, Refusal, sub
 from storage.keys import Keyring
 
-__all__ = ["Logins", "hash_password", "password_key", "unverified_masks", "verify_password"]
+__all__ = [
+    "Logins", "hash_password", "login", "password_key", "unverified_masks", "verify_password",
+]
 
 _N, _R, _P = 2**14, 8, 1
 """scrypt's cost: about 16 MB and tens of milliseconds a try."""
@@ -121,3 +124,26 @@ class Logins:
 
     def failed(self, who: str, now: float) -> None:
         self._failures.setdefault(who, []).append(now)
+
+
+@sub("login", "!mod login <password>", "in private, for a moderator without services (R8.2)")
+def login(ctx: Ctx, args: list[str]) -> None:
+    """``/msg Ref !mod login <password>``: a moderator without services (R8.2)."""
+    referee, sender, password = ctx.referee, ctx.msg.sender, " ".join(args)
+    if ctx.msg.channel is not None:
+        raise Refusal("log in by private message (/msg the bot), never in a channel; "
+                      "that password is seen now: set a new one")
+    if not password or sender.host is None:
+        raise Refusal("usage: /msg the bot !mod login <password>")
+    now = referee.clock.now()
+    if referee.logins.locked_out(sender.identity, now):
+        raise Refusal("too many wrong passwords; try again in 10 minutes")
+    for name in referee.config.moderators:
+        if verify_password(referee.store.setting(password_key(name)), password, name,
+                           referee.store.keyring):
+            referee.logins.login(sender.nick, sender.host, name)
+            ctx.reply(f"logged in as moderator {name} until {sender.nick} quits, leaves "
+                      "or speaks from another host")
+            return
+    referee.logins.failed(sender.identity, now)
+    raise Refusal("that password is not a moderator's")

@@ -1,22 +1,36 @@
 """The command registry: each chat command declares its usage, a summary and examples;
 the examples are both ``!help`` text and tests (tests/unit/test_help_examples.py).
 
+``@command(...)`` only marks a handler; preconditions (``@channel_only``,
+``@moderator_only``, and ``@fighter_only`` in :mod:`bot.fights.play`), Sopel's
+``require_*`` in shape, are stacked under it and run before the handler, so a handler's
+first lines are its work. The referee builds its :class:`Registry` with :func:`load`
+from an explicit list of command modules; nothing registers itself by being imported.
+A command with sub-commands (``!mod``) holds a :class:`Group` of :class:`Sub` entries,
+marked with ``@sub(...)`` the same way.
+
 Handlers receive a :class:`Ctx` and raise :class:`Refusal` for anything a user got
 wrong; the referee turns that into one short line addressed to them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from inspect import isfunction
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.chat.messages import Incoming, Outgoing, Priority
 
 if TYPE_CHECKING:
     from bot.referee import Referee
 
-__all__ = ["REGISTRY", "Ctx", "Example", "Refusal", "Spec", "command", "split_command"]
+__all__ = [
+    "Ctx", "Example", "Group", "Precondition", "Refusal", "Registry", "Spec", "Sub",
+    "at_least", "channel_only", "collect", "command", "load", "moderator_only",
+    "one_of", "split_command", "sub", "subs_of",
+]
 
 
 class Refusal(Exception):
@@ -63,6 +77,57 @@ class Ctx:
 
 
 Handler = Callable[[Ctx], None]
+SubHandler = Callable[[Ctx, list[str]], None]
+F = TypeVar("F", bound=Callable[..., None])
+
+
+# -- preconditions ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Precondition:
+    """What must hold before a command runs: ``check`` returns why not (the refusal),
+    or None. As a decorator it attaches itself to a handler; ``saying`` gives the same
+    check with a command's own refusal."""
+
+    name: str
+    check: Callable[[Ctx], str | None]
+    message: str | None = None
+    """The refusal instead of ``check``'s own."""
+
+    def __call__(self, handler: F) -> F:
+        vars(handler).setdefault("preconditions", []).insert(0, self)
+        return handler
+
+    def saying(self, message: str) -> Precondition:
+        return replace(self, message=message)
+
+    def enforce(self, ctx: Ctx) -> None:
+        why = self.check(ctx)
+        if why is not None:
+            raise Refusal(self.message or why)
+
+
+def _preconditions(handler: Callable[..., None]) -> tuple[Precondition, ...]:
+    return tuple(vars(handler).get("preconditions", ()))
+
+
+def _in_channel(ctx: Ctx) -> str | None:
+    return None if ctx.msg.channel is not None else \
+        f"!{ctx.name} works in a channel, not in private"
+
+
+def _moderator(ctx: Ctx) -> str | None:
+    return None if ctx.referee.is_moderator(ctx.msg.sender) else \
+        "only moderators use !mod (by services account or host mask)"
+
+
+channel_only = Precondition("channel only", _in_channel)
+moderator_only = Precondition("moderator only", _moderator)
+"""By services account, exact host mask, or a password login (R8.2)."""
+
+
+# -- commands -----------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,9 +142,13 @@ class Spec:
     """It never writes the records nor changes a fight: it may run beside the writers."""
     subs: tuple[tuple[str, str], ...] = ()
     """``(word, "usage: summary")`` per sub-command, for ``!help <name> <word>``."""
+    aliases: tuple[str, ...] = ()
+    preconditions: tuple[Precondition, ...] = ()
 
-
-REGISTRY: dict[str, Spec] = {}
+    def run(self, ctx: Ctx) -> None:
+        for precondition in self.preconditions:
+            precondition.enforce(ctx)
+        self.handler(ctx)
 
 
 def command(
@@ -87,15 +156,149 @@ def command(
     group: str = "general", aliases: tuple[str, ...] = (), reads_only: bool = False,
     subs: tuple[tuple[str, str], ...] = (),
 ) -> Callable[[Handler], Handler]:
-    """Register a handler for ``!name`` (and its aliases)."""
+    """Mark a handler as ``!name`` (and its aliases); :func:`collect` finds it."""
 
-    def register(handler: Handler) -> Handler:
-        spec = Spec(name, usage, summary, handler, examples, group, reads_only, subs)
-        for key in (name, *aliases):
-            REGISTRY[key] = spec
+    def mark(handler: Handler) -> Handler:
+        spec = Spec(name, usage, summary, handler, examples, group, reads_only, subs, aliases)
+        vars(handler).setdefault("commands", []).append(spec)
         return handler
 
-    return register
+    return mark
+
+
+def _marked(module: ModuleType, key: str) -> Iterator[tuple[Callable[..., None], Any]]:
+    """Each mark under ``key`` of the functions defined in ``module``, in order."""
+    for value in list(vars(module).values()):
+        if isfunction(value) and value.__module__ == module.__name__:
+            for mark in vars(value).get(key, ()):
+                yield value, mark
+
+
+def collect(module: ModuleType) -> tuple[Spec, ...]:
+    """The commands ``module`` defines, with their preconditions."""
+    return tuple(replace(spec, preconditions=_preconditions(handler))
+                 for handler, spec in _marked(module, "commands"))
+
+
+class Registry(Mapping[str, Spec]):
+    """Commands by name and alias."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, Spec] = {}
+
+    def add(self, spec: Spec) -> None:
+        for key in (spec.name, *spec.aliases):
+            if key in self._specs:
+                raise ValueError(f"!{key} is registered twice")
+            self._specs[key] = spec
+
+    def __getitem__(self, key: str) -> Spec:
+        return self._specs[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+
+def load(modules: Iterable[ModuleType]) -> Registry:
+    """A registry of the commands the ``modules`` define, in their order."""
+    registry = Registry()
+    for module in modules:
+        for spec in collect(module):
+            registry.add(spec)
+    return registry
+
+
+# -- sub-commands -------------------------------------------------------------------------
+
+
+def at_least(count: int) -> Callable[[list[str]], bool]:
+    """Words that fit when there are ``count`` or more."""
+    return lambda args: len(args) >= count
+
+
+def one_of(*words: str) -> Callable[[list[str]], bool]:
+    """Words that fit when the first is one of ``words``."""
+    return lambda args: args[:1] in [[w] for w in words]
+
+
+@dataclass(frozen=True, slots=True)
+class Sub:
+    """One sub-command: ``!mod <name> <args>`` runs ``handler(ctx, args)`` when
+    ``fits(args)``, after its preconditions; else its usage is the refusal."""
+
+    name: str
+    usage: str
+    summary: str
+    handler: SubHandler
+    fits: Callable[[list[str]], bool]
+    aliases: tuple[str, ...] = ()
+    preconditions: tuple[Precondition, ...] = ()
+
+    @property
+    def help(self) -> str:
+        return f"{self.usage}: {self.summary}"
+
+
+_ANY_WORDS = at_least(0)
+
+
+def sub(name: str, usage: str, summary: str, *,
+        fits: Callable[[list[str]], bool] = _ANY_WORDS,
+        aliases: tuple[str, ...] = ()) -> Callable[[SubHandler], SubHandler]:
+    """Mark a handler as a sub-command; :func:`subs_of` finds it."""
+
+    def mark(handler: SubHandler) -> SubHandler:
+        vars(handler).setdefault("subs", []).append(
+            Sub(name, usage, summary, handler, fits, aliases))
+        return handler
+
+    return mark
+
+
+def subs_of(module: ModuleType) -> tuple[Sub, ...]:
+    """The sub-commands ``module`` defines, with their preconditions."""
+    return tuple(replace(entry, preconditions=_preconditions(handler))
+                 for handler, entry in _marked(module, "subs"))
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A command's sub-commands, chosen by the first word. ``preconditions`` are what a
+    missing or unknown sub-command is refused by before its usage is."""
+
+    name: str
+    subs: tuple[Sub, ...]
+    preconditions: tuple[Precondition, ...] = ()
+    word: str = "ruling"
+    """What the usage calls a sub-command."""
+
+    @property
+    def names(self) -> str:
+        return " ".join(s.name for s in self.subs)
+
+    @property
+    def help(self) -> tuple[tuple[str, str], ...]:
+        """``(word, "usage: summary")`` per sub-command (``Spec.subs``)."""
+        return tuple((s.name, s.help) for s in self.subs)
+
+    def find(self, word: str) -> Sub | None:
+        return next((s for s in self.subs if word in (s.name, *s.aliases)), None)
+
+    def run(self, ctx: Ctx) -> None:
+        """``!<name> <sub> <args>``: the sub-command's preconditions, its words, its work."""
+        entry = self.find(ctx.args[0].lower()) if ctx.args else None
+        for precondition in entry.preconditions if entry else self.preconditions:
+            precondition.enforce(ctx)
+        if entry is None:
+            raise Refusal(f"usage: !{self.name} <{self.word}> ...; {self.word}s: "
+                          f"{self.names}; !help {self.name} <{self.word}> for one")
+        args = ctx.args[1:]
+        if not entry.fits(args):
+            raise Refusal(f"usage: {entry.usage}")
+        entry.handler(ctx, args)
 
 
 def split_command(text: str, prefix: str) -> tuple[str, list[str]] | None:

@@ -1,15 +1,24 @@
-"""Warrior and ledger commands: create, sheet, warriors, buy, free, audit, and the
-moderator's ``!mod`` family (R8.1)."""
+"""Warrior and ledger commands: create, sheet, warriors, buy, free, audit, travel, and
+the moderator's rulings on warriors (``!mod bp``, ``skill``, ``armour``, ``free``,
+``fairy``) and a channel's rolls (``!mod rolls``), R8.1."""
 
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from bot.chat import club
-from bot.chat.moderators import password_key, verify_password
 from bot.chat.people import People
-from bot.chat.registry import Ctx, Example, Refusal, command
-from bot.fights import play, rulings
+from bot.chat.registry import (
+    Ctx,
+    Example,
+    Refusal,
+    at_least,
+    channel_only,
+    command,
+    moderator_only,
+    one_of,
+    sub,
+)
+from bot.fights import play
 from rules.ancath.sheet import Sheet, bp_available, create_warrior, derived_test, valid_name
 from rules.ancath.tables import Armour, Culture, Skill
 from rules.contest.model import ContestFighter, parse_fighter
@@ -238,91 +247,58 @@ def _tenths(word: str) -> int:
     return int(tenths)
 
 
-_RULINGS = {
-    "login": "!mod login <password>: in private, for a moderator without services (R8.2)",
-    "undo": "!mod undo <reason>: take back one player's last decision and its rolls (R8.1)",
-    "end": "!mod end <warrior>|draw <reason>: end the fight with a winner or as a draw",
-    "bp": "!mod bp <warrior> <+/-n> <reason>: adjust BP, within 0..40",
-    "skill": "!mod skill <warrior> <skill> <value> <reason>: set a skill",
-    "armour": "!mod armour <warrior> <armour> <reason>: other armour, between fights",
-    "free": "!mod free <warrior> <reason>: free a prisoner",
-    "fairy": "!mod fairy open|close [reason]: Fairy Folk creation",
-    "rolls": "!mod rolls auto|manual [reason]: this channel's roll mode",
-}
-_SUBS = {**_RULINGS, **club.SUBS}
+@sub("bp", "!mod bp <warrior> <+/-n> <reason>", "adjust BP, within 0..40", fits=at_least(3))
+@moderator_only
+def _bp(ctx: Ctx, args: list[str]) -> None:
+    applied = ctx.referee.store.adjust_bp(args[0], _tenths(args[1]), ctx.who,
+                                          " ".join(args[2:]))
+    ctx.reply(f"{args[0]}: {applied / 10:+.1f} BP recorded")
 
 
-def _usage(sub: str) -> str:
-    """The refusal for ``!mod <sub>`` with the wrong words, naming the right ones."""
-    if sub in _SUBS:
-        return "usage: " + _SUBS[sub].split(": ", 1)[0]
-    return f"usage: !mod <ruling> ...; rulings: {' '.join(_SUBS)}; !help mod <ruling> for one"
+@sub("skill", "!mod skill <warrior> <skill> <value> <reason>", "set a skill",
+     fits=lambda args: len(args) >= 4 and args[2].isascii() and args[2].isdigit())
+@moderator_only
+def _set_skill(ctx: Ctx, args: list[str]) -> None:
+    ctx.referee.store.set_skill(args[0], _skill(args[1]), int(args[2]), ctx.who,
+                                " ".join(args[3:]))
+    ctx.reply(f"{args[0]}: {args[1].lower()} set to {args[2]}")
 
 
-@command("mod", "!mod <ruling> ...", "Moderators only; every change is kept with your "
-         f"reason. Rulings: {' '.join(_SUBS)}; !help mod <ruling> for one.",
-         group="moderators", subs=tuple(_SUBS.items()))
-def mod(ctx: Ctx) -> None:
-    if ctx.args[:1] and ctx.args[0].lower() == "login":
-        _login(ctx, " ".join(ctx.args[1:]))
-        return
-    if not ctx.referee.is_moderator(ctx.msg.sender):
-        raise Refusal("only moderators use !mod (by services account or host mask)")
-    if not ctx.args:
-        raise Refusal(_usage(""))
-    sub, args = ctx.args[0].lower(), ctx.args[1:]
+@sub("armour", "!mod armour <warrior> <armour> <reason>", "other armour, between fights",
+     fits=at_least(3), aliases=("armor",))
+@moderator_only
+def _set_armour(ctx: Ctx, args: list[str]) -> None:
+    store, armour = ctx.referee.store, _armour(args[1])
+    old = store.set_armour(args[0], armour, ctx.who, " ".join(args[2:]))
+    ctx.reply(f"{store.warrior(args[0]).sheet.name} now wears {armour.value} (was {old})")
+
+
+@sub("free", "!mod free <warrior> <reason>", "free a prisoner", fits=at_least(2))
+@moderator_only
+def _free(ctx: Ctx, args: list[str]) -> None:
     store = ctx.referee.store
-    if sub == "undo" and args:
-        rulings.moderator_undo(ctx, " ".join(args))
-    elif sub == "end" and len(args) >= 2:
-        rulings.moderator_end(ctx, args[0], " ".join(args[1:]))
-    elif sub == "bp" and len(args) >= 3:
-        applied = store.adjust_bp(args[0], _tenths(args[1]), ctx.who, " ".join(args[2:]))
-        ctx.reply(f"{args[0]}: {applied / 10:+.1f} BP recorded")
-    elif sub == "skill" and len(args) >= 4 and args[2].isascii() and args[2].isdigit():
-        store.set_skill(args[0], _skill(args[1]), int(args[2]), ctx.who, " ".join(args[3:]))
-        ctx.reply(f"{args[0]}: {args[1].lower()} set to {args[2]}")
-    elif sub in ("armour", "armor") and len(args) >= 3:
-        armour = _armour(args[1])
-        old = store.set_armour(args[0], armour, ctx.who, " ".join(args[2:]))
-        ctx.reply(f"{store.warrior(args[0]).sheet.name} now wears {armour.value} (was {old})")
-    elif sub == "free" and len(args) >= 2:
-        store.free(args[0], ctx.who, " ".join(args[1:]), moderator=ctx.who)
-        ctx.say(f"{store.warrior(args[0]).sheet.name} is free by a moderator's ruling.")
-    elif sub == "fairy" and args[:1] in (["open"], ["close"]):
-        ctx.referee.set_setting("fairy_folk_open", args[0] == "open", ctx.who,
-                                " ".join(args[1:]))
-        ctx.reply(f"Fairy Folk creation is {'open' if args[0] == 'open' else 'closed'}")
-    elif sub == "rolls" and args[:1] in (["auto"], ["manual"]):
-        channel = ctx.channel()
-        ctx.referee.set_setting(f"rolls:{channel.casefold()}", args[0], ctx.who,
-                                " ".join(args[1:]))
-        ctx.reply(f"rolls in {channel} are now {args[0]}")
-        play.catch_up(ctx)
-    elif not club.rule(ctx, sub, args):
-        raise Refusal(_usage(sub))
+    store.free(args[0], ctx.who, " ".join(args[1:]), moderator=ctx.who)
+    ctx.say(f"{store.warrior(args[0]).sheet.name} is free by a moderator's ruling.")
 
 
-def _login(ctx: Ctx, password: str) -> None:
-    """``/msg Ref !mod login <password>``: a moderator without services (R8.2)."""
-    referee, sender = ctx.referee, ctx.msg.sender
-    if ctx.msg.channel is not None:
-        raise Refusal("log in by private message (/msg the bot), never in a channel; "
-                      "that password is seen now: set a new one")
-    if not password or sender.host is None:
-        raise Refusal("usage: /msg the bot !mod login <password>")
-    now = referee.clock.now()
-    if referee.logins.locked_out(sender.identity, now):
-        raise Refusal("too many wrong passwords; try again in 10 minutes")
-    for name in referee.config.moderators:
-        if verify_password(referee.store.setting(password_key(name)), password, name,
-                           referee.store.keyring):
-            referee.logins.login(sender.nick, sender.host, name)
-            ctx.reply(f"logged in as moderator {name} until {sender.nick} quits, leaves "
-                      "or speaks from another host")
-            return
-    referee.logins.failed(sender.identity, now)
-    raise Refusal("that password is not a moderator's")
+@sub("fairy", "!mod fairy open|close [reason]", "Fairy Folk creation",
+     fits=one_of("open", "close"))
+@moderator_only
+def _fairy(ctx: Ctx, args: list[str]) -> None:
+    ctx.referee.set_setting("fairy_folk_open", args[0] == "open", ctx.who, " ".join(args[1:]))
+    ctx.reply(f"Fairy Folk creation is {'open' if args[0] == 'open' else 'closed'}")
+
+
+@sub("rolls", "!mod rolls auto|manual [reason]", "this channel's roll mode",
+     fits=one_of("auto", "manual"))
+@moderator_only
+@channel_only
+def _rolls(ctx: Ctx, args: list[str]) -> None:
+    channel = ctx.channel()
+    ctx.referee.set_setting(f"rolls:{channel.casefold()}", args[0], ctx.who,
+                            " ".join(args[1:]))
+    ctx.reply(f"rolls in {channel} are now {args[0]}")
+    play.catch_up(ctx)
 
 
 @command("travel", "!travel move=<n> vit=<n> strain=<n> walk|jog|run [minutes=<n>|hours=<n>]",

@@ -9,8 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bot.chat.registry import Ctx, Example, Refusal, command
-from bot.fights.play import Table, act, announce, auto_rolls, table_of, timeout
+from bot.chat.registry import Ctx, Example, Refusal, channel_only, command
+from bot.fights.play import (
+    Table,
+    act,
+    announce,
+    auto_rolls,
+    fighter_only,
+    table_of,
+    timeout,
+)
 from bot.systems.registry import UIS
 from rules.ancath.commands import AcceptYield
 from rules.systems import SYSTEMS
@@ -88,6 +96,7 @@ def _ready(ctx: Ctx, name: str) -> None:
          group="fight", examples=(Example(
              ("gob !create Gorbag goblin club spear", "olaf !create Olaf free-clans axe shield",
               "olaf !challenge Gorbag duel"), "Gorbag, Olaf challenges you"),))
+@channel_only
 def challenge(ctx: Ctx) -> None:
     table = table_of(ctx)
     if table.fight is not None or table.challenge is not None:
@@ -114,6 +123,7 @@ def challenge(ctx: Ctx) -> None:
 
 
 @command("decline", "!decline", "Decline the challenge made to your warrior.", group="fight")
+@channel_only
 def decline(ctx: Ctx) -> None:
     table = table_of(ctx)
     pending = table.challenge
@@ -124,6 +134,7 @@ def decline(ctx: Ctx) -> None:
 
 
 @command("withdraw", "!withdraw", "Take back your challenge.", group="fight")
+@channel_only
 def withdraw(ctx: Ctx) -> None:
     table = table_of(ctx)
     pending = table.challenge
@@ -170,17 +181,19 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
         rolls=lambda opened: auto_rolls(ctx.referee, opened, opened.state),
     )
     table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
-    announce(ctx, table, list(events), None)
+    announce(ctx, table, list(events))
 
 
 @command("accept", "!accept [as <yours>] | !accept [prisoner [ransom <terms>]|release]",
          "Accept a challenge, or a foe's yield (mortal fights: prisoner or release).",
          group="fight")
+@channel_only
 def accept(ctx: Ctx) -> None:
     table = table_of(ctx)
     if table.fight is None:
         _accept_challenge(ctx, table)
         return
+    fighter_only.enforce(ctx)   # a foe's yield
     words = [w.lower() for w in ctx.args[:2]]
     prisoner: bool | None = None
     ransom = None

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot.chat.messages import Incoming
-from bot.chat.registry import Ctx, Refusal, command
+from bot.chat.registry import Ctx, Precondition, Refusal, channel_only, command
+from bot.fights.turn_timer import TurnTimer
 from bot.systems.registry import UIS, VERB_SUMMARIES, SystemUI
 from bot.wording.common import Cast
 from rules.ancath.commands import DeclareBonus, Wield
 from rules.ancath.state import BonusUse
 from rules.ancath.tables import Weapon
-from rules.system import Awaiting, RulesState
+from rules.system import RulesState
 from storage.store import OpenFight, Step
 
 if TYPE_CHECKING:
@@ -27,9 +28,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Table", "act", "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step",
-    "is_manual", "names_of", "progress", "restart_clock", "resumed", "side_of", "table_of",
-    "timeout", "ui_of",
+    "fighter_only", "is_manual", "names_of", "restart_timer", "resumed", "side_of",
+    "table_of", "timeout", "ui_of",
 ]
+
+
+NO_FIGHT = "there is no fight in this channel; start one with !challenge"
 
 
 @dataclass
@@ -39,16 +43,15 @@ class Table:
     fight: OpenFight | None = None
     last_fight_id: int | None = None
     """The newest fight here, open or just ended: what ``!mod undo`` works on."""
-    deadline: float | None = None
-    warned: bool = False
-    expired: bool = False
+    timer: TurnTimer | None = None
+    """The open fight's time to decide (R7.4)."""
     unsaid: list[Any] = field(default_factory=list)
     """Events made while no one could hear (the rolls a resumed fight was due): the
     resume line says them."""
 
     def fighting(self) -> OpenFight:
         if self.fight is None:
-            raise Refusal("there is no fight in this channel; start one with !challenge")
+            raise Refusal(NO_FIGHT)
         return self.fight
 
 
@@ -75,9 +78,23 @@ def cast(referee: Any, fight: OpenFight) -> Cast:
 # -- fight commands ---------------------------------------------------------------------
 
 
-def side_of(ctx: Ctx, fight: OpenFight) -> int:
+def _fighter(ctx: Ctx) -> str | None:
+    if ctx.msg.channel is None:
+        return channel_only.check(ctx)
+    fight = ctx.referee.table(ctx.msg.channel).fight
+    if fight is None:
+        return NO_FIGHT
     if ctx.who not in fight.accounts:
-        raise Refusal(f"only {' and '.join(names_of(fight))}'s players act in this fight")
+        return f"only {' and '.join(names_of(fight))}'s players act in this fight"
+    return None
+
+
+fighter_only = Precondition("fighter only", _fighter)
+"""The sender plays a side in this channel's open fight."""
+
+
+def side_of(ctx: Ctx, fight: OpenFight) -> int:
+    """The sender's side (``fighter_only`` made sure there is one)."""
     return fight.accounts.index(ctx.who)
 
 
@@ -120,7 +137,7 @@ def catch_up(ctx: Ctx) -> None:
         return
     events = _due_rolls(ctx.referee, table)
     if events:
-        announce(ctx, table, events, None)
+        announce(ctx, table, events)
 
 
 def _due_rolls(referee: Any, table: Table) -> list[Any]:
@@ -149,47 +166,42 @@ def is_manual(referee: Any, table: Table) -> bool:
     return bool(referee.rolls_mode(table.channel) == "manual")
 
 
-def announce(ctx: Ctx, table: Table, events: list[Any], before: Any) -> None:
+def announce(ctx: Ctx, table: Table, events: list[Any]) -> None:
     """Say what happened and who moves next in one line. The time limit starts again
-    only when the fight moved on (``before`` is its turn and awaiting before the
-    command): a loadout change or a bonus declaration does not stop the clock (R7.4).
-    A fight's end ends with the ledger head its closing row made (``ledger #4123
-    9f2c1a7e``): an anchor in the channel's log that ``audit verify --anchors`` checks."""
+    only when the fight moved on (:class:`TurnTimer`, R7.4). A fight's end ends with
+    the ledger head its closing row made (``ledger #4123 9f2c1a7e``): an anchor in the
+    channel's log that ``audit verify --anchors`` checks."""
     fight = table.fighting()
     ui, who = ui_of(fight), cast(ctx.referee, fight)
     said = ui.describe(events, who, fight.awarded)
     if fight.state.outcome is not None:
-        table.fight, table.deadline = None, None
+        table.fight, table.timer = None, None
         ctx.say(f"{said} {fight.anchor}" if fight.anchor else said)
         return
     ctx.say(f"{said} {ui.prompt(fight.state, is_manual(ctx.referee, table), who)}".strip())
-    if before != progress(fight):
-        restart_clock(ctx, table)
+    now, seconds = ctx.referee.clock.now(), ctx.referee.turn_seconds(table.channel)
+    table.timer = TurnTimer.start(fight.state, now, seconds) if table.timer is None \
+        else table.timer.restart_if_moved(fight.state, now, seconds)
 
 
-def progress(fight: OpenFight) -> tuple[int, Awaiting | None]:
-    """The fight's turn or round, and whom it waits for: what a time limit restarts on."""
-    state: RulesState = fight.state
-    return state.progress, state.awaiting
-
-
-def restart_clock(ctx: Ctx, table: Table) -> None:
-    table.deadline = ctx.referee.clock.now() + ctx.referee.turn_seconds(table.channel)
-    table.warned = table.expired = False
+def restart_timer(referee: Any, table: Table) -> None:
+    """The time to decide starts again now, moved on or not (a resumed fight, an undo)."""
+    table.timer = TurnTimer.start(table.fighting().state, referee.clock.now(),
+                                  referee.turn_seconds(table.channel))
 
 
 def act(ctx: Ctx, make: Any) -> None:
+    """The sender's move (``fighter_only`` holds): ``make(side)`` is its engine command."""
     table = table_of(ctx)
     fight = table.fighting()
-    side = side_of(ctx, fight)
-    engine_command = make(side)
+    engine_command = make(side_of(ctx, fight))
     ui = ui_of(fight)
     if not isinstance(engine_command, ui.commands):
         raise Refusal(f"!{ctx.name} is not a move in a {ui.label} fight; !status shows yours")
-    before = progress(fight)
-    announce(ctx, table, fight_step(ctx, table, engine_command, ctx.who), before)
+    announce(ctx, table, fight_step(ctx, table, engine_command, ctx.who))
 
 
+@fighter_only
 def _verb(ctx: Ctx) -> None:
     """A fight verb: the fight's own rules system says which command it is."""
     fight = table_of(ctx).fighting()
@@ -207,6 +219,7 @@ for _name, _summary in VERB_SUMMARIES.items():
 @command("bonus", "!bonus attack|defence|reduce",
          "Say where your Test bonus goes (undeclared it reduces the foe's defence).",
          group="fight")
+@fighter_only
 def bonus(ctx: Ctx) -> None:
     word = (ctx.args[0].lower() if ctx.args else "").replace("defense", "defence")
     if word not in {u.value for u in BonusUse}:
@@ -217,6 +230,7 @@ def bonus(ctx: Ctx) -> None:
 @command("wield", "!wield <weapon> [shield|two-handed]",
          "Choose your weapon before the first action; countersword is the pair.",
          group="fight")
+@fighter_only
 def wield(ctx: Ctx) -> None:
     if not ctx.args or ctx.args[0].lower() not in {w.value for w in Weapon}:
         weapons = "|".join(w.value for w in Weapon)
@@ -230,6 +244,7 @@ def wield(ctx: Ctx) -> None:
 
 @command("status", "!status", "The fight at a glance and whose move it is.", group="fight",
          reads_only=True)
+@channel_only
 def show_status(ctx: Ctx) -> None:
     table = table_of(ctx)
     if table.challenge is not None and table.fight is None:
@@ -279,9 +294,8 @@ def manual_roll(ctx: Ctx) -> bool:
         raise Refusal(f"not your roll: {ui.waiting(fight.state)} is awaited")
     if faces != die:
         raise Refusal(f"roll d{die} for this, not d{faces}")
-    before = progress(fight)
     step = ui.roll(due, ctx.referee.dice.roll(die))
-    announce(ctx, table, fight_step(ctx, table, step, ctx.who), before)
+    announce(ctx, table, fight_step(ctx, table, step, ctx.who))
     return True
 
 
@@ -300,9 +314,9 @@ def resumed(referee: Any, table: Table) -> str:
     said = ui.describe(table.unsaid, who, fight.awarded) + " " if table.unsaid else ""
     table.unsaid = []
     if fight.state.outcome is not None:
-        table.fight, table.deadline = None, None
+        table.fight, table.timer = None, None
         return f"Fight resumed: {said}{fight.anchor or ''}".strip()
-    turn, _ = progress(fight)
+    turn = fight.state.progress
     prompt = ui.prompt(fight.state, is_manual(referee, table), who)
     if said or not turn:   # what the rolls said, or before the first turn
         return f"Fight resumed: {said}{prompt}"

@@ -1,18 +1,16 @@
-"""A moderator's rulings on a fight (R8.1): undo one decision, or end the fight.
-
-The ``!mod`` command (:mod:`bot.chat.warriors`) checks who may rule (R8.2) and calls these.
-"""
+"""A moderator's rulings on a fight (R8.1): ``!mod undo`` takes back one decision,
+``!mod end`` ends the fight. Sub-commands of ``!mod`` (:mod:`bot.chat.mod`)."""
 
 from __future__ import annotations
 
-from bot.chat.registry import Ctx, Refusal
+from bot.chat.registry import Ctx, Refusal, at_least, channel_only, moderator_only, sub
 from bot.fights.play import (
     announce,
     cast,
     fight_step,
     is_manual,
     names_of,
-    restart_clock,
+    restart_timer,
     table_of,
     ui_of,
 )
@@ -20,8 +18,13 @@ from bot.fights.play import (
 __all__ = ["moderator_end", "moderator_undo"]
 
 
-def moderator_undo(ctx: Ctx, reason: str) -> None:
+@sub("undo", "!mod undo <reason>",
+     "take back one player's last decision and its rolls (R8.1)", fits=at_least(1))
+@moderator_only
+@channel_only
+def moderator_undo(ctx: Ctx, args: list[str]) -> None:
     """Take back one player's last decision and the rolls that came from it (R8.1)."""
+    reason = " ".join(args)
     table = table_of(ctx)
     if table.last_fight_id is None:
         raise Refusal("no fight here to undo")
@@ -34,11 +37,16 @@ def moderator_undo(ctx: Ctx, reason: str) -> None:
     tail = {0: "", 1: " and its roll"}.get(rolls, f" and its {rolls} rolls")
     ctx.say(f"Undone: {what}{tail} ({reason}). "
             + ui.prompt(fight.state, is_manual(ctx.referee, table), cast(ctx.referee, fight)))
-    restart_clock(ctx, table)
+    restart_timer(ctx.referee, table)
 
 
-def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
+@sub("end", "!mod end <warrior>|draw <reason>",
+     "end the fight with a winner or as a draw", fits=at_least(2))
+@moderator_only
+@channel_only
+def moderator_end(ctx: Ctx, args: list[str]) -> None:
     """End the fight with a winner, or as a draw (R8.1)."""
+    winner_name, reason = args[0], " ".join(args[1:])
     table = table_of(ctx)
     fight = table.fighting()
     winner = None
@@ -48,5 +56,4 @@ def moderator_end(ctx: Ctx, winner_name: str, reason: str) -> None:
             raise Refusal(f"the winner must be {' or '.join(names_of(fight))}, or draw")
         winner = names.index(winner_name.casefold())
     end = ui_of(fight).end(winner, reason)
-    announce(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who, reason=reason),
-             None)
+    announce(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who, reason=reason))

@@ -16,11 +16,12 @@ from bot.fights.play import (
     announce,
     cast,
     fight_step,
-    progress,
+    fighter_only,
     side_of,
     table_of,
     ui_of,
 )
+from bot.fights.turn_timer import Alarm
 from storage.errors import RecordsBusy
 
 __all__ = ["claim", "tick"]
@@ -38,7 +39,6 @@ def tick(referee: Any) -> list[Outgoing]:
     now = referee.clock.now()
     out: list[Outgoing] = []
     for table in referee.tables.values():
-        half = referee.turn_seconds(table.channel) / 2
         pending = table.challenge
         if pending is not None and now >= pending.expires:
             try:
@@ -48,17 +48,16 @@ def tick(referee: Any) -> list[Outgoing]:
             out.append(Outgoing(table.channel, f"{pending.challenger}'s challenge to "
                                 f"{pending.target} has lapsed.", Priority.CHATTER))
         fight = table.fight
-        if fight is None or table.deadline is None or fight.state.awaiting is None:
+        if fight is None or table.timer is None or fight.state.awaiting is None:
             continue
+        table.timer, alarm = table.timer.alarm(now)
         labels = cast(referee, fight).labels
         waiting, foe = labels[fight.state.awaiting.side], labels[1 - fight.state.awaiting.side]
-        if not table.expired and now >= table.deadline:
-            table.expired = table.warned = True
+        if alarm is Alarm.UP:
             out.append(Outgoing(table.channel, f"Time is up for {waiting}: {foe} may !claim "
                                 "the fight.", Priority.FIGHT))
-        elif not table.warned and now >= table.deadline - half:
-            table.warned = True
-            left = _time_left(table.deadline - now)
+        elif alarm is Alarm.HALF:
+            left = _time_left(table.timer.remaining(now))
             out.append(Outgoing(table.channel, f"{waiting} has {left} left to act; "
                                 f"then {foe} may !claim the fight.", Priority.FIGHT))
     return out
@@ -66,17 +65,17 @@ def tick(referee: Any) -> list[Outgoing]:
 
 @command("claim", "!claim", "Win by forfeit when the foe has let the time limit pass.",
          group="fight")
+@fighter_only
 def claim(ctx: Ctx) -> None:
     """The forfeit of the side that let its time run out (R7.4)."""
     table = table_of(ctx)
     fight = table.fighting()
-    side = side_of(ctx, fight)
     awaiting = fight.state.awaiting
-    if awaiting is None or awaiting.side == side:
+    if awaiting is None or awaiting.side == side_of(ctx, fight):
         raise Refusal("the fight is waiting for you, not your foe")
-    if table.deadline is None or ctx.referee.clock.now() < table.deadline:
-        left = (table.deadline or 0) - ctx.referee.clock.now()
+    now = ctx.referee.clock.now()
+    if table.timer is None or not table.timer.due(now):
+        left = table.timer.remaining(now) if table.timer else 0.0
         raise Refusal(f"your foe still has {_time_left(left)} to act")
-    before = progress(fight)
     forfeit = ui_of(fight).forfeit(awaiting.side)
-    announce(ctx, table, fight_step(ctx, table, forfeit, ctx.who), before)
+    announce(ctx, table, fight_step(ctx, table, forfeit, ctx.who))

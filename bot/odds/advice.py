@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import partial
 
-from bot.chat.registry import Ctx, Example, Refusal, command
+from bot.chat.registry import Ctx, Example, Precondition, Refusal, command
 from bot.odds.advisor import POLICY, Estimate, estimate, weigh
 from bot.odds.desk import WINDOW, admit, ask
 from bot.wording.ancath import verb
@@ -24,6 +24,22 @@ def _pct(e: Estimate) -> str:
     return f"{100 * e.chance:.0f}% ±{100 * e.margin:.0f}"
 
 
+def _fighters_only(ctx: Ctx) -> str | None:
+    """A spectator is refused where a moderator keeps ``!odds`` for the fighters
+    (``!mod odds fighters``)."""
+    channel = ctx.msg.channel
+    if channel is None or ctx.referee.odds_for(channel) != "fighters":
+        return None
+    fight = ctx.referee.table(channel).fight
+    if fight is None or ctx.who not in fight.accounts:
+        return (f"in {channel} only the fighters use !odds; for a matchup, "
+                "/msg the bot !odds <warrior> vs <warrior>")
+    return None
+
+
+_audience = Precondition("the channel's !odds audience", _fighters_only)
+
+
 @command("odds", "!odds <warrior> vs <warrior> [practice|duel|mortal] | !odds",
          f"Win chances by simulation, with the 95% interval (one at a time per channel, "
          f"one per player every {WINDOW:.0f} s). Policy: {POLICY}. In a fight, !odds weighs "
@@ -32,25 +48,13 @@ def _pct(e: Estimate) -> str:
              Example(("gob !create Gorbag goblin club spear",
                       "olaf !create Olaf free-clans axe shield",
                       "ann !odds Olaf vs Gorbag"), "Olaf vs Gorbag (practice): Olaf wins"),))
+@_audience
 def odds(ctx: Ctx) -> None:
-    _audience(ctx)
     admit(ctx)
     if ctx.args:
         _matchup(ctx)
     else:
         _in_fight(ctx)
-
-
-def _audience(ctx: Ctx) -> None:
-    """Refuse a spectator where a moderator keeps ``!odds`` for the fighters
-    (``!mod odds fighters``)."""
-    channel = ctx.msg.channel
-    if channel is None or ctx.referee.odds_for(channel) != "fighters":
-        return
-    fight = ctx.referee.table(channel).fight
-    if fight is None or ctx.who not in fight.accounts:
-        raise Refusal(f"in {channel} only the fighters use !odds; for a matchup, "
-                      "/msg the bot !odds <warrior> vs <warrior>")
 
 
 def _matchup(ctx: Ctx) -> None:

@@ -78,7 +78,7 @@ def snapshot(club: Club, channel: str) -> tuple[Any, ...]:
     assert table.fight is not None
     stored = club.referee.store.fight(table.fight.id)
     return (club.referee.store.ledger(), stored.seq, stored.state, table.fight.seq,
-            club.dice.left, table.deadline)
+            club.dice.left, table.timer)
 
 
 def refused(club: Club, line: str, reply: str) -> None:

@@ -17,8 +17,7 @@ from club import Club
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import bot.referee  # noqa: F401  (registers every command)
-from bot.chat.registry import REGISTRY
+from bot.referee import REGISTRY
 
 GENERIC = "went wrong on my side"
 """The referee's reply to an unexpected exception: never the answer to anything typed."""

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import bot.referee  # noqa: F401  (registers every command)
-from bot.chat.registry import REGISTRY, Example
+from bot.chat.registry import Example
+from bot.referee import REGISTRY
 
 INTEGRATION = str(Path(__file__).resolve().parents[1] / "integration")
 if INTEGRATION not in sys.path:
