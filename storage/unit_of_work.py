@@ -87,7 +87,7 @@ _UNITS: ContextVar[tuple[Unit, ...]] = ContextVar("ancath_units", default=())
 """The units open in this thread (a context of its own per thread), one per store."""
 
 
-def _keep_anchor(session: Session, before: Any) -> None:
+def _keep_anchor(session: Session, before: Anchor | None) -> None:
     """The newest anchor of the unit again, when the method just done appended none."""
     if "anchor" not in session.info and before is not None:
         session.info["anchor"] = before
