@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from bot.chat import basics, mod, warriors
@@ -16,6 +17,7 @@ from bot.chat.messages import Incoming, Outgoing, Priority, Sender
 from bot.chat.moderators import Logins
 from bot.chat.people import People
 from bot.chat.registry import Ctx, Refusal, Registry, load, split_command
+from bot.chat.units import command_unit
 from bot.clock import Clock
 from bot.config import BotConfig
 from bot.dice import DiceError, DiceExhausted, DiceSource
@@ -222,7 +224,8 @@ class Referee:
                 ctx.reply(f"I don't know !{name}; !help lists the commands")
             return ctx.out
         try:
-            spec.run(ctx)
+            with command_unit(ctx) if self.writes(msg) else nullcontext():
+                spec.run(ctx)   # a writer reads, checks and writes in one transaction
         except DiceExhausted:
             raise  # scripted dice ran out: a test or replay is wrong, not the user
         except RecordsLost as error:

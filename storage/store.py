@@ -3,7 +3,9 @@
 ``Store`` is its parts put together, each in its own module:
 
 - :mod:`storage.unit_of_work`: the engine, the ledger keyring and the transaction
-  (``_tx``) every method runs in, committed whole or not at all;
+  (``_tx``) every method runs in, committed whole or not at all; and ``unit()``, one
+  transaction that every method called inside it joins (a chat command's: the referee
+  opens one around each command that writes);
 - :mod:`storage.warriors`: warriors created, read, and changed between fights;
 - :mod:`storage.fights`: fights opened, recorded command by command, closed, undone and
   taken up again (:mod:`storage.replay` rebuilds them, :mod:`storage.awards` writes
@@ -13,7 +15,13 @@
 
 A fight command, the events it caused, the ledger rows they imply and the warrior
 caches they change are written together (``record``); a refused command never
-reaches here. The records it hands out are in :mod:`storage.records`, its errors in
+reaches here.
+
+The parts are the unit of work's repositories (Cosmic Python's ``uow.batches``): inside
+``with store.unit():`` the store's own methods (``store.warrior``, ``store.open_fight``,
+``store.put_challenge``) read and write in the unit's transaction, so a command is
+written with the same calls whether or not a unit is open, and no call site names a
+repository of its own. The records it hands out are in :mod:`storage.records`, its errors in
 :mod:`storage.errors`.
 """
 

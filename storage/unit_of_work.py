@@ -5,6 +5,16 @@ long becomes ``RecordsBusy``, and a SQLite file deleted or replaced under the ru
 bot becomes ``RecordsLost`` (before and after, so nothing is acknowledged that went to
 an unlinked file). ``_append`` writes a ledger row in the transaction and keeps the
 newest as its anchor.
+
+``UnitOfWork.unit`` is one write transaction for a whole chat command (Cosmic Python's
+unit of work): every store method called inside it, on the thread that opened it, joins
+it instead of opening its own, so the command reads, checks and writes in one
+transaction, committed at the end or rolled back on any exception. It holds the
+club's write lock from its first moment (SQLite's ``BEGIN IMMEDIATE``; on PostgreSQL a
+transaction-scoped advisory lock), so two writing commands, in one bot or in two
+processes on one database, run one after the other and never both pass a check that
+the other's write would fail. A store method's write inside a unit is a savepoint: when
+it fails, only its own rows are taken back, as when it was a transaction of its own.
 """
 
 from __future__ import annotations
@@ -12,10 +22,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session
 
@@ -25,7 +37,10 @@ from storage.errors import RecordsBusy, RecordsLost
 from storage.keys import Keyring, load_keyring
 from storage.ledger import Anchor
 
-__all__ = ["UnitOfWork", "now", "unique_conflict"]
+__all__ = ["Unit", "UnitOfWork", "now", "unique_conflict"]
+
+UNIT_LOCK = 0x616E63617468
+"""The PostgreSQL advisory lock a unit holds (the same number in every process)."""
 
 
 def _locked(error: OperationalError) -> bool:
@@ -45,6 +60,37 @@ def unique_conflict(error: IntegrityError) -> bool:
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+@contextmanager
+def _busy() -> Iterator[None]:
+    """A lock waited for too long, as ``RecordsBusy``."""
+    try:
+        yield
+    except OperationalError as error:
+        if _locked(error):
+            raise RecordsBusy() from error
+        raise
+
+
+@dataclass(eq=False)
+class Unit:
+    """An open unit of work: one store's session, shared by every method called in it."""
+
+    owner: UnitOfWork
+    session: Session
+    wrote: bool = False
+    """Whether a store method wrote in it (what a rollback takes back)."""
+
+
+_UNITS: ContextVar[tuple[Unit, ...]] = ContextVar("ancath_units", default=())
+"""The units open in this thread (a context of its own per thread), one per store."""
+
+
+def _keep_anchor(session: Session, before: Anchor | None) -> None:
+    """The newest anchor of the unit again, when the method just done appended none."""
+    if "anchor" not in session.info and before is not None:
+        session.info["anchor"] = before
 
 
 class UnitOfWork:
@@ -88,20 +134,65 @@ class UnitOfWork:
             self._keyring = load_keyring(self.engine.url.render_as_string(hide_password=False))
         return self._keyring
 
+    def _open_unit(self) -> Unit | None:
+        return next((unit for unit in _UNITS.get() if unit.owner is self), None)
+
+    @contextmanager
+    def unit(self) -> Iterator[Unit]:
+        """One write transaction for everything the store does inside the ``with``, on
+        this thread: committed at its end, rolled back when an exception leaves it (a
+        refusal included), nothing of it kept. A unit opened inside one joins it."""
+        opened = self._open_unit()
+        if opened is not None:
+            yield opened
+            return
+        self._still_there()
+        with _busy(), Session(self.engine, expire_on_commit=False) as session, \
+                session.begin():
+            session.connection()   # SQLite's BEGIN IMMEDIATE: the write lock, now
+            if session.get_bind().dialect.name == "postgresql":
+                session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": UNIT_LOCK})
+            unit = Unit(self, session)
+            token = _UNITS.set((*_UNITS.get(), unit))
+            try:
+                yield unit
+            finally:
+                _UNITS.reset(token)
+        self._still_there()  # committed to the file we opened, or not acknowledged
+
     @contextmanager
     def _tx(self, *, write: bool = True) -> Iterator[Session]:
         """One transaction; ``write=False`` for one that only reads (it does not queue
-        behind writers, another process's included)."""
+        behind writers, another process's included). Inside a unit, the unit's."""
+        opened = self._open_unit()
+        if opened is not None:
+            with self._joined(opened, write) as session:
+                yield session
+            return
         self._still_there()
         engine = self.engine if write else self._reads
-        try:
-            with Session(engine, expire_on_commit=False) as session, session.begin():
-                yield session
-        except OperationalError as error:
-            if _locked(error):
-                raise RecordsBusy() from error
-            raise
+        with _busy(), Session(engine, expire_on_commit=False) as session, session.begin():
+            yield session
         self._still_there()  # committed to the file we opened, or not acknowledged
+
+    @contextmanager
+    def _joined(self, unit: Unit, write: bool) -> Iterator[Session]:
+        """The unit's session for one method: a write in a savepoint of its own; the
+        session's anchor is the one this method appended while it runs."""
+        session = unit.session
+        before = session.info.pop("anchor", None)
+        try:
+            if write:
+                with _busy(), session.begin_nested():
+                    yield session
+                unit.wrote = True
+            else:
+                yield session
+        except BaseException:
+            session.info.pop("anchor", None)   # appended in what was rolled back
+            raise
+        finally:
+            _keep_anchor(session, before)
 
     def _append(self, session: Session, **fields: Any) -> None:
         """A ledger row in this transaction; the newest becomes the session's anchor."""

@@ -1,0 +1,275 @@
+"""One chat command, one transaction (``Store.unit``), on every backend.
+
+The store's methods called inside a unit join its transaction; it commits at the end or
+takes everything back; a referee runs each command that writes in one, so ``!challenge``
+reads, checks and writes in a single transaction, says its line only once that is
+committed, and a second bot on the same database cannot slip a write between its check
+and its write.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, event, text
+from sqlalchemy.exc import OperationalError
+from transcript import warrior  # tests/unit, put on the path by conftest.py
+
+from bot.app import build_referee
+from bot.chat.messages import Incoming, Sender
+from bot.chat.registry import Ctx, Refusal, Registry, Spec
+from bot.clock import FakeClock
+from bot.config import BotConfig
+from bot.dice import ScriptedDice
+from bot.fights.challenges import Challenge, keep_challenge
+from bot.fights.play import table_of
+from bot.odds.worker import InlineExecutor
+from bot.referee import Referee
+from rules.systems import AN_CATH
+from storage.db import open_database
+from storage.keys import Keyring
+from storage.records import ChallengeRecord
+from storage.store import DuplicateName, Store
+
+KEY = Keyring.of(b"a ledger key for the unit of work tests, 32+ bytes")
+TABLES = ("warriors", "ledger", "fights", "fight_sides", "fight_commands", "fight_events",
+          "ledger_head", "challenges", "settings")
+GORBAG = "Gorbag goblin club spear"
+OLAF = "Olaf free-clans axe shield"
+BRENNA = "Brenna free-clans axe shield"
+OLAF_SHEET = warrior("Olaf", "free-clans", "broadsword", "shield")
+GORBAG_SHEET = warrior("Gorbag", "goblin", "club", "spear")
+
+
+# -- helpers ----------------------------------------------------------------------------
+
+
+class HeldDice:
+    """Scripted dice; once ``hold`` is set, the next roll waits until ``go`` is."""
+
+    def __init__(self, *numbers: int) -> None:
+        self.script = ScriptedDice(numbers)
+        self.hold = False
+        self.rolling = threading.Event()
+        self.go = threading.Event()
+
+    def roll(self, sides: int) -> int:
+        if self.hold:
+            self.hold = False
+            self.rolling.set()
+            assert self.go.wait(20), "the test never let the roll go"
+        return self.script.roll(sides)
+
+
+def referee_on(url: str, dice: HeldDice | None = None) -> Referee:
+    return build_referee(BotConfig(moderators=["mod"], rolls="auto"), database=url,
+                         dice=dice or HeldDice(), clock=FakeClock(),
+                         odds_executor=InlineExecutor(), keyring=KEY)
+
+
+def say(referee: Referee, line: str) -> list[str]:
+    """``"[#chan] <nick> <text>"`` from the account ``nick``; the lines sent back."""
+    channel = "#arena"
+    if line.startswith("#"):
+        channel, line = line.split(" ", 1)
+    nick, said = line.split(" ", 1)
+    out = referee.handle(Incoming(sender=Sender(nick=nick, account=nick), text=said,
+                                    channel=channel))
+    return [f"{o.target} {o.text}" for o in out]
+
+
+def rows(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the club's tables: what a command that changed nothing leaves."""
+    with engine.connect() as connection:
+        return {table: sorted(map(tuple, connection.execute(text(f"SELECT * FROM {table}"))),
+                              key=repr)
+                for table in TABLES}
+
+
+class Transactions:
+    """BEGIN and COMMIT counted on an engine while ``counting``."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.begun = self.committed = 0
+        event.listen(engine, "begin", self._begin)
+        event.listen(engine, "commit", self._commit)
+
+    def _begin(self, _connection: Any) -> None:
+        self.begun += 1
+
+    def _commit(self, _connection: Any) -> None:
+        self.committed += 1
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    engine = open_database(database_url)
+    try:
+        yield Store(engine, keyring=KEY)
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def referee(database_url: str) -> Iterator[Referee]:
+    referee = referee_on(database_url)
+    for line in (f"gob !create {GORBAG}", f"olaf !create {OLAF}", f"bren !create {BRENNA}"):
+        assert "created" in " ".join(say(referee, line)), line
+    try:
+        yield referee
+    finally:
+        referee.store.engine.dispose()
+
+
+def challenge(store: Store, channel: str = "#arena") -> ChallengeRecord:
+    return ChallengeRecord(channel, "Olaf", "olaf", "Gorbag", "gob", "duel")
+
+
+# -- the store's unit of work -----------------------------------------------------------
+
+
+def test_every_call_in_a_unit_is_one_transaction(store: Store) -> None:
+    counted = Transactions(store.engine)
+    with store.unit():
+        store.create_warrior(OLAF_SHEET, "olaf")
+        assert store.warrior("Olaf").owner == "olaf"   # reads see the unit's writes
+        store.create_warrior(GORBAG_SHEET, "gob")
+        store.put_challenge(challenge(store))
+        assert [w.sheet.name for w in store.warriors()] == ["Gorbag", "Olaf"]
+    assert (counted.begun, counted.committed) == (1, 1)
+    assert [c.target for c in store.challenges()] == ["Gorbag"]
+
+
+def test_a_refusal_after_a_write_leaves_nothing_written(store: Store) -> None:
+    store.create_warrior(OLAF_SHEET, "olaf")
+    before = rows(store.engine)
+    with pytest.raises(Refusal, match="no, after all"), store.unit():
+        store.create_warrior(GORBAG_SHEET, "gob")
+        store.adjust_bp("Olaf", 30, "mod", "a gift")
+        store.put_challenge(challenge(store))
+        raise Refusal("no, after all")
+    assert rows(store.engine) == before
+
+
+def test_a_write_refused_in_a_unit_takes_back_only_itself(store: Store) -> None:
+    with store.unit():
+        store.create_warrior(OLAF_SHEET, "olaf")
+        with pytest.raises(DuplicateName):
+            store.create_warrior(warrior("olaf", "goblin", "club", "spear"), "gob")
+        store.create_warrior(GORBAG_SHEET, "gob")
+    assert [w.sheet.name for w in store.warriors()] == ["Gorbag", "Olaf"]
+    assert [row["entry"] for row in store.ledger()] == ["created", "created"]
+    assert store.verify() == []
+
+
+def test_each_call_in_a_unit_has_the_anchor_of_its_own_rows(store: Store) -> None:
+    """A fight opened after a warrior was created in the same unit made no ledger row:
+    it carries no anchor, as when it was a transaction of its own."""
+    store.create_warrior(OLAF_SHEET, "olaf")
+    with store.unit():
+        store.create_warrior(GORBAG_SHEET, "gob")
+        fight, _ = store.open_fight("#arena", AN_CATH, "practice",
+                                    [("Olaf", "olaf"), ("Gorbag", "gob")], "gob")
+    assert fight.anchor is None
+    assert store.fight(fight.id).seq == 0
+
+
+def test_a_unit_on_another_thread_is_not_joined(store: Store) -> None:
+    """The talk lane's reads run beside a unit the records lane holds open: they read
+    what is committed, and do not wait for it."""
+    store.create_warrior(OLAF_SHEET, "olaf")
+    seen: list[list[str]] = []
+    with store.unit():
+        store.create_warrior(GORBAG_SHEET, "gob")
+        reader = threading.Thread(
+            target=lambda: seen.append([w.sheet.name for w in store.warriors()]))
+        reader.start()
+        reader.join(5)
+        assert not reader.is_alive()
+    assert seen == [["Olaf"]]
+
+
+# -- a chat command as one unit ---------------------------------------------------------
+
+
+def test_a_challenge_is_one_write_transaction(referee: Referee) -> None:
+    counted = Transactions(referee.store.engine)
+    said = say(referee, "olaf !challenge Gorbag duel")
+    assert said == ["#arena Gorbag, Olaf challenges you to a duel fight: gob may !accept "
+                    "or !decline."]
+    assert (counted.begun, counted.committed) == (1, 1)
+
+
+def test_a_command_refused_after_it_wrote_says_and_keeps_nothing(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def second_thoughts(ctx: Ctx) -> None:
+        keep_challenge(ctx.referee, table_of(ctx), Challenge(
+            "Olaf", "olaf", "Gorbag", "gob", "duel", ctx.referee.clock.now() + 600))
+        ctx.referee.set_setting("timelimit:#arena", 3, ctx.who, "quicker")
+        ctx.say("Gorbag, Olaf challenges you to a duel fight")
+        raise Refusal("on second thoughts, no")
+
+    commands = Registry()
+    for spec in dict.fromkeys(referee.commands.values()):
+        commands.add(spec)
+    commands.add(Spec("rethink", "!rethink", "A test's command.", second_thoughts))
+    monkeypatch.setattr(referee, "commands", commands)
+    before = rows(referee.store.engine)
+    assert say(referee, "olaf !rethink") == ["#arena olaf: on second thoughts, no"]
+    assert rows(referee.store.engine) == before
+    assert referee.table("#arena").challenge is None
+    assert referee.turn_seconds("#arena") == 600
+    assert say(referee, "gob !accept") == ["#arena gob: there is no challenge to you here"]
+
+
+def test_a_commit_that_fails_is_answered_like_a_failed_write(referee: Referee) -> None:
+    def locked(_connection: Any) -> None:
+        event.remove(referee.store.engine, "commit", locked)
+        raise OperationalError("COMMIT", None, sqlite3.OperationalError("database is locked"))
+
+    event.listen(referee.store.engine, "commit", locked)
+    assert say(referee, "olaf !challenge Gorbag duel") == [
+        "#arena olaf: the club's records are busy, try again in a moment"]
+    assert referee.table("#arena").challenge is None
+    assert referee.store.challenges() == []
+    assert say(referee, "olaf !challenge Gorbag duel") == [
+        "#arena Gorbag, Olaf challenges you to a duel fight: gob may !accept or !decline."]
+
+
+def test_two_bots_cannot_both_act_on_one_warrior(database_url: str,
+                                                 referee: Referee) -> None:
+    """Gorbag accepts Olaf in #arena on one bot; while that fight is being written, a
+    second bot on the same database takes Brenna's challenge to Gorbag in #pit. The
+    second waits for the first to commit, then sees Gorbag fighting: never a challenge
+    to a warrior who is already in a fight."""
+    dice = HeldDice(50, 20)   # the initiative: Olaf first
+    first = referee_on(database_url, dice)
+    second = referee_on(database_url)
+    try:
+        assert "challenges you" in say(first, "olaf !challenge Gorbag duel")[0]
+        dice.hold = True
+        answers: dict[str, list[str]] = {}
+        accept = threading.Thread(target=lambda: answers.update(
+            accept=say(first, "gob !accept")))
+        rival = threading.Thread(target=lambda: answers.update(
+            rival=say(second, "#pit bren !challenge Gorbag")))
+        accept.start()
+        assert dice.rolling.wait(10)        # the fight is written, not yet committed
+        rival.start()
+        time.sleep(0.5)
+        assert rival.is_alive(), "the second bot did not wait for the first's write"
+        dice.go.set()
+        accept.join(20)
+        rival.join(20)
+        assert "Gorbag" in answers["accept"][0] and "first" in answers["accept"][0]
+        assert answers["rival"] == ["#pit bren: Gorbag is already in a fight"]
+        assert second.store.challenges() == []
+    finally:
+        first.store.engine.dispose()
+        second.store.engine.dispose()
