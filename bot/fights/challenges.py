@@ -10,9 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.chat.registry import Ctx, Example, Refusal, command
-from bot.fights.play import Table, act, announce, auto_rolls, table_of, timeout
-from bot.systems.registry import UIS
-from rules.ancath.commands import AcceptYield
+from bot.fights.play import Table, announce, auto_rolls, fight_verb, table_of, timeout
+from bot.systems.registry import PLUGINS
 from rules.systems import SYSTEMS
 from storage.store import ChallengeRecord
 
@@ -101,10 +100,10 @@ def challenge(ctx: Ctx) -> None:
     _ready(ctx, target.sheet.name)
     system = ctx.referee.store.warrior(me).system
     if system != target.system:
-        raise Refusal(f"{me} fights by {UIS[system].label} rules, {target.sheet.name} by "
-                      f"{UIS[target.system].label}: pick a foe of the same rules")
+        raise Refusal(f"{me} fights by {PLUGINS[system].label} rules, {target.sheet.name} by "
+                      f"{PLUGINS[target.system].label}: pick a foe of the same rules")
     if kind is not None and system != "ancath":
-        raise Refusal(f"{UIS[system].label} fights have no kinds; leave out '{kind}'")
+        raise Refusal(f"{PLUGINS[system].label} fights have no kinds; leave out '{kind}'")
     kind = kind or SYSTEMS[system].kinds[0]
     challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
                           ctx.referee.clock.now() + timeout(ctx))
@@ -181,13 +180,4 @@ def accept(ctx: Ctx) -> None:
     if table.fight is None:
         _accept_challenge(ctx, table)
         return
-    words = [w.lower() for w in ctx.args[:2]]
-    prisoner: bool | None = None
-    ransom = None
-    if words in (["prisoner"], ["release"]):
-        prisoner = words[0] == "prisoner"
-    elif words == ["prisoner", "ransom"] and len(ctx.args) > 2:
-        prisoner, ransom = True, " ".join(ctx.args[2:])[:200]
-    elif words:
-        raise Refusal("usage: !accept, !accept release, or !accept prisoner [ransom <terms>]")
-    act(ctx, lambda side: AcceptYield(side, prisoner, ransom))
+    fight_verb(ctx)  # a foe's yield: the fight's own system reads the words
