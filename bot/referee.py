@@ -8,15 +8,16 @@ the sending. Built by :func:`bot.app.build_referee` from the configuration.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import nullcontext
+from types import ModuleType
 from typing import Any
 
 from bot.chat import basics, mod, warriors
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
 from bot.chat.moderators import Logins
 from bot.chat.people import People
-from bot.chat.registry import Ctx, Refusal, Registry, load, split_command
+from bot.chat.registry import Ctx, Refusal, Registry, Spec, load, split_command
 from bot.chat.units import command_unit
 from bot.clock import Clock
 from bot.config import BotConfig
@@ -25,17 +26,28 @@ from bot.fights import challenges, play, time_limits
 from bot.fights.play import Table
 from bot.irc.casemap import DEFAULT, fold, fold_mask, glob_match
 from bot.odds import advice
+from bot.systems.plugin import Plugin
+from bot.systems.registry import PLUGINS
 from rules.errors import RulesError
 from storage.errors import RecordsLost
 from storage.store import StorageError, Store
 
-__all__ = ["COMMAND_MODULES", "REGISTRY", "Referee"]
+__all__ = ["COMMAND_MODULES", "REGISTRY", "Referee", "commands_for"]
 
 log = logging.getLogger("ancath.referee")
 
 COMMAND_MODULES = (basics, warriors, mod, challenges, play, time_limits, advice)
 """The modules whose commands the bot answers, in ``!help``'s order."""
-REGISTRY = load(COMMAND_MODULES)
+
+
+def commands_for(plugins: Iterable[Plugin[Any, Any]]) -> Registry:
+    """The bot's commands with the fight verbs of ``plugins`` (before ``!status``)."""
+    modules: list[ModuleType | Iterable[Spec]] = list(COMMAND_MODULES)
+    modules.insert(modules.index(play), play.verb_commands(plugins))
+    return load(modules)
+
+
+REGISTRY = commands_for(PLUGINS.values())
 
 
 class Referee:

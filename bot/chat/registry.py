@@ -202,11 +202,13 @@ class Registry(Mapping[str, Spec]):
         return len(self._specs)
 
 
-def load(modules: Iterable[ModuleType]) -> Registry:
-    """A registry of the commands the ``modules`` define, in their order."""
+def load(sources: Iterable[ModuleType | Iterable[Spec]]) -> Registry:
+    """A registry of the commands the ``sources`` define, in their order: a module's
+    marked handlers, or commands made elsewhere (the rules systems' fight verbs)."""
     registry = Registry()
-    for module in modules:
-        for spec in collect(module):
+    for source in sources:
+        specs = collect(source) if isinstance(source, ModuleType) else tuple(source)
+        for spec in specs:
             registry.add(spec)
     return registry
 

@@ -12,15 +12,14 @@ from typing import Any
 from bot.chat.registry import Ctx, Example, Refusal, channel_only, command
 from bot.fights.play import (
     Table,
-    act,
     announce,
     auto_rolls,
+    fight_verb,
     fighter_only,
     table_of,
     timeout,
 )
-from bot.systems.registry import UIS
-from rules.ancath.commands import AcceptYield
+from bot.systems.registry import PLUGINS
 from rules.systems import SYSTEMS
 from storage.store import ChallengeRecord
 
@@ -110,10 +109,10 @@ def challenge(ctx: Ctx) -> None:
     _ready(ctx, target.sheet.name)
     system = ctx.referee.store.warrior(me).system
     if system != target.system:
-        raise Refusal(f"{me} fights by {UIS[system].label} rules, {target.sheet.name} by "
-                      f"{UIS[target.system].label}: pick a foe of the same rules")
+        raise Refusal(f"{me} fights by {PLUGINS[system].label} rules, {target.sheet.name} by "
+                      f"{PLUGINS[target.system].label}: pick a foe of the same rules")
     if kind is not None and system != "ancath":
-        raise Refusal(f"{UIS[system].label} fights have no kinds; leave out '{kind}'")
+        raise Refusal(f"{PLUGINS[system].label} fights have no kinds; leave out '{kind}'")
     kind = kind or SYSTEMS[system].kinds[0]
     challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
                           ctx.referee.clock.now() + timeout(ctx))
@@ -193,14 +192,5 @@ def accept(ctx: Ctx) -> None:
     if table.fight is None:
         _accept_challenge(ctx, table)
         return
-    fighter_only.enforce(ctx)   # a foe's yield
-    words = [w.lower() for w in ctx.args[:2]]
-    prisoner: bool | None = None
-    ransom = None
-    if words in (["prisoner"], ["release"]):
-        prisoner = words[0] == "prisoner"
-    elif words == ["prisoner", "ransom"] and len(ctx.args) > 2:
-        prisoner, ransom = True, " ".join(ctx.args[2:])[:200]
-    elif words:
-        raise Refusal("usage: !accept, !accept release, or !accept prisoner [ransom <terms>]")
-    act(ctx, lambda side: AcceptYield(side, prisoner, ransom))
+    fighter_only.enforce(ctx)   # a foe's yield: the fight's own system reads the words
+    fight_verb(ctx)

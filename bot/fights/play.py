@@ -9,17 +9,16 @@ one line (``announce``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from bot.chat.messages import Incoming
-from bot.chat.registry import Ctx, Precondition, Refusal, channel_only, command
+from bot.chat.registry import Ctx, Precondition, Refusal, Spec, channel_only, command
 from bot.fights.turn_timer import TurnTimer
-from bot.systems.registry import UIS, VERB_SUMMARIES, SystemUI
+from bot.systems.plugin import Plugin, Verb, help_lines
+from bot.systems.registry import PLUGINS
 from bot.wording.common import Cast
-from rules.ancath.commands import DeclareBonus, Wield
-from rules.ancath.state import BonusUse
-from rules.ancath.tables import Weapon
 from rules.system import RulesState
 from storage.store import OpenFight, Step
 
@@ -27,9 +26,9 @@ if TYPE_CHECKING:
     from bot.fights.challenges import Challenge
 
 __all__ = [
-    "Table", "act", "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step",
-    "fighter_only", "is_manual", "names_of", "restart_timer", "resumed", "side_of",
-    "table_of", "timeout", "ui_of",
+    "Table", "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step",
+    "fight_verb", "fighter_only", "is_manual", "names_of", "restart_timer",
+    "resumed", "side_of", "table_of", "timeout", "ui_of", "verb_commands",
 ]
 
 
@@ -147,8 +146,9 @@ def _due_rolls(referee: Any, table: Table) -> list[Any]:
     return _record(referee, table, steps) if steps else []
 
 
-def ui_of(fight: OpenFight) -> SystemUI:
-    return UIS[fight.system.name]
+def ui_of(fight: OpenFight) -> Plugin[Any, Any]:
+    """The fight's rules system as the bot plays it."""
+    return PLUGINS[fight.system.name]
 
 
 def _roll_due(state: RulesState) -> int | None:
@@ -190,56 +190,32 @@ def restart_timer(referee: Any, table: Table) -> None:
                                   referee.turn_seconds(table.channel))
 
 
-def act(ctx: Ctx, make: Any) -> None:
-    """The sender's move (``fighter_only`` holds): ``make(side)`` is its engine command."""
+@fighter_only
+def fight_verb(ctx: Ctx) -> None:
+    """A fight verb (``fighter_only`` holds): the fight's own rules system says which
+    command it is. Words that make no command are refused first, then a verb of another
+    system."""
+    _any_verb(ctx.name).parse(0, ctx.args)
     table = table_of(ctx)
     fight = table.fighting()
-    engine_command = make(side_of(ctx, fight))
     ui = ui_of(fight)
-    if not isinstance(engine_command, ui.commands):
+    verb = ui.verbs.get(ctx.name)
+    if verb is None:
         raise Refusal(f"!{ctx.name} is not a move in a {ui.label} fight; !status shows yours")
+    engine_command = verb.parse(side_of(ctx, fight), ctx.args)
     announce(ctx, table, fight_step(ctx, table, engine_command, ctx.who))
 
 
-@fighter_only
-def _verb(ctx: Ctx) -> None:
-    """A fight verb: the fight's own rules system says which command it is."""
-    fight = table_of(ctx).fighting()
-    make = ui_of(fight).verbs.get(ctx.name)
-    if make is None:
-        raise Refusal(f"!{ctx.name} is not a move in a {ui_of(fight).label} fight; "
-                      "!status shows yours")
-    act(ctx, make)
+def _any_verb(name: str) -> Verb[Any]:
+    """The first registered system's verb of that name."""
+    return next(p.verbs[name] for p in PLUGINS.values() if name in p.verbs)
 
 
-for _name, _summary in VERB_SUMMARIES.items():
-    command(_name, f"!{_name}", _summary, group="fight")(_verb)
-
-
-@command("bonus", "!bonus attack|defence|reduce",
-         "Say where your Test bonus goes (undeclared it reduces the foe's defence).",
-         group="fight")
-@fighter_only
-def bonus(ctx: Ctx) -> None:
-    word = (ctx.args[0].lower() if ctx.args else "").replace("defense", "defence")
-    if word not in {u.value for u in BonusUse}:
-        raise Refusal("usage: !bonus attack|defence|reduce")
-    act(ctx, lambda side: DeclareBonus(side, BonusUse(word)))
-
-
-@command("wield", "!wield <weapon> [shield|two-handed]",
-         "Choose your weapon before the first action; countersword is the pair.",
-         group="fight")
-@fighter_only
-def wield(ctx: Ctx) -> None:
-    if not ctx.args or ctx.args[0].lower() not in {w.value for w in Weapon}:
-        weapons = "|".join(w.value for w in Weapon)
-        raise Refusal(f"usage: !wield <{weapons}> [shield|two-handed]")
-    extras = {a.lower() for a in ctx.args[1:]}
-    if extras - {"shield", "two-handed"}:
-        raise Refusal("after the weapon say shield or two-handed, or nothing")
-    weapon = Weapon(ctx.args[0].lower())
-    act(ctx, lambda side: Wield(side, weapon, "shield" in extras, "two-handed" in extras))
+def verb_commands(plugins: Iterable[Plugin[Any, Any]]) -> tuple[Spec, ...]:
+    """Every chat verb of ``plugins`` as a fight command (one per name)."""
+    return tuple(Spec(name, usage, summary, fight_verb, group="fight",
+                      preconditions=(fighter_only,))
+                 for name, (usage, summary) in help_lines(plugins).items())
 
 
 @command("status", "!status", "The fight at a glance and whose move it is.", group="fight",

@@ -9,7 +9,7 @@ from functools import partial
 from bot.chat.registry import Ctx, Example, Precondition, Refusal, command
 from bot.odds.advisor import POLICY, Estimate, estimate, weigh
 from bot.odds.desk import WINDOW, admit, ask
-from bot.wording.ancath import verb
+from bot.systems.ancath import AN_CATH
 from rules.ancath import start
 from rules.ancath.commands import Command
 from rules.ancath.state import FightState, Kind, Need
@@ -100,6 +100,6 @@ def _in_fight(ctx: Ctx) -> None:
 
     def per_move(weighed: list[tuple[Command, Estimate]]) -> str:
         return f"{name}'s chances: " + ", ".join(
-            f"{verb(move)} {_pct(result)}" for move, result in weighed)
+            f"{AN_CATH.word(move)} {_pct(result)}" for move, result in weighed)
 
     ask(ctx, partial(weigh, state, SECONDS), per_move, fight)

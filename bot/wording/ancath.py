@@ -8,7 +8,7 @@ attacks [70 vs 25: miss]``), any other roll is named (``Olaf's defence roll [..]
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.wording.common import Award, Cast, bp_line, join, options, roll_how
@@ -17,6 +17,7 @@ from rules.ancath.commands import (
     AcceptYield,
     Act,
     ChooseOrder,
+    Command,
     DeclareBonus,
     Defend,
     Forfeit,
@@ -58,7 +59,7 @@ from rules.ancath.state import (
     Severity,
 )
 
-__all__ = ["describe", "prompt", "status", "undone", "verb", "waiting"]
+__all__ = ["describe", "prompt", "status", "undone", "waiting"]
 
 _ACTION_WORDS = {
     Action.ATTACK: "attacks", Action.DOUBLE: "doubles", Action.PRESS: "presses",
@@ -205,24 +206,6 @@ def _phrase(event: Any, cast: Cast) -> str:
     return ""
 
 
-def verb(command: Any) -> str:
-    """The chat command for an engine command: ``!dodge``, ``!accept prisoner``."""
-    match command:
-        case Act(action=action):
-            return f"!{action.value}"
-        case Defend(defence=defence):
-            return f"!{defence.value}"
-        case ChooseOrder(first=first):
-            return "!first" if first else "!second"
-        case Stop():
-            return "!stop"
-        case AcceptYield(prisoner=prisoner):
-            return "!accept" + {True: " prisoner", False: " release", None: ""}[prisoner]
-        case DeclareBonus(use=use):
-            return f"!bonus {use.value}"
-    return "!reject"
-
-
 def undone(command: Any, names: Sequence[str]) -> str:
     """``Gorm's dodge``: the decision a moderator's undo took back."""
     match command:
@@ -261,8 +244,9 @@ def _roll_words(awaiting: Awaiting) -> str:
     return f"{_ROLL_FOR[awaiting.roll_for]}{chance}"
 
 
-def prompt(state: FightState, manual: bool, cast: Cast) -> str:
-    """Who the fight waits for, by warrior and player, and their options with chances."""
+def prompt(state: FightState, manual: bool, cast: Cast, word: Callable[[Command], str]) -> str:
+    """Who the fight waits for, by warrior and player, and their options with chances,
+    each as ``word`` says it (``!dodge 30``)."""
     awaiting = state.awaiting
     if awaiting is None:
         return ""
@@ -271,7 +255,7 @@ def prompt(state: FightState, manual: bool, cast: Cast) -> str:
         return f"{who}, roll for {_roll_words(awaiting)}: {roll_how(100)}"
     listed = [o for o in legal_actions(state)
               if not isinstance(o.command, DeclareBonus) and _possible(o.chances)]
-    words = [verb(o.command) + (" " + "/".join(map(str, o.chances)) if o.chances else "")
+    words = [word(o.command) + (" " + "/".join(map(str, o.chances)) if o.chances else "")
              for o in listed]
     text = f"{_HEADS[awaiting.need].format(who)} {options(words)}"
     if awaiting.need is Need.YIELD_ANSWER and any(
@@ -289,7 +273,7 @@ def waiting(state: FightState) -> str:
     return f"{state.fighters[awaiting.side].name}'s {_ROLL_NAME[awaiting.roll_for]} roll"
 
 
-def status(state: FightState, manual: bool, cast: Cast) -> str:
+def status(state: FightState, manual: bool, cast: Cast, word: Callable[[Command], str]) -> str:
     """The fight at a glance, then whose move it is, in one line."""
     sides = []
     for fighter in state.fighters:
@@ -307,4 +291,4 @@ def status(state: FightState, manual: bool, cast: Cast) -> str:
     roll = waiting(state)
     if roll:
         return f"{glance} Waiting for {roll}."
-    return join(glance, prompt(state, manual, cast))
+    return join(glance, prompt(state, manual, cast, word))

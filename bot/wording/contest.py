@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.wording.common import Award, Cast, join, roll_how
+from bot.wording.common import Award, Cast, join, options, roll_how
+from rules.common import Yield
 from rules.contest.model import (
     ContestState,
     FightEnded,
@@ -13,6 +14,7 @@ from rules.contest.model import (
     Need,
     Rolled,
     RoundResolved,
+    Strike,
     Struck,
 )
 
@@ -50,13 +52,15 @@ def describe(events: Sequence[Any], cast: Cast, awarded: Sequence[Award] | None 
     return " ".join(parts)
 
 
-def prompt(state: ContestState, manual: bool, cast: Cast) -> str:
+def prompt(state: ContestState, manual: bool, cast: Cast, word: Callable[[Any], str]) -> str:
+    """Who must move next, with their options as ``word`` says them."""
     awaiting = state.awaiting
     if awaiting is None:
         return ""
-    who = cast.labels[awaiting.side]
+    side = awaiting.side
+    who = cast.labels[side]
     if awaiting.need is Need.STRIKE:
-        return f"Round {state.round}: {who}, !strike | !yield"
+        return f"Round {state.round}: {who}, {options([word(Strike(side)), word(Yield(side))])}"
     return f"{who}, roll d20 against {awaiting.chance}: {roll_how(20)}"
 
 
@@ -67,9 +71,11 @@ def waiting(state: ContestState) -> str:
     return f"{state.sides[awaiting.side].fighter.name}'s d20 roll"
 
 
-def status(state: ContestState, manual: bool, cast: Cast) -> str:
+def status(state: ContestState, manual: bool, cast: Cast, word: Callable[[Any], str]) -> str:
     glance = f"Round {state.round}. " + " / ".join(
         f"{s.fighter.name}: rating {s.rating}, wounds {s.wounds}, injuries {s.injuries}"
         + (", dazed" if s.dazed else "") for s in state.sides) + "."
     roll = waiting(state)
-    return f"{glance} Waiting for {roll}." if roll else join(glance, prompt(state, manual, cast))
+    if roll:
+        return f"{glance} Waiting for {roll}."
+    return join(glance, prompt(state, manual, cast, word))

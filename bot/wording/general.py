@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.wording.common import Award, Cast, join, roll_how
+from bot.wording.common import Award, Cast, join, options, roll_how
+from rules.common import Yield
 from rules.general.model import (
+    Attack,
     Attacked,
     DamageDie,
     FightEnded,
@@ -59,13 +61,16 @@ def describe(events: Sequence[Any], cast: Cast, awarded: Sequence[Award] | None 
     return " ".join(parts)
 
 
-def prompt(state: GeneralState, manual: bool, cast: Cast) -> str:
+def prompt(state: GeneralState, manual: bool, cast: Cast, word: Callable[[Any], str]) -> str:
+    """Who must move next, with their options as ``word`` says them."""
     awaiting = state.awaiting
     if awaiting is None:
         return ""
-    who = cast.labels[awaiting.side]
+    side = awaiting.side
+    who = cast.labels[side]
     if awaiting.need is Need.ACTION:
-        return f"{who} to act: !attack {state.sides[awaiting.side].fighter.skill} | !yield"
+        skill = state.sides[side].fighter.skill
+        return f"{who} to act: {options([f'{word(Attack(side))} {skill}', word(Yield(side))])}"
     assert awaiting.roll_for is not None
     chance = f" against {awaiting.chance}" if awaiting.chance is not None else ""
     return (f"{who}, roll d{awaiting.die} for {awaiting.roll_for.value}{chance}: "
@@ -81,9 +86,11 @@ def waiting(state: GeneralState) -> str:
     return f"{name}'s {awaiting.roll_for.value} roll (d{awaiting.die})"
 
 
-def status(state: GeneralState, manual: bool, cast: Cast) -> str:
+def status(state: GeneralState, manual: bool, cast: Cast, word: Callable[[Any], str]) -> str:
     glance = f"Turn {state.turn}. " + " / ".join(
         f"{s.fighter.name}: {s.current}/{s.fighter.health} health"
         + (", stunned" if s.stunned else "") for s in state.sides) + "."
     roll = waiting(state)
-    return f"{glance} Waiting for {roll}." if roll else join(glance, prompt(state, manual, cast))
+    if roll:
+        return f"{glance} Waiting for {roll}."
+    return join(glance, prompt(state, manual, cast, word))

@@ -9,32 +9,22 @@
         Olaf rolls 5         # damage: Kill
     ''')
 
-A line is ``<Name>: <verb> [args]`` for a decision, ``<Name> rolls <n>`` for a d100
-roll, or ``mod: end <Name>|draw`` for a moderator. ``#`` starts a comment. Every line
-is applied through ``rules.ancath.apply``; a refused line raises as the engine does.
+A line is ``<Name>: <verb> [args]`` for a decision (read by the verb of An Cath's
+plugin, as the chat reads ``!verb [args]``; ``forfeit`` for a claimed time limit),
+``<Name> rolls <n>`` for a d100 roll, or ``mod: end <Name>|draw`` for a moderator.
+``#`` starts a comment. Every line is applied through ``rules.ancath.apply``; a refused
+line raises as the engine does.
 """
 
 from __future__ import annotations
 
+from bot.systems.ancath import AN_CATH
 from rules.ancath import apply, start
-from rules.ancath.commands import (
-    AcceptYield,
-    Act,
-    ChooseOrder,
-    Command,
-    DeclareBonus,
-    Defend,
-    Forfeit,
-    ModeratorEnd,
-    RejectYield,
-    Roll,
-    Stop,
-    Wield,
-)
+from rules.ancath.commands import Command
 from rules.ancath.events import Event
 from rules.ancath.sheet import Sheet, create_warrior
-from rules.ancath.state import Action, BonusUse, Defence, FightState, Kind
-from rules.ancath.tables import Armour, Culture, Skill, Weapon
+from rules.ancath.state import FightState, Kind
+from rules.ancath.tables import Armour, Culture, Skill
 
 __all__ = ["command", "fight", "play", "warrior"]
 
@@ -75,34 +65,16 @@ def command(state: FightState, line: str) -> Command:
         words = line[4:].split()
         assert words[0] == "end", line
         winner = None if words[1] == "draw" else sides[words[1].casefold()]
-        return ModeratorEnd(winner, " ".join(words[2:]) or "test")
+        return AN_CATH.end(winner, " ".join(words[2:]) or "test")
     if " rolls " in line:
         who, value = line.split(" rolls ")
-        return Roll(sides[who.strip().casefold()], int(value))
+        return AN_CATH.roll(sides[who.strip().casefold()], int(value))
     who, rest = line.split(":", 1)
     side = sides[who.strip().casefold()]
     verb, *args = rest.split()
-    if verb in ("first", "second"):
-        return ChooseOrder(side, verb == "first")
-    if verb in {d.value for d in Defence}:
-        return Defend(side, Defence(verb))
-    if verb == "accept":
-        prisoner = None
-        if args and args[0] in ("prisoner", "release"):
-            prisoner = args[0] == "prisoner"
-        ransom = " ".join(args[2:]) if args[1:2] == ["ransom"] else None
-        return AcceptYield(side, prisoner, ransom)
-    if verb == "reject":
-        return RejectYield(side)
-    if verb == "stop":
-        return Stop(side)
-    if verb == "forfeit":
-        return Forfeit(side)
-    if verb == "bonus":
-        return DeclareBonus(side, BonusUse(args[0]))
-    if verb == "wield":
-        return Wield(side, Weapon(args[0]), "shield" in args, "two-handed" in args)
-    return Act(side, Action(verb))
+    if verb == "forfeit":  # what !claim makes of the foe's time running out (R7.4)
+        return AN_CATH.forfeit(side)
+    return AN_CATH.verbs[verb].parse(side, args)
 
 
 def play(state: FightState, script: str) -> tuple[FightState, list[Event]]:

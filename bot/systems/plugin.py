@@ -1,0 +1,138 @@
+"""The record a rules system plugs into the bot by (python-chess's ``VARIANTS`` is the
+model): its rules engine, its fight verbs and its wording, together.
+
+A :class:`Verb` is the one place a fight command is defined: its name and help, how
+its words make an engine command (``parse``), and how an engine command is said back
+(``!dodge``, ``!accept prisoner``). Command registration, the prompts' options, the
+``!odds`` labels and the transcript tests all read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from bot.chat.registry import Refusal
+from bot.wording.common import Award, Cast
+from rules.system import RuleSystem
+
+__all__ = ["Plugin", "Usage", "Verb", "Words", "fixed", "help_lines", "verbs"]
+
+S = TypeVar("S")
+"""A system's fight state."""
+C = TypeVar("C")
+"""A system's engine command."""
+
+Words = Callable[[C], str]
+"""How a command is said in chat: ``!dodge``, ``!bonus attack``."""
+
+
+class Usage(Refusal):
+    """A verb's words that make no command; the message is its usage."""
+
+
+@dataclass(frozen=True, slots=True)
+class Verb(Generic[C]):
+    """One fight verb of one system: ``!name [args]`` for the sender's side."""
+
+    name: str
+    summary: str
+    """Its ``!help`` line; where several systems share the verb, the first system's."""
+    parse: Callable[[int, Sequence[str]], C]
+    """``parse(side, args) -> command``; words that make none raise :class:`Usage`."""
+    words: Callable[[C], str | None] | None = None
+    """The chat words for a command this verb makes, None for any other command;
+    unset, ``!name`` for what ``parse(side, [])`` makes."""
+    usage: str = ""
+    """``!help``'s usage; unset, ``!name``."""
+    detail: str = ""
+    """This system's note in a shared verb's help: ``Attack (An Cath: <detail>; ...)``."""
+    samples: tuple[tuple[str, ...], ...] = ((),)
+    """Arguments that make a command, for the conformance test to try every form."""
+    chat: bool = True
+    """A chat command of its own; False where a wider command hands it on (``!accept``
+    takes up a challenge, or, in a fight, a foe's yield)."""
+
+    def say(self, command: C) -> str | None:
+        """``!dodge`` when this verb makes ``command``, else None."""
+        if self.words is not None:
+            return self.words(command)
+        side = getattr(command, "side", None)
+        if not isinstance(side, int):
+            return None
+        try:
+            made = self.parse(side, ())
+        except Usage:
+            return None
+        return f"!{self.name}" if made == command else None
+
+
+@dataclass(frozen=True, slots=True)
+class Plugin(Generic[S, C]):
+    """Everything the bot knows of one rules system."""
+
+    system: RuleSystem
+    label: str
+    """``Simple Contest``: the system as the chat names it."""
+    verbs: Mapping[str, Verb[C]]
+    """The fight verbs by name."""
+    roll: Callable[[int, int], C]
+    """``roll(side, value)``: the roll the fight waits for."""
+    forfeit: Callable[[int], C]
+    end: Callable[[int | None, str], C]
+    """``end(winner, reason)``: a moderator's end (R8.1)."""
+    describe: Callable[[Sequence[Any], Cast, Sequence[Award] | None], str]
+    """``describe(events, cast, awarded)``: a run of events in one line."""
+    asks: Callable[[S, bool, Cast, Words[C]], str]
+    """``asks(state, manual, cast, word)``: who must move next, with their options."""
+    glance: Callable[[S, bool, Cast, Words[C]], str]
+    """``glance(state, manual, cast, word)``: the fight at a glance, then who moves."""
+    waiting: Callable[[S], str]
+    """``Brenna's attack roll``: the roll awaited, or '' when a decision is."""
+    undone: Callable[[C, Sequence[str]], str]
+    """``Gorm's dodge``: a decision a moderator's undo took back."""
+
+    def word(self, command: C) -> str:
+        """``!dodge``: the chat words of a decision, by the verb that makes it."""
+        for verb in self.verbs.values():
+            words = verb.say(command)
+            if words is not None:
+                return words
+        raise ValueError(f"no {self.label} verb makes {command!r}")
+
+    def prompt(self, state: S, manual: bool, cast: Cast) -> str:
+        """Who the fight waits for, and their options."""
+        return self.asks(state, manual, cast, self.word)
+
+    def status(self, state: S, manual: bool, cast: Cast) -> str:
+        """The fight at a glance and whose move it is."""
+        return self.glance(state, manual, cast, self.word)
+
+
+def fixed(name: str, summary: str, make: Callable[[int], C], detail: str = "") -> Verb[C]:
+    """A verb without arguments (any given are ignored, as they always were)."""
+    return Verb(name, summary, lambda side, _args: make(side), detail=detail)
+
+
+def verbs(*listed: Verb[C]) -> dict[str, Verb[C]]:
+    """Verbs by name, in the order listed."""
+    return {verb.name: verb for verb in listed}
+
+
+def help_lines(plugins: Iterable[Plugin[Any, Any]]) -> dict[str, tuple[str, str]]:
+    """``(usage, summary)`` per chat verb name across ``plugins``: a verb several systems
+    share has the first one's summary, with each system's detail in brackets (``Attack
+    (An Cath: a roll against your weapon skill; General rules: a d20 Test).``)."""
+    found: dict[str, list[tuple[Plugin[Any, Any], Verb[Any]]]] = {}
+    for plugin in plugins:
+        for verb in plugin.verbs.values():
+            if verb.chat:
+                found.setdefault(verb.name, []).append((plugin, verb))
+    lines = {}
+    for name, pairs in found.items():
+        first = pairs[0][1]
+        details = "; ".join(f"{p.label}: {v.detail}" for p, v in pairs if v.detail)
+        summary = f"{first.summary} ({details})." if details else f"{first.summary}."
+        lines[name] = (first.usage or f"!{name}", summary)
+    return lines
