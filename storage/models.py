@@ -80,7 +80,7 @@ class LedgerRow(Base):
     skill: Mapped[str | None] = mapped_column(String(16))
     skill_value: Mapped[int | None]
     """The skill's new value, when ``skill`` is set."""
-    status: Mapped[str | None] = mapped_column(String(10))
+    status: Mapped[Status | None] = mapped_column(String(10))
     """The warrior's new status, when it changes."""
     captor_id: Mapped[int | None] = mapped_column(Integer)
     detail: Mapped[dict[str, Any] | None]

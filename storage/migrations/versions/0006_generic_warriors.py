@@ -4,11 +4,13 @@ rules system's sheet in ``profile``.
 An An Cath warrior's culture, armour and skills cache move from their own columns into
 its profile (``{"culture": ..., "armour": ..., "skills": {...}}``); a Simple Contest or
 General-rules fighter's profile is its sheet already. ``bp``, ``bp_spent``, ``status``
-and ``captor_id`` stay columns: each is the cache of a system-neutral ledger column
-(``bp``, ``spent``, ``status``, ``captor_id``), which storage and ``audit verify`` keep
-without knowing the system. ``bp_spent`` is such a cache (the sum of the ledger's
-``spent``), not a part of An Cath's sheet, so it stays beside ``bp`` under its name.
-``profile`` becomes NOT NULL.
+and ``captor_id`` stay columns: each caches one system-neutral ledger column (``bp``,
+``spent``, ``status``, ``captor_id``), summed or taken as the newest, which storage and
+``audit verify`` keep without knowing the system. ``bp_spent`` is chosen to stay a
+column, under its name: only An Cath spends BP today, but what it caches is the
+ledger's ``spent`` column, not a part of the sheet; in the profile, checking it would
+need An Cath's profile shape where the other sums need none. ``profile`` becomes NOT
+NULL.
 
 On SQLite the columns are dropped by copying the table (batch mode), rows unchanged;
 the copy drops the table others point at, so migrations run there with foreign keys
