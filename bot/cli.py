@@ -36,7 +36,7 @@ from bot.irc.supervisor import IrcBot
 from bot.logs import setup_logging
 from bot.odds import desk
 from bot.odds.worker import start_worker
-from rules.ancath.sheet import derived_test
+from rules.ancath.sheet import Sheet, derived_test
 from storage.backup import backup_sqlite
 from storage.db import (
     DatabaseUnavailable,
@@ -49,6 +49,7 @@ from storage.db import (
 )
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
 from storage.ledger import Anchor, anchors_in
+from storage.records import Fighter
 from storage.store import StorageError, Store, WarriorRecord
 
 __all__ = ["main"]
@@ -200,9 +201,9 @@ def _key_ids(args: argparse.Namespace, url: str) -> int:
 
 def _warrior_json(store: Store, name: str) -> dict[str, Any]:
     record = store.warrior(name)
-    if record.system != "ancath":
-        return _fighter_json(record)
     sheet = record.sheet
+    if not isinstance(sheet, Sheet):
+        return _fighter_json(record)
     return {
         "name": sheet.name,
         "owner": record.owner,
@@ -217,9 +218,11 @@ def _warrior_json(store: Store, name: str) -> dict[str, Any]:
     }
 
 
-def _fighter_json(record: WarriorRecord) -> dict[str, Any]:
+def _fighter_json(record: WarriorRecord[Fighter]) -> dict[str, Any]:
     """Another rules system's fighter: its system and sheet fields (dice as ``1d8+1``)."""
     fighter = record.sheet
+    if not dataclasses.is_dataclass(fighter):
+        raise TypeError(f"{fighter.name}: a {record.system} fighter that is not a dataclass")
     sheet = {f.name: getattr(fighter, f.name) for f in dataclasses.fields(fighter)}
     return {"name": sheet.pop("name"), "owner": record.owner, "system": record.system,
             **{k: str(v) if dataclasses.is_dataclass(v) else v for k, v in sheet.items()},

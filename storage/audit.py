@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 from storage.keys import Keyring
 from storage.ledger import FIGHT_ENTRIES, GENESIS, Anchor, fight_digest, row_hash, row_mac
 from storage.models import Fight, FightCommand, LedgerHead, LedgerRow, Warrior
+from storage.profiles import recorded
 
 __all__ = ["VERIFY_BATCH", "Report", "derived_totals", "ranges", "verify"]
 
@@ -36,7 +37,9 @@ _SETS: dict[str, tuple[str, ...]] = {
 """Which warrior fields each entry sets from its ``detail``."""
 _FIELDS = ("name", "name_key", "owner", "system", "culture", "profile", "skills", "armour",
            "bp", "bp_spent", "status", "captor_id")
-"""The warrior's cached fields that verify compares with the chain, in this order."""
+"""The warrior's cached fields that verify compares with the chain, in this order
+(``culture``, ``armour``, ``skills`` and ``profile`` as ``profiles.recorded`` reads them
+from its profile)."""
 _PARTS = (("setup", "setup (system, kind, channel, sheets, sides)"),
           ("commands", "command log"), ("events", "event log"))
 
@@ -267,16 +270,22 @@ def _warriors(session: Session, totals: dict[int, dict[str, Any]], report: Repor
                                        "in the ledger")
             unnamed += 1
         label = derived.get("name", warrior.name)
+        cached = _cached(warrior)
         for name in _FIELDS:
-            if name not in derived:
-                continue
-            cached = getattr(warrior, name)
-            if cached != derived[name]:
-                report.problems.append(
-                    f"warrior {label}: {name} is {cached!r}, ledger says {derived[name]!r}")
+            if name in derived and cached[name] != derived[name]:
+                report.problems.append(f"warrior {label}: {name} is {cached[name]!r}, ledger "
+                                       f"says {derived[name]!r}")
     if unnamed and not report.keyed:
         report.notes.append(f"{unnamed} warriors come from before the ledger recorded names "
                             "and owners: the bot records them as they are when it next starts")
+
+
+def _cached(warrior: Warrior) -> dict[str, Any]:
+    """The warrior's cached fields by the names the chain gives them."""
+    return {"name": warrior.name, "name_key": warrior.name_key, "owner": warrior.owner,
+            "system": warrior.system, **recorded(warrior), "bp": warrior.bp,
+            "bp_spent": warrior.bp_spent, "status": warrior.status,
+            "captor_id": warrior.captor_id}
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,7 @@ from storage.models import (
     LedgerRow,
     Warrior,
 )
+from storage.profiles import recorded
 
 __all__ = [
     "FIGHT_ENTRIES",
@@ -208,8 +209,9 @@ def _write(session: Session, chain: LedgerHead, kid: str, key: bytes,
 
 def identity(warrior: Warrior) -> dict[str, Any]:
     """What a creation (or attested) row holds of a warrior besides its skills."""
+    sheet = recorded(warrior)
     return {"name": warrior.name, "owner": warrior.owner, "system": warrior.system,
-            "culture": warrior.culture, "armour": warrior.armour, "profile": warrior.profile}
+            "culture": sheet["culture"], "armour": sheet["armour"], "profile": sheet["profile"]}
 
 
 def _attest_legacy(session: Session, chain: LedgerHead, kid: str, key: bytes,

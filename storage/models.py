@@ -1,13 +1,15 @@
 """The database tables, as SQLAlchemy 2 typed ORM classes.
 
-Warriors keep *cached* totals (BP, spent BP, skills, status, captor); the ledger is the
-truth they derive from (R7.3), and ``storage.audit.verify`` proves the two agree.
+A warrior is its identity, the system-neutral caches (BP, spent BP, status, captor) as
+columns, and its rules system's sheet as its ``profile`` (``storage.profiles``); the
+ledger is the truth the caches derive from (R7.3), and ``storage.audit.verify`` proves
+the two agree.
 A fight is its setup plus an append-only command list; events are logged beside it.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstraint, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -22,8 +24,13 @@ __all__ = [
     "LedgerRow",
     "PendingChallenge",
     "Setting",
+    "Status",
     "Warrior",
 ]
+
+Status = Literal["free", "prisoner", "dead"]
+"""A warrior's status as its column and the ledger's hold it: a prisoner or a dead
+warrior cannot start a fight (R3.3)."""
 
 
 class Base(DeclarativeBase):
@@ -39,17 +46,14 @@ class Warrior(Base):
     """The name case-folded: names are unique case-insensitively (R2.5)."""
     owner: Mapped[str] = mapped_column(String(120), index=True)
     system: Mapped[str] = mapped_column(String(16), default="ancath")
-    culture: Mapped[str | None] = mapped_column(String(16))
-    armour: Mapped[str | None] = mapped_column(String(16))
-    skills: Mapped[dict[str, Any]]
-    """Cache: skill name to percent, derived from the ledger."""
-    profile: Mapped[dict[str, Any] | None]
-    """The whole sheet of a Simple Contest or General-rules fighter (no skills, no BP)."""
+    profile: Mapped[dict[str, Any]]
+    """The sheet as the warrior's rules system keeps it: An Cath's culture, armour and
+    skills (a cache derived from the ledger), another system's whole fighter."""
     bp: Mapped[int] = mapped_column(default=0)
     """Cache: BP total in tenths, the sum of the ledger's ``bp`` column."""
     bp_spent: Mapped[int] = mapped_column(default=0)
     """Cache: whole BP spent, the sum of the ledger's ``spent`` column."""
-    status: Mapped[str] = mapped_column(String(10), default="free")
+    status: Mapped[Status] = mapped_column(String(10), default="free")
     captor_id: Mapped[int | None] = mapped_column(ForeignKey("warriors.id"))
     created_at: Mapped[str] = mapped_column(String(32))
 
@@ -76,7 +80,7 @@ class LedgerRow(Base):
     skill: Mapped[str | None] = mapped_column(String(16))
     skill_value: Mapped[int | None]
     """The skill's new value, when ``skill`` is set."""
-    status: Mapped[str | None] = mapped_column(String(10))
+    status: Mapped[Status | None] = mapped_column(String(10))
     """The warrior's new status, when it changes."""
     captor_id: Mapped[int | None] = mapped_column(Integer)
     detail: Mapped[dict[str, Any] | None]

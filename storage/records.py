@@ -4,24 +4,47 @@ of a fight, its BP awards and pending challenges (never a database row)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from rules.system import RulesState, RuleSystem
 from storage.ledger import Anchor
+from storage.models import Status
 
-__all__ = ["Award", "ChallengeRecord", "OpenFight", "Step", "WarriorRecord"]
+__all__ = ["Award", "ChallengeRecord", "Fighter", "OpenFight", "Status", "Step",
+           "WarriorRecord"]
+
+
+class Fighter(Protocol):
+    """What the sheet of every rules system's fighter has."""
+
+    @property
+    def name(self) -> str: ...
+
+
+SheetT = TypeVar("SheetT", bound=Fighter, covariant=True)
+Wanted = TypeVar("Wanted", bound=Fighter)
 
 
 @dataclass(frozen=True, slots=True)
-class WarriorRecord:
+class WarriorRecord(Generic[SheetT]):
+    """A warrior as its rules system's sheet (``WarriorRecord[Sheet]`` for An Cath's)
+    with what the club keeps of every warrior."""
+
     id: int
-    sheet: Any
+    sheet: SheetT
     """An An Cath ``Sheet``, or the fighter of another rules system."""
     owner: str
     captor: str | None
     in_fight: bool
     system: str = "ancath"
-    status: str = "free"
+    status: Status = "free"
+
+    def sheet_as(self, kind: type[Wanted]) -> Wanted:
+        """The sheet, known to be a ``kind`` (a ``TypeError`` when it is not)."""
+        if not isinstance(self.sheet, kind):
+            raise TypeError(f"{self.sheet.name} fights by {self.system} rules, with no "
+                            f"{kind.__name__}")
+        return self.sheet
 
 
 @dataclass(frozen=True, slots=True)

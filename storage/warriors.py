@@ -9,7 +9,6 @@ keeps (``lock_in_order``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -22,11 +21,13 @@ from rules.systems import SYSTEMS
 from storage import ledger
 from storage.errors import Busy, DuplicateName, StorageError, UnknownWarrior
 from storage.models import FightSide, Warrior
-from storage.records import WarriorRecord
+from storage.profiles import ancath_profile
+from storage.records import Fighter, WarriorRecord
 from storage.unit_of_work import UnitOfWork, unique_conflict
 
 __all__ = [
     "Warriors",
+    "ancath_record",
     "apply_sheet",
     "fighter_of",
     "lock_in_order",
@@ -42,22 +43,24 @@ def sheet_of(row: Warrior) -> Sheet:
     """The An Cath sheet of a warrior row (refused for other systems' fighters)."""
     if row.system != "ancath":
         raise StorageError(f"{row.name} fights by {row.system} rules: no BP or skills there")
+    profile = row.profile
     return Sheet(
         row.name,
-        Culture(row.culture),
-        Armour(row.armour),
-        {Skill(k): v for k, v in row.skills.items()},
+        Culture(profile["culture"]),
+        Armour(profile["armour"]),
+        {Skill(k): v for k, v in profile["skills"].items()},
         row.bp,
         row.bp_spent,
         Status(row.status),
     )
 
 
-def fighter_of(row: Warrior) -> Any:
+def fighter_of(row: Warrior) -> Fighter:
     """Whatever the warrior's rules system fights with."""
     if row.system == "ancath":
         return sheet_of(row)
-    return SYSTEMS[row.system].codec.decode(row.profile)
+    fighter: Fighter = SYSTEMS[row.system].codec.decode(row.profile)
+    return fighter
 
 
 def warrior_row(session: Session, name: str, lock: bool = False) -> Warrior:
@@ -68,7 +71,7 @@ def warrior_row(session: Session, name: str, lock: bool = False) -> Warrior:
     return row
 
 
-def warrior_record(session: Session, row: Warrior) -> WarriorRecord:
+def warrior_record(session: Session, row: Warrior) -> WarriorRecord[Fighter]:
     captor = session.get_one(Warrior, row.captor_id).name if row.captor_id else None
     seated = session.scalar(
         select(func.count()).select_from(FightSide)
@@ -78,8 +81,16 @@ def warrior_record(session: Session, row: Warrior) -> WarriorRecord:
                          row.status)
 
 
+def ancath_record(session: Session, row: Warrior) -> WarriorRecord[Sheet]:
+    """The record of an An Cath warrior, its sheet typed so."""
+    record = warrior_record(session, row)
+    return WarriorRecord(record.id, record.sheet_as(Sheet), record.owner, record.captor,
+                         record.in_fight, record.system, record.status)
+
+
 def apply_sheet(row: Warrior, sheet: Sheet) -> None:
-    row.skills = {s.value: v for s, v in sheet.skills.items()}
+    """The sheet's skills, BP and spent BP into the row's caches."""
+    row.profile = {**row.profile, "skills": {s.value: v for s, v in sheet.skills.items()}}
     row.bp, row.bp_spent = sheet.bp, sheet.bp_spent
 
 
@@ -118,7 +129,8 @@ def side_rows(session: Session, fight_id: int) -> list[Warrior]:
 class Warriors(UnitOfWork):
     """Creating warriors, reading them, and changing them outside fights."""
 
-    def create_warrior(self, sheet: Sheet, owner: str, actor: str | None = None) -> WarriorRecord:
+    def create_warrior(self, sheet: Sheet, owner: str,
+                       actor: str | None = None) -> WarriorRecord[Sheet]:
         """Add a new warrior and its ``created`` ledger row."""
         now = self._clock()
         skills = {s.value: v for s, v in sheet.skills.items()}
@@ -126,8 +138,9 @@ class Warriors(UnitOfWork):
             with self._tx() as session:
                 row = Warrior(
                     name=sheet.name, name_key=sheet.name.casefold(), owner=owner,
-                    system="ancath", culture=sheet.culture.value, armour=sheet.armour.value,
-                    skills=skills, bp=0, bp_spent=0, status="free", created_at=now,
+                    system="ancath",
+                    profile=ancath_profile(sheet.culture.value, sheet.armour.value, skills),
+                    bp=0, bp_spent=0, status="free", created_at=now,
                 )
                 session.add(row)
                 session.flush()
@@ -136,13 +149,14 @@ class Warriors(UnitOfWork):
                     detail={**ledger.identity(row), "skills": skills},
                     actor=actor or owner, reason="warrior created", created_at=now,
                 )
-                return warrior_record(session, row)
+                return ancath_record(session, row)
         except IntegrityError as error:
             if not unique_conflict(error):
                 raise
             raise DuplicateName(f"the name {sheet.name} is taken") from error
 
-    def create_fighter(self, system: str, fighter: Any, owner: str) -> WarriorRecord:
+    def create_fighter(self, system: str, fighter: Fighter,
+                       owner: str) -> WarriorRecord[Fighter]:
         """A fighter of another rules system (no BP, no skills: R9.6), with its
         ``created`` ledger row holding the whole profile."""
         now = self._clock()
@@ -151,7 +165,7 @@ class Warriors(UnitOfWork):
             with self._tx() as session:
                 row = Warrior(
                     name=fighter.name, name_key=fighter.name.casefold(), owner=owner,
-                    system=system, skills={}, profile=profile, bp=0, bp_spent=0,
+                    system=system, profile=profile, bp=0, bp_spent=0,
                     status="free", created_at=now,
                 )
                 session.add(row)
@@ -167,18 +181,18 @@ class Warriors(UnitOfWork):
                 raise
             raise DuplicateName(f"the name {fighter.name} is taken") from error
 
-    def warrior(self, name: str) -> WarriorRecord:
+    def warrior(self, name: str) -> WarriorRecord[Fighter]:
         with self._tx(write=False) as session:
             return warrior_record(session, warrior_row(session, name))
 
-    def warriors(self, owner: str | None = None) -> list[WarriorRecord]:
+    def warriors(self, owner: str | None = None) -> list[WarriorRecord[Fighter]]:
         with self._tx(write=False) as session:
             query = select(Warrior).order_by(Warrior.name_key)
             if owner is not None:
                 query = query.where(Warrior.owner == owner)
             return [warrior_record(session, row) for row in session.scalars(query)]
 
-    def buy_skill(self, name: str, skill: Skill, actor: str) -> WarriorRecord:
+    def buy_skill(self, name: str, skill: Skill, actor: str) -> WarriorRecord[Sheet]:
         """Spend BP on a skill, outside any fight (R2.8)."""
         with self._tx() as session:
             row = warrior_row(session, name, lock=True)
@@ -192,7 +206,7 @@ class Warriors(UnitOfWork):
                 reason=f"bought {skill.value} {bought.old}->{bought.new}",
                 created_at=self._clock(),
             )
-            return warrior_record(session, row)
+            return ancath_record(session, row)
 
     def adjust_bp(self, name: str, tenths: int, moderator: str, reason: str) -> int:
         """A moderator's BP change (R8.1); returns the tenths actually applied (R2.6)."""
@@ -226,7 +240,7 @@ class Warriors(UnitOfWork):
             if warrior_record(session, row).in_fight:
                 raise Busy(f"{row.name} is in a fight; change armour after it")
             sheet, (changed,) = set_armour(sheet_of(row), armour)
-            row.armour = sheet.armour.value
+            row.profile = {**row.profile, "armour": sheet.armour.value}
             self._append(
                 session, warrior_id=row.id, entry="moderator-armour",
                 detail={"armour": armour.value, "was": changed.old.value,

@@ -24,6 +24,7 @@ from rules.ancath.tables import Armour, Culture, Skill
 from rules.contest.model import ContestFighter, parse_fighter
 from rules.general.model import GeneralFighter, parse_dice
 from rules.general.travel import METRES_PER_MILE, Pace, travel
+from storage.records import Fighter
 from storage.store import WarriorRecord
 
 __all__ = ["sheet_line"]
@@ -39,34 +40,33 @@ def _skill(word: str) -> Skill:
         raise Refusal(f"no skill {word}; skills: {', '.join(s.value for s in Skill)}") from None
 
 
-def _owner(record: WarriorRecord, people: People) -> str:
+def _owner(record: WarriorRecord[Fighter], people: People) -> str:
     """Who owns a warrior, as the channel may be told: a nick or an account, never a
     ``user@host``."""
     return people.name(record.owner) or "unregistered"
 
 
-def _contest_line(record: WarriorRecord, owner: str) -> str:
-    f: ContestFighter = record.sheet
+def _contest_line(f: ContestFighter, record: WarriorRecord[Fighter], owner: str) -> str:
     masteries = "W" * (f.masteries > 0) + (str(f.masteries) if f.masteries > 1 else "")
     return (f"{f.name} (Simple Contest, {owner}): close combat {f.rating}{masteries}, "
             f"{f.weapon}^{f.edge}{'W' if f.edge_mastery else ''}, armour {f.armour}; "
             f"{record.status}")
 
 
-def _general_line(record: WarriorRecord, owner: str) -> str:
-    f: GeneralFighter = record.sheet
+def _general_line(f: GeneralFighter, record: WarriorRecord[Fighter], owner: str) -> str:
     return (f"{f.name} (General rules, {owner}): health {f.health}, str {f.strength}, "
             f"skill {f.skill} (parry {f.parry}), weapon {f.weapon}, base {f.base}, "
             f"defense {f.defense}, protection {f.protection}; {record.status}")
 
 
-def sheet_line(record: WarriorRecord, people: People) -> str:
+def sheet_line(record: WarriorRecord[Fighter], people: People) -> str:
     owner = _owner(record, people)
-    if record.system == "contest":
-        return _contest_line(record, owner)
-    if record.system == "general":
-        return _general_line(record, owner)
-    sheet: Sheet = record.sheet
+    sheet = record.sheet
+    if isinstance(sheet, ContestFighter):
+        return _contest_line(sheet, record, owner)
+    if isinstance(sheet, GeneralFighter):
+        return _general_line(sheet, record, owner)
+    sheet = record.sheet_as(Sheet)
     skills = ", ".join(f"{s.value} {v}" for s, v in sorted(sheet.skills.items(),
                                                            key=lambda i: i[0].value))
     state = sheet.status.value + (f" (held by {record.captor})" if record.captor else "")
@@ -175,10 +175,10 @@ def warriors(ctx: Ctx) -> None:
     ctx.reply(f"{name}: " + ", ".join(_listing(r) for r in found))
 
 
-def _listing(record: WarriorRecord) -> str:
-    if record.system != "ancath":
-        return f"{record.sheet.name} ({record.system}, {record.status})"
-    sheet: Sheet = record.sheet
+def _listing(record: WarriorRecord[Fighter]) -> str:
+    sheet = record.sheet
+    if not isinstance(sheet, Sheet):
+        return f"{sheet.name} ({record.system}, {record.status})"
     return f"{sheet.name} ({sheet.culture.value}, {record.status}, BP {sheet.bp / 10:.1f})"
 
 

@@ -21,12 +21,13 @@ from bot.fights.play import (
 )
 from bot.systems.registry import PLUGINS
 from rules.systems import SYSTEMS
+from storage.records import Status
 from storage.store import ChallengeRecord
 
 __all__ = ["Challenge", "keep_challenge", "resume_challenges"]
 
 KINDS = SYSTEMS["ancath"].kinds
-_STATUS_WORDS = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
+_STATUS_WORDS: dict[Status, str] = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
 
 
 @dataclass

@@ -12,6 +12,7 @@ from bot.odds.desk import WINDOW, admit, ask
 from bot.systems.ancath import AN_CATH
 from rules.ancath import start
 from rules.ancath.commands import Command
+from rules.ancath.sheet import Sheet
 from rules.ancath.state import FightState, Kind, Need
 
 __all__ = ["SECONDS"]
@@ -69,9 +70,10 @@ def _matchup(ctx: Ctx) -> None:
     first, second = store.warrior(words[0]), store.warrior(words[2])
     if first.system != "ancath" or second.system != "ancath":
         raise Refusal("the odds advisor knows An Cath warriors only")
-    a, b = first.sheet.name, second.sheet.name
-    state, _ = start(kind, replace(first.sheet, status=first.sheet.status.FREE),
-                     replace(second.sheet, status=second.sheet.status.FREE))
+    one, other = first.sheet_as(Sheet), second.sheet_as(Sheet)
+    a, b = one.name, other.name
+    state, _ = start(kind, replace(one, status=one.status.FREE),
+                     replace(other, status=other.status.FREE))
 
     def answer(result: Estimate) -> str:
         return (f"{a} vs {b} ({kind.value}): {a} wins {_pct(result)} ({result.samples} "

@@ -1,21 +1,41 @@
-"""Alembic environment: runs on the engine that ``storage.db.upgrade`` hands over."""
+"""Alembic environment: runs on the engine that ``storage.db.upgrade`` hands over.
+
+On SQLite the migrations run with foreign keys off and checked once before the commit
+(SQLite's own procedure for changing a table): batch mode copies a table and drops the
+old one, and dropping ``warriors`` while the ledger points at it would fail. The pragma
+is set on the driver's connection, outside any transaction (inside one it does nothing),
+and set back before the connection returns to the pool.
+"""
 
 from __future__ import annotations
 
 from alembic import context
+from sqlalchemy import text
 
 from storage.models import Base
 
 engine = context.config.attributes["engine"]
 with engine.connect() as connection:
-    context.configure(
-        connection=connection,
-        target_metadata=Base.metadata,
-        render_as_batch=connection.dialect.name == "sqlite",
-        # a downgrade is all or nothing (SQLite's DDL is transactional; alembic's default
-        # for it is not, and a refused step would leave the steps before it done)
-        transactional_ddl=context.config.attributes.get("transactional_ddl"),
-    )
-    with context.begin_transaction():
-        context.run_migrations()
-    connection.commit()
+    sqlite = connection.dialect.name == "sqlite"
+    driver = connection.connection.driver_connection
+    if sqlite and driver is not None:
+        driver.execute("PRAGMA foreign_keys = OFF")
+    try:
+        context.configure(
+            connection=connection,
+            target_metadata=Base.metadata,
+            render_as_batch=sqlite,
+            # a downgrade is all or nothing (SQLite's DDL is transactional; alembic's
+            # default for it is not, and a refused step would leave the steps before it
+            # done)
+            transactional_ddl=context.config.attributes.get("transactional_ddl"),
+        )
+        with context.begin_transaction():
+            context.run_migrations()
+        if sqlite and (broken := connection.execute(text("PRAGMA foreign_key_check")).all()):
+            connection.rollback()
+            raise RuntimeError(f"the migration left rows pointing nowhere: {broken}")
+        connection.commit()
+    finally:
+        if sqlite and driver is not None:
+            driver.execute("PRAGMA foreign_keys = ON")

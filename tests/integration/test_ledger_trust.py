@@ -483,9 +483,9 @@ def test_a_deleted_fight_and_a_warrior_added_by_hand_are_named(store: Store) -> 
                                {"id": fight.id})
         connection.execute(text("DELETE FROM fights WHERE id = :id"), {"id": fight.id})
         connection.execute(text(
-            "INSERT INTO warriors (name, name_key, owner, system, culture, armour, skills, bp, "
-            "bp_spent, status, created_at) VALUES ('Mallory', 'mallory', 'mallory', 'ancath', "
-            "'goblin', 'leather', '{}', 400, 0, 'free', 'x')"))
+            "INSERT INTO warriors (name, name_key, owner, system, profile, bp, bp_spent, status, "
+            "created_at) VALUES ('Mallory', 'mallory', 'mallory', 'ancath', '{\"culture\": "
+            "\"goblin\", \"armour\": \"leather\", \"skills\": {}}', 400, 0, 'free', 'x')"))
     problems = store.verify()
     assert naming(problems, f"fight {fight.id}: not in the database", "deleted"), problems
     assert naming(problems, "warrior Mallory: no ledger rows"), problems

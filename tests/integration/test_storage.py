@@ -17,7 +17,20 @@ from typing import Any
 
 import pytest
 from replays import as_json, ledger_matches_replays, replay_stored
-from sqlalchemy import Engine, insert, inspect, select, text, update
+from sqlalchemy import (
+    JSON,
+    Column,
+    Engine,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    insert,
+    inspect,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.orm import Session
 from transcript import command, warrior  # tests/unit, put on the path by conftest.py
 
@@ -29,7 +42,7 @@ from rules.errors import RulesError
 from rules.systems import AN_CATH
 from storage import audit, ledger
 from storage.db import head_revision, make_engine, open_database, upgrade
-from storage.models import FightCommand, LedgerRow, Setting, Warrior
+from storage.models import FightCommand, LedgerRow, Setting
 from storage.store import (
     UNDO,
     Busy,
@@ -791,7 +804,7 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
         assert {"warriors", "ledger", "ledger_head", "settings"} <= tables
         assert "fights" not in tables and "fight_sides" not in tables
         with Session(engine) as session, session.begin():     # as revision 0001's code did
-            warriors = Warrior.__table__  # only 0001's columns: no ORM select of later ones
+            warriors = WARRIORS_0001  # 0001's columns: no ORM select of later ones
             ids = {}
             for name, culture, skills in (("Olaf", "free-clans", {"move": 30, "axe": 30}),
                                           ("Gorbag", "goblin", {"move": 30, "club": 30,
@@ -852,6 +865,13 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
         engine.dispose()
 
 
+WARRIORS_0001 = Table(
+    "warriors", MetaData(), Column("id", Integer, primary_key=True),
+    *(Column(name, String) for name in ("name", "name_key", "owner", "system", "culture",
+                                        "armour", "status", "created_at")),
+    Column("skills", JSON), Column("bp", Integer), Column("bp_spent", Integer),
+)
+"""The warriors table of revision 0001, as its code wrote rows."""
 LEDGER_0001 = ("id", "warrior_id", "entry", "bp", "spent", "skill", "skill_value", "status",
                "captor_id", "detail", "actor", "moderator", "fight_id", "command_seq", "reason",
                "created_at", "prev_hash", "hash")
