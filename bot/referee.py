@@ -24,7 +24,7 @@ from bot.config import BotConfig
 from bot.dice import DiceError, DiceExhausted, DiceSource
 from bot.fights import challenges, play, time_limits
 from bot.fights.play import Table
-from bot.irc.casemap import DEFAULT, fold, fold_mask, glob_match
+from bot.irc.casemap import Folded, fold, fold_mask, glob_match
 from bot.odds import advice
 from bot.systems.plugin import Plugin
 from bot.systems.registry import PLUGINS
@@ -59,7 +59,8 @@ class Referee:
         self.store = store
         self.dice = dice
         self.clock = clock
-        self.tables: dict[str, Table] = {}
+        self.tables: Folded[Table] = Folded()
+        """The table of each channel, channels compared by the network's casemapping."""
         self._settings: dict[str, Any] = {}
         self.people = People()
         """Who is behind which nick: for naming people in the channel, never for rights."""
@@ -67,11 +68,8 @@ class Referee:
         """Moderators logged in by password (R8.2)."""
         self.channels: list[str] = list(config.irc.channels) if config.irc else []
         """The channels the bot serves (for lines every channel must hear)."""
-        self.heard: dict[str, str] = {}
-        """Every channel a line came from (folded name -> name)."""
-        self.casemapping = DEFAULT
-        """How the network folds nicks and accounts (ISUPPORT CASEMAPPING); the transport
-        sets it."""
+        self.heard: Folded[str] = Folded()
+        """Every channel a line came from (name -> name as first heard)."""
         self.chat_moderators: list[str] = []
         """Moderators added with ``!mod add``, from the ledger (``resume`` reads them)."""
         self.lost: str | None = None
@@ -80,6 +78,17 @@ class Referee:
         """Where lines go that are ready after ``handle`` returned (work done off the
         event loop, such as ``!odds``); the transport sets it. It may be called from
         another thread."""
+
+    @property
+    def casemapping(self) -> str:
+        """How the network folds nicks, channels and accounts (ISUPPORT CASEMAPPING);
+        the transport sets it, and what is kept by nick or channel is folded again."""
+        return self.tables.casemapping
+
+    @casemapping.setter
+    def casemapping(self, name: str) -> None:
+        for folded in (self.tables, self.heard, self.people):
+            folded.remap(name)
 
     def resume(self) -> list[str]:
         """Take up every unfinished fight from storage, and the moderators added and the
@@ -106,16 +115,15 @@ class Referee:
 
     def resume_line(self, channel: str) -> Outgoing | None:
         """The one line a channel gets when the bot (re)joins it with a fight open."""
-        table = self.tables.get(channel.casefold())
+        table = self.tables.get(channel)
         if table is None or table.fight is None:
             return None
         return Outgoing(table.channel, play.resumed(self, table), Priority.FIGHT)
 
     def table(self, channel: str) -> Table:
-        key = channel.casefold()
-        if key not in self.tables:
-            self.tables[key] = Table(channel)
-        return self.tables[key]
+        if channel not in self.tables:
+            self.tables[channel] = Table(channel)
+        return self.tables[channel]
 
     def fold(self, name: str) -> str:
         """``name`` folded by the network's casemapping."""
@@ -224,7 +232,7 @@ class Referee:
             return []
         self.people.saw(msg.sender.nick, msg.sender.identity)
         if msg.channel is not None:
-            self.heard.setdefault(msg.channel.casefold(), msg.channel)
+            self.heard.setdefault(msg.channel, msg.channel)
         parsed = split_command(msg.text, self.config.command_prefix)
         if parsed is None:
             return []
@@ -256,9 +264,10 @@ class Referee:
         """Stop taking commands, and say so once in every channel the bot serves."""
         self.lost = why
         log.critical("the records are lost, no more commands taken: %s", why)
-        channels = {c.casefold(): c for c in [*self.channels, *self.heard.values()]}
+        channels: Folded[str] = Folded(self.casemapping)
+        channels.update((c, c) for c in [*self.channels, *self.heard.values()])
         if channel is not None:
-            channels.setdefault(channel.casefold(), channel)
+            channels.setdefault(channel, channel)
         line = ("The club's records are gone from disk: I take no more commands until a "
                 "moderator restores them and restarts me; nothing since was kept.")
         return [Outgoing(c, line, Priority.FIGHT) for c in channels.values()]

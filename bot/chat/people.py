@@ -4,10 +4,13 @@ Transports report what they see (a message, a JOIN, a WHOX reply, a nick change,
 QUIT or PART); the referee uses this book only to name people in the channel and to
 find "the warriors of nick X". It never decides a permission: that is the identity on
 the message itself (R8.2). A ``user@host`` identity is never shown: a person whose nick
-the bot has not seen is named by account, or not at all.
+the bot has not seen is named by account, or not at all. Nicks compare by the network's
+casemapping (bot/irc/casemap.py), folded again when ``remap`` names another.
 """
 
 from __future__ import annotations
+
+from bot.irc.casemap import DEFAULT, Folded, fold
 
 __all__ = ["People", "is_host_identity"]
 
@@ -18,34 +21,36 @@ def is_host_identity(identity: str) -> bool:
 
 
 class People:
-    def __init__(self) -> None:
+    def __init__(self, casemapping: str = DEFAULT) -> None:
         self._nick: dict[str, str] = {}
         """identity -> the nick last seen using it."""
-        self._identity: dict[str, str] = {}
-        """case-folded nick -> identity."""
+        self._identity: Folded[str] = Folded(casemapping)
+        """nick -> identity."""
 
-    @staticmethod
-    def _key(nick: str) -> str:
-        return nick.casefold()
+    def remap(self, casemapping: str) -> None:
+        self._identity.remap(casemapping)
+
+    def _same(self, one: str, other: str) -> bool:
+        mapping = self._identity.casemapping
+        return fold(one, mapping) == fold(other, mapping)
 
     def saw(self, nick: str, identity: str) -> None:
         """``nick`` is in use by ``identity`` now."""
-        old = self._identity.get(self._key(nick))
-        if old is not None and old != identity and self._nick.get(old, "").casefold() == \
-                self._key(nick):
+        old = self._identity.get(nick)
+        if old is not None and old != identity and self._same(self._nick.get(old, ""), nick):
             del self._nick[old]
-        self._identity[self._key(nick)] = identity
+        self._identity[nick] = identity
         self._nick[identity] = nick
 
     def renamed(self, old: str, new: str) -> None:
-        identity = self._identity.pop(self._key(old), None)
+        identity = self._identity.pop(old, None)
         if identity is not None:
             self.saw(new, identity)
 
     def gone(self, nick: str) -> None:
         """The nick quit, parted or was kicked: it no longer names anyone here."""
-        identity = self._identity.pop(self._key(nick), None)
-        if identity is not None and self._nick.get(identity, "").casefold() == self._key(nick):
+        identity = self._identity.pop(nick, None)
+        if identity is not None and self._same(self._nick.get(identity, ""), nick):
             del self._nick[identity]
 
     def clear(self) -> None:
@@ -56,7 +61,7 @@ class People:
         return self._nick.get(identity)
 
     def identity(self, nick: str) -> str | None:
-        return self._identity.get(self._key(nick))
+        return self._identity.get(nick)
 
     def name(self, identity: str) -> str | None:
         """How to name ``identity`` in a channel: its nick, else its account; None for a

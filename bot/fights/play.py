@@ -246,7 +246,7 @@ def fight_roll(referee: Any, msg: Incoming, args: list[str]) -> bool:
     of the channel's fight, in a manual-roll channel."""
     if msg.channel is None or len(args) != 1 or _one_die(args[0]) is None:
         return False
-    table = referee.tables.get(msg.channel.casefold())
+    table = referee.tables.get(msg.channel)
     fight = table.fight if table is not None else None
     return (fight is not None and msg.sender.identity in fight.accounts
             and is_manual(referee, table))

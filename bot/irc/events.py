@@ -2,17 +2,21 @@
 events to act on, all frozen values.
 
 ``Send`` is the one action that writes; the transport sends it straight out while
-registering and through the paced outbox after. Every other value is news for the
-transport to log or to pass on to the referee.
+registering (and a PONG always) and through the paced outbox after. Every other value
+is news for the transport to log or to pass on to the referee: ``Message`` and
+``CtcpRequest`` are what people say to the bot.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["Action", "CapsRefused", "Casemapping", "Farewell", "Gone", "Joined", "Kicked",
-           "Left", "LoggedIn", "Prefix", "Registered", "Renamed", "SaslFailed",
-           "SaslNoPassword", "SaslUnavailable", "Seen", "Send", "WhoDone"]
+from bot.chat.messages import Sender
+
+__all__ = ["Action", "CapsRefused", "Casemapping", "CtcpRequest", "Farewell", "Gone",
+           "Joined", "Kicked", "Left", "LoggedIn", "Message", "Prefix", "Registered",
+           "Renamed", "SaslFailed", "SaslNoPassword", "SaslUnavailable", "Seen", "Send",
+           "WhoDone"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +24,31 @@ class Send:
     line: str
     in_turn: bool = False
     """Paced in turn with fight output (a WHO), not ahead of it like protocol lines."""
+    at_once: bool = False
+    """Written now, around the pacing: a PONG, for the server waits for it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A PRIVMSG (its text outside any CTCP part): ``sender`` says who by the line's
+    own ``account`` tag; ``channel`` is the joined channel as the bot spells it, None
+    for a private message."""
+
+    sender: Sender
+    target: str
+    text: str
+    channel: str | None
+    tags: dict[str, str | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CtcpRequest:
+    """A CTCP request other than ACTION (``\x01VERSION\x01``) with the NOTICE text that
+    answers it, None when the bot does not; the transport paces it per sender."""
+
+    sender: Sender
+    command: str
+    answer: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +157,6 @@ class Farewell:
     reason: str | None
 
 
-Action = (Send | Registered | CapsRefused | SaslUnavailable | SaslNoPassword | LoggedIn
-          | SaslFailed | Casemapping | Prefix | Joined | Left | Kicked | WhoDone | Seen
-          | Gone | Renamed | Farewell)
+Action = (Send | Message | CtcpRequest | Registered | CapsRefused | SaslUnavailable
+          | SaslNoPassword | LoggedIn | SaslFailed | Casemapping | Prefix | Joined | Left
+          | Kicked | WhoDone | Seen | Gone | Renamed | Farewell)

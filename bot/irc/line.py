@@ -2,16 +2,21 @@
 
 ``parse`` reads what the server sent (without CR LF): IRCv3 tags with their values
 unescaped, the source, the command upper-cased, and the parameters with the trailing
-one as the last. No socket anywhere: bot/irc/session.py is fed these.
+one as the last. ``ctcp_parts`` splits a message's text into plain text and CTCP
+requests, as the CTCP specification quotes them. No socket anywhere: bot/irc/session.py
+is fed these.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-__all__ = ["Line", "nick_of", "parse", "user_host_of"]
+__all__ = ["Line", "ctcp_parts", "nick_of", "parse", "user_host_of"]
 
 _TAG_ESCAPES = {":": ";", "s": " ", "r": "\r", "n": "\n", "\\": "\\"}
+_LOW_QUOTE = re.compile("\x10(.)", re.DOTALL)
+_LOW_ESCAPES = {"0": "\0", "n": "\n", "r": "\r"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +79,23 @@ def parse(raw: str) -> Line:
     if colon:
         params.append(trailing)
     return Line(command, params, source, tags)
+
+
+def ctcp_parts(text: str) -> list[str | tuple[str, str]]:
+    """A message's text (low-level quoting undone) as its plain pieces and its CTCP
+    requests, ``(command, argument)``, in order; a lone trailing ``\x01`` is text."""
+    text = _LOW_QUOTE.sub(lambda m: _LOW_ESCAPES.get(m[1], m[1]), text)
+    chunks = text.split("\x01")
+    parts: list[str | tuple[str, str]] = []
+    for index in range(0, len(chunks) - 1, 2):
+        if chunks[index]:
+            parts.append(chunks[index])
+        if index + 2 < len(chunks):
+            command, _, argument = chunks[index + 1].partition(" ")
+            parts.append((command, argument))
+    if len(chunks) % 2:
+        if chunks[-1] or len(chunks) == 1:
+            parts.append(chunks[-1])
+    else:
+        parts.append("\x01" + chunks[-1])
+    return parts

@@ -16,7 +16,12 @@ time, the next after the previous one's end of WHO (315) or ``who_timed_out``.
 What it sees of who is who (JOIN, WHO, NAMES, NICK, ACCOUNT, PART, KICK, QUIT) goes
 into ``accounts`` and ``members`` and out as ``Seen``, ``Gone`` and ``Renamed``, by the
 rule of ``sender``: the services account if known, else ``user@host``. Nicks and
-channels compare by the network's CASEMAPPING (bot/irc/casemap.py).
+channels compare by the network's CASEMAPPING (bot/irc/casemap.py), and what it keeps
+by nick or channel is folded again when ISUPPORT names the mapping.
+
+What people say comes out as ``Message`` (with the channel as the bot spells it) and
+``CtcpRequest`` (VERSION with its answer); a NOTICE is never answered, nor a CTCP
+ACTION (``/me``) taken as a command. A PING is answered with its PONG at once.
 """
 
 from __future__ import annotations
@@ -34,12 +39,14 @@ from bot.irc.events import (
     Action,
     CapsRefused,
     Casemapping,
+    CtcpRequest,
     Farewell,
     Gone,
     Joined,
     Kicked,
     Left,
     LoggedIn,
+    Message,
     Prefix,
     Registered,
     Renamed,
@@ -50,13 +57,14 @@ from bot.irc.events import (
     Send,
     WhoDone,
 )
-from bot.irc.line import Line, nick_of, parse, user_host_of
+from bot.irc.line import Line, ctcp_parts, nick_of, parse, user_host_of
 
 __all__ = ["WANTED_CAPS", "IrcSession", "SaslLogin"]
 
 WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
 _SASL_FAILURES = {"904": "saslfail", "905": "sasltoolong", "906": "saslaborted"}
 _SASL_CHUNK = 400
+_CHANNEL_TYPES = "#&+!"
 
 _Handler = Callable[["IrcSession", Line], list[Action]]
 _HANDLERS: dict[str, _Handler] = {}
@@ -87,13 +95,15 @@ class IrcSession:
 
     def __init__(self, nick: str, alt_nicks: Iterable[str] = (),
                  channels: Iterable[str] = (), sasl: SaslLogin | None = None,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, version: str | None = None) -> None:
         self.wanted_nick = nick
         self.nick = nick
         """The nick the bot has, or asked for while registering."""
         self.alt_nicks = list(alt_nicks)
         self.channels = list(channels)
         self.sasl = sasl
+        self.version = version
+        """The answer to CTCP VERSION; None answers nothing."""
         self.registered = False
         self.caps: set[str] = set()
         """Capabilities the server acknowledged."""
@@ -105,6 +115,9 @@ class IrcSession:
         """The status characters NAMES puts before a nick (ISUPPORT ``PREFIX``)."""
         self.accounts = Accounts()
         self.members = Members()
+        self.joined: casemap.Folded[str] = casemap.Folded()
+        """The channels the bot is in, each as it spells it (as configured, else as the
+        server echoed the JOIN)."""
         self.waiting_who: str | None = None
         """The WHO line that waits for its end of WHO."""
         self._who_todo: deque[str] = deque()
@@ -208,6 +221,8 @@ class IrcSession:
             self.prefixes = tokens["PREFIX"].split(")", 1)[1]
         if tokens.get("CASEMAPPING"):
             self.casemapping = tokens["CASEMAPPING"]
+            for folded in (self.accounts, self.members, self.joined):
+                folded.remap(self.casemapping)
             return [Casemapping(self.casemapping)]
         return []
 
@@ -249,6 +264,8 @@ class IrcSession:
     def _join(self, line: Line) -> list[Action]:
         channel = line.param(0)
         if self.is_me(line.nick):
+            channel = next((c for c in self.channels if self._same(c, channel)), channel)
+            self.joined[channel] = channel
             self._who_todo.append(channel)
             return [Prefix(line.source or ""), Joined(channel), *self._who_next()]
         if "extended-join" in self.caps and len(line.params) > 1:
@@ -327,16 +344,26 @@ class IrcSession:
                     for action in self._gone(other)]
         return self._gone(nick) if self.members.left(nick, channel) else []
 
+    def _spelt(self, channel: str) -> str:
+        """``channel`` as the bot spells it, if it is in it."""
+        return self.joined.get(channel, channel)
+
     @_on("PART")
     def _part(self, line: Line) -> list[Action]:
-        mine: list[Action] = [Left(line.param(0))] if self.is_me(line.nick) else []
-        return [*mine, *self._left(line.nick, line.param(0))]
+        channel = self._spelt(line.param(0))
+        mine: list[Action] = []
+        if self.is_me(line.nick):
+            self.joined.pop(channel, None)
+            mine.append(Left(channel))
+        return [*mine, *self._left(line.nick, channel)]
 
     @_on("KICK")
     def _kick(self, line: Line) -> list[Action]:
-        channel, nick = line.param(0), line.param(1)
-        mine: list[Action] = ([Kicked(channel, line.nick, line.param(2))]
-                              if self.is_me(nick) else [])
+        channel, nick = self._spelt(line.param(0)), line.param(1)
+        mine: list[Action] = []
+        if self.is_me(nick):
+            self.joined.pop(channel, None)
+            mine.append(Kicked(channel, line.nick, line.param(2)))
         return [*mine, *self._left(nick, channel)]
 
     @_on("QUIT")
@@ -354,3 +381,27 @@ class IrcSession:
     @_on("ERROR")
     def _error(self, line: Line) -> list[Action]:
         return [Farewell(line.param(0) or " ".join(line.params[1:]) or None)]
+
+    # -- what people say ----------------------------------------------------------------
+
+    @_on("PRIVMSG")
+    def _privmsg(self, line: Line) -> list[Action]:
+        if not line.source or len(line.params) < 2:
+            return []
+        target = line.params[0]
+        channel = self._spelt(target) if target[:1] in _CHANNEL_TYPES else None
+        sender = self.sender(line.source, line.tags)
+        out: list[Action] = []
+        for part in ctcp_parts(line.params[1]):
+            if isinstance(part, str):
+                out.append(Message(sender, target, part, channel, dict(line.tags)))
+            elif part[0].upper() != "ACTION":
+                command = part[0].upper()
+                answer = (f"\x01VERSION {self.version}\x01"
+                          if command == "VERSION" and self.version else None)
+                out.append(CtcpRequest(sender, command, answer))
+        return out
+
+    @_on("PING")
+    def _ping(self, line: Line) -> list[Action]:
+        return [Send(f"PONG :{line.param(0)}", at_once=True)]

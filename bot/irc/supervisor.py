@@ -10,9 +10,11 @@ supervisor then reconnects with capped, jittered exponential backoff. The send q
 The protocol itself (CAP, SASL, nick fallback, ISUPPORT, JOIN and WHO, who is who) is a
 sans-I/O ``IrcSession`` (bot/irc/session.py), one per connection: every raw line goes to
 it and this module carries out what it answers, keeping the timers (WHO_TIMEOUT, nick
-regain) and passing who is who on to the referee's ``People`` book. Only what must
-precede registration goes out directly (CAP, AUTHENTICATE, and the library's NICK, USER
-and PONG); everything after it, JOINs, WHOs, PINGs, NICK regains and CTCP replies
+regain) and passing who is who on to the referee's ``People`` book, and what people
+say to the referee (commands within each sender's pace, bot/irc/pacing.py). Of the
+library only the connection, its raw lines and its disconnect are used. Only what must
+precede registration goes out directly (CAP, AUTHENTICATE, and the library's NICK and
+USER), and PONG; everything after it, JOINs, WHOs, PINGs, NICK regains and CTCP replies
 included, goes through the outbox's pacing (bot/irc/outbox.py).
 """
 
@@ -27,7 +29,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from irc.client import Event, ServerConnection
+from irc.client import Event, ServerConnection, _ping_ponger
 from irc.client_aio import AioReactor
 from irc.connection import AioFactory
 from jaraco.stream.buffer import LenientDecodingLineBuffer
@@ -41,12 +43,14 @@ from bot.irc.events import (
     Action,
     CapsRefused,
     Casemapping,
+    CtcpRequest,
     Farewell,
     Gone,
     Joined,
     Kicked,
     Left,
     LoggedIn,
+    Message,
     Prefix,
     Registered,
     Renamed,
@@ -111,7 +115,8 @@ class IrcBot:
         sasl = None if mechanism is None else SaslLogin(
             mechanism, config.sasl_account or "",
             config.sasl_password() if mechanism == "PLAIN" else None)
-        return IrcSession(config.nick, config.alt_nicks, config.channels, sasl)
+        return IrcSession(config.nick, config.alt_nicks, config.channels, sasl,
+                          version=VERSION)
 
     @property
     def nick(self) -> str:
@@ -275,11 +280,9 @@ class IrcBot:
     # -- receiving ----------------------------------------------------------------------
 
     def _register_handlers(self, reactor: AioReactor) -> None:
+        reactor.remove_global_handler("ping", _ping_ponger)  # the session answers PING
         handlers: dict[str, Callable[[ServerConnection, Event], None]] = {
             "all_raw_messages": self._on_raw,
-            "pubmsg": self._on_pubmsg,
-            "privmsg": self._on_privmsg,
-            "ctcp": self._on_ctcp,
             "disconnect": self._on_disconnect,
         }
         for name, handler in handlers.items():
@@ -312,8 +315,8 @@ class IrcBot:
         """Carry out what the session asked, in its order."""
         for action in actions:
             match action:
-                case Send(line, in_turn):
-                    if not self.session.registered:
+                case Send(line, in_turn, at_once):
+                    if at_once or not self.session.registered:
                         self._send_line(line)
                     else:
                         self.outbox.raw(line, Priority.FIGHT if in_turn else CONTROL)
@@ -328,6 +331,12 @@ class IrcBot:
                 case WhoDone(channel):
                     self._who_deadline = None
                     self._resume(channel)
+                case Message(sender, _target, text, channel):
+                    self._incoming(Incoming(sender=sender, text=text, channel=channel))
+                case CtcpRequest(sender, command, answer) if answer is not None:
+                    if self._allowed(sender, f"CTCP {command}"):  # their commands' budget
+                        self.outbox.message(sender.nick, answer, Priority.CHATTER,
+                                            "NOTICE")
                 case _:
                     self._news(action)
 
@@ -390,10 +399,6 @@ class IrcBot:
 
     # -- messages -----------------------------------------------------------------------
 
-    def _sender(self, event: Event) -> Sender:
-        tags = {t["key"]: t.get("value") for t in (event.tags or [])}
-        return self.session.sender(event.source, tags)
-
     def _allowed(self, sender: Sender, what: str) -> bool:
         """Whether a command (or CTCP request) from ``sender`` goes on: not from someone
         the bot ignores, and within the pace; the first one dropped in a minute earns
@@ -407,32 +412,15 @@ class IrcBot:
             self.outbox.message(sender.nick, self.pace.notice, Priority.CHATTER, "NOTICE")
         return False
 
-    def _incoming(self, event: Event, channel: str | None) -> None:
-        text = event.arguments[0] if event.arguments else ""
-        sender = self._sender(event)
-        msg = Incoming(sender=sender, text=text, channel=channel)
+    def _incoming(self, msg: Incoming) -> None:
+        """A command goes to the referee, on its lane; chatter goes nowhere."""
         if not (msg.text.startswith((self.referee.config.command_prefix, "/rol"))):
             return
         shown = "!mod login ..." if msg.text.lower().startswith("!mod login") else msg.text
-        if not self._allowed(sender, shown):
+        if not self._allowed(msg.sender, shown):
             return
         self.lanes.run(self.referee.writes(msg), lambda: self._guard(
             lambda: self.referee.handle(msg)), self._deliver)
-
-    def _on_pubmsg(self, _conn: ServerConnection, event: Event) -> None:
-        self._incoming(event, event.target)
-
-    def _on_privmsg(self, _conn: ServerConnection, event: Event) -> None:
-        self._incoming(event, None)
-
-    def _on_ctcp(self, _conn: ServerConnection, event: Event) -> None:
-        if not event.arguments or event.arguments[0].upper() != "VERSION":
-            return
-        sender = self._sender(event)
-        if not self._allowed(sender, "CTCP VERSION"):  # the budget of their commands
-            return
-        self.outbox.message(sender.nick, f"\x01VERSION {VERSION}\x01", Priority.CHATTER,
-                            "NOTICE")
 
     # -- the link -----------------------------------------------------------------------
 

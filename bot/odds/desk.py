@@ -138,7 +138,7 @@ def _answer(referee: Referee, future: Future[T], answer: Callable[[T], str],
     text = answer(future.result())
     if fight is None:
         return text
-    table = referee.tables.get(fight.channel.casefold())
+    table = referee.tables.get(fight.channel)
     now = table.fight if table is not None else None
     if now is None or now.id != fight.id:
         return None  # the fight ended: odds about it are no use to anyone

@@ -8,16 +8,19 @@ import random
 
 import pytest
 
+from bot.chat.messages import Sender
 from bot.irc.events import (
     Action,
     CapsRefused,
     Casemapping,
+    CtcpRequest,
     Farewell,
     Gone,
     Joined,
     Kicked,
     Left,
     LoggedIn,
+    Message,
     Prefix,
     Registered,
     Renamed,
@@ -28,7 +31,7 @@ from bot.irc.events import (
     Send,
     WhoDone,
 )
-from bot.irc.line import Line, parse
+from bot.irc.line import Line, ctcp_parts, parse
 from bot.irc.session import IrcSession, SaslLogin
 
 PLAIN = SaslLogin("PLAIN", "RefAcct", "s3cret")
@@ -74,6 +77,15 @@ def test_a_line_has_its_tags_source_command_and_params() -> None:
     assert parse(":srv 005 me WHOX CASEMAPPING=ascii :are supported").params == [
         "me", "WHOX", "CASEMAPPING=ascii", "are supported"]
     assert parse(r"@k=a\:b\\c\ :s X").tags == {"k": "a;b\\c"}
+
+
+def test_a_message_splits_into_its_text_and_ctcp_requests() -> None:
+    assert ctcp_parts("!roll 1d6") == ["!roll 1d6"]
+    assert ctcp_parts("\x01VERSION\x01") == [("VERSION", "")]
+    assert ctcp_parts("\x01ACTION waves\x01") == [("ACTION", "waves")]
+    assert ctcp_parts("hi \x01PING 1\x01 there") == ["hi ", ("PING", "1"), " there"]
+    assert ctcp_parts("a\x01b") == ["a", "\x01b"]  # a lone delimiter is text
+    assert ctcp_parts("a\x10nb") == ["a\nb"]  # CTCP low-level quoting undone
 
 
 # -- capabilities and SASL ------------------------------------------------------------
@@ -300,4 +312,90 @@ def test_someone_elses_quit_forgets_them() -> None:
 def test_lines_it_does_not_handle_change_nothing() -> None:
     session = in_channel()
     assert session.receive(":srv 372 AnCath :- message of the day") == []
-    assert session.receive(":al!~al@h PRIVMSG #arena :!roll 1d6") == []
+    assert session.receive(":al!~al@h NOTICE #arena :!roll 1d6") == []  # never answered
+
+
+# -- pings and what people say --------------------------------------------------------
+
+
+def test_a_ping_is_answered_with_its_pong_at_once() -> None:
+    session = IrcSession("AnCath")
+    assert session.receive("PING :x") == [Send("PONG :x", at_once=True)]  # registering
+    registered(session)
+    assert session.receive(":irc.test PING :irc.test") == [
+        Send("PONG :irc.test", at_once=True)]
+
+
+def test_a_message_is_from_the_account_its_own_tag_names() -> None:
+    session = in_channel(caps="account-tag")
+    out = session.receive("@account=olaf;time=2026-12-01T10:00:00Z "
+                          ":Olaf!~o@o.host PRIVMSG #arena :!roll 1d6")
+    olaf = Sender(nick="Olaf", account="olaf", mask="Olaf!~o@o.host", host="~o@o.host")
+    assert out == [Message(olaf, "#arena", "!roll 1d6", "#arena",
+                           {"account": "olaf", "time": "2026-12-01T10:00:00Z"})]
+    assert olaf.identity == "olaf"
+    untagged = session.receive(":Olaf!~o@o.host PRIVMSG AnCath :!sheet")
+    assert untagged == [Message(Sender(nick="Olaf", mask="Olaf!~o@o.host",
+                                       host="~o@o.host"), "AnCath", "!sheet", None)]
+    assert isinstance(untagged[0], Message)
+    assert untagged[0].sender.identity == "~o@o.host"  # no tag: not logged in
+    forged = in_channel().receive("@account=olaf :Olaf!~o@o.host PRIVMSG #arena :!x")
+    assert isinstance(forged[0], Message) and forged[0].sender.account is None
+
+
+def test_ctcp_version_is_answered_and_a_me_is_not_a_command() -> None:
+    session = IrcSession("AnCath", channels=["#arena"], version="ancath-bot 0.1")
+    registered(session)
+    al = Sender(nick="al", mask="al!~al@h", host="~al@h")
+    assert session.receive(":al!~al@h PRIVMSG AnCath :\x01VERSION\x01") == [
+        CtcpRequest(al, "VERSION", "\x01VERSION ancath-bot 0.1\x01")]
+    assert session.receive(":al!~al@h PRIVMSG #arena :\x01TIME\x01") == [
+        CtcpRequest(al, "TIME", None)]
+    assert session.receive(":al!~al@h PRIVMSG #arena :\x01ACTION rolls d100\x01") == []
+    assert session.receive(":al!~al@h NOTICE AnCath :\x01VERSION x\x01") == []
+    assert IrcSession("AnCath").receive(":al!~al@h PRIVMSG AnCath :\x01VERSION\x01") == [
+        CtcpRequest(al, "VERSION", None)]  # no version configured: no answer
+
+
+def test_a_message_to_a_channel_in_another_case_is_the_joined_channel() -> None:
+    session = IrcSession("AnCath", channels=["#Foo[1]"])
+    registered(session)
+    assert news(session.receive(":AnCath!~a@h JOIN #foo{1}")) == [
+        Prefix("AnCath!~a@h"), Joined("#Foo[1]")]  # rfc1459: the configured spelling
+    assert sent(session.receive(":srv 315 AnCath #FOO{1} :End")) == []
+    out = session.receive(":al!~al@h PRIVMSG #FOO{1} :!fight")
+    assert [(m.target, m.channel) for m in out if isinstance(m, Message)] == [
+        ("#FOO{1}", "#Foo[1]")]
+    assert session.receive(":AnCath!~a@h PART #foo{1}") == [Left("#Foo[1]")]
+    ascii = IrcSession("AnCath", channels=["#Foo[1]"])
+    registered(ascii, "CASEMAPPING=ascii")
+    assert news(ascii.receive(":AnCath!~a@h JOIN #foo{1}")) == [
+        Prefix("AnCath!~a@h"), Joined("#foo{1}")]  # ascii: another channel
+    out = ascii.receive(":al!~al@h PRIVMSG #FOO{1} :!fight")
+    assert [m.channel for m in out if isinstance(m, Message)] == ["#foo{1}"]
+    out = ascii.receive(":al!~al@h PRIVMSG #FOO[1] :!fight")
+    assert [m.channel for m in out if isinstance(m, Message)] == ["#FOO[1]"]  # not joined
+
+
+def test_nicks_are_one_person_under_rfc1459_and_two_under_ascii() -> None:
+    session = in_channel("WHOX")
+    session.receive(":srv 354 AnCath 42 #arena ~o o.host Nick[a] olaf")
+    assert session.accounts.get("nick{a}") == "olaf"
+    assert session.receive(":nick{a}!~o@o.host QUIT :bye") == [Gone("nick{a}")]
+    assert session.accounts.get("Nick[a]") is None
+    ascii = in_channel("WHOX", "CASEMAPPING=ascii")
+    ascii.receive(":srv 354 AnCath 42 #arena ~o o.host Nick[a] olaf")
+    assert ascii.accounts.get("nick{a}") is None and ascii.accounts.get("NICK[A]") == "olaf"
+
+
+def test_what_it_knows_is_folded_again_when_isupport_names_the_mapping() -> None:
+    session = IrcSession("AnCath", channels=["#arena"])
+    session.receive(":srv 001 AnCath :Welcome")
+    session.receive(":AnCath!~a@h JOIN #arena")
+    session.receive(":srv 354 AnCath 42 #arena ~o o.host Nick[a] olaf")
+    session.receive(":srv 353 AnCath = #arena :Nick[a]")
+    assert session.accounts.get("nick{a}") == "olaf"
+    session.receive(":srv 005 AnCath CASEMAPPING=ascii :are supported")
+    assert session.accounts.get("nick{a}") is None and session.accounts.get("nick[a]") == "olaf"
+    assert session.receive(":nick{a}!~o@o.host PART #arena") == [Gone("nick{a}")]
+    assert session.accounts.get("Nick[a]") == "olaf"  # another nick left, not Nick[a]
