@@ -49,7 +49,7 @@ from storage.db import (
 )
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
 from storage.ledger import Anchor, anchors_in
-from storage.records import Fighter
+from storage.records import Fighter, LedgerEntry
 from storage.store import StorageError, Store, WarriorRecord
 
 __all__ = ["main"]
@@ -229,7 +229,7 @@ def _fighter_json(record: WarriorRecord[Fighter]) -> dict[str, Any]:
             "status": record.status, "captor": record.captor}
 
 
-def _print_ledger(rows: Iterable[dict[str, Any]], form: str) -> None:
+def _print_ledger(rows: Iterable[LedgerEntry], form: str) -> None:
     """Each row as it comes (the JSON is the one ``json.dumps(rows, indent=1)`` gives)."""
     if form == "json":
         sep = "[\n"

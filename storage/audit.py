@@ -21,18 +21,18 @@ from sqlalchemy.orm import Session
 
 from storage.keys import Keyring
 from storage.ledger import FIGHT_ENTRIES, GENESIS, Anchor, fight_digest, row_hash, row_mac
-from storage.models import Fight, FightCommand, LedgerHead, LedgerRow, Warrior
+from storage.models import Entry, Fight, FightCommand, LedgerHead, LedgerRow, Warrior
 from storage.profiles import recorded
 
 __all__ = ["VERIFY_BATCH", "Report", "derived_totals", "ranges", "verify"]
 
 _IDENTITY = ("name", "owner", "system", "culture", "armour", "profile")
 _SETS: dict[str, tuple[str, ...]] = {
-    "created": _IDENTITY,
-    "attested": _IDENTITY,
-    "renamed": ("name",),
-    "owner-changed": ("owner",),
-    "moderator-armour": ("armour",),
+    Entry.CREATED: _IDENTITY,
+    Entry.ATTESTED: _IDENTITY,
+    Entry.RENAMED: ("name",),
+    Entry.OWNER_CHANGED: ("owner",),
+    Entry.MODERATOR_ARMOUR: ("armour",),
 }
 """Which warrior fields each entry sets from its ``detail``."""
 _FIELDS = ("name", "name_key", "owner", "system", "culture", "profile", "skills", "armour",
@@ -68,7 +68,7 @@ def _add_total(totals: defaultdict[int, dict[str, Any]], row: LedgerRow) -> None
     total["bp"] += row.bp
     total["bp_spent"] += row.spent
     detail = row.detail or {}
-    if row.entry == "created":
+    if row.entry == Entry.CREATED:
         total["skills"] = dict(detail.get("skills", {}))
     for name in _SETS.get(row.entry, ()):
         if name in detail:
@@ -330,11 +330,11 @@ def _fights(session: Session, marks: _Marks, report: Report) -> None:
         report.problems += marks.problems.get(fight.id, [])
         newest = marks.newest.get(fight.id)
         if fight.active:
-            if newest is not None and newest.entry == "fight-closed":
+            if newest is not None and newest.entry == Entry.FIGHT_CLOSED:
                 report.problems.append(f"fight {fight.id}: stored as unfinished, but ledger row "
                                        f"{newest.id} ended it and no row reopened it")
             continue
-        if newest is None or newest.entry != "fight-closed":
+        if newest is None or newest.entry != Entry.FIGHT_CLOSED:
             if report.keyed:
                 since = " since it was reopened" if newest is not None else ""
                 report.problems.append(f"fight {fight.id}: ended, but no ledger row closes "

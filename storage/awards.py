@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from rules.effects import BPChange, Death
 from rules.system import RuleSystem
 from storage import ledger
-from storage.models import LedgerRow, Warrior
+from storage.models import Entry, LedgerRow, Warrior
 from storage.records import Award, OpenFight
 from storage.unit_of_work import UnitOfWork
 from storage.warriors import side_rows
@@ -44,17 +44,17 @@ class Awards(UnitOfWork):
             if isinstance(effect, BPChange):
                 applied = fight.system.bp_applied(row.bp, effect.tenths)
                 row.bp += applied
-                self._append(session, warrior_id=row.id, entry="award", bp=applied,
+                self._append(session, warrior_id=row.id, entry=Entry.AWARD, bp=applied,
                               reason=f"{fight.kind} fight: {effect.reason}{why}", **base)
                 awarded.append(Award(effect.side, applied, effect.tenths, effect.reason))
             elif isinstance(effect, Death):
                 row.status, row.captor_id = "dead", None
-                self._append(session, warrior_id=row.id, entry="death", status="dead",
+                self._append(session, warrior_id=row.id, entry=Entry.DEATH, status="dead",
                               reason=f"{effect.cause}{why}", **base)
             else:
                 captor = warriors[effect.captor]
                 row.status, row.captor_id = "prisoner", captor.id
-                self._append(session, warrior_id=row.id, entry="prisoner-taken",
+                self._append(session, warrior_id=row.id, entry=Entry.PRISONER_TAKEN,
                               status="prisoner", captor_id=captor.id,
                               detail={"ransom": effect.ransom} if effect.ransom else None,
                               reason=f"taken prisoner by {captor.name}{why}", **base)
@@ -76,13 +76,13 @@ class Awards(UnitOfWork):
         ).all())
         rows = session.scalars(
             select(LedgerRow).where(LedgerRow.fight_id == fight_id,
-                                    LedgerRow.entry.not_in(("reversal", *ledger.FIGHT_ENTRIES)))
+                                    LedgerRow.entry.not_in((Entry.REVERSAL, *ledger.FIGHT_ENTRIES)))
             .order_by(LedgerRow.id)
         ).all()
         reversed_ids = {
             r.detail["reverses"] for r in session.scalars(
                 select(LedgerRow).where(LedgerRow.fight_id == fight_id,
-                                        LedgerRow.entry == "reversal"))
+                                        LedgerRow.entry == Entry.REVERSAL))
             if r.detail
         }
         for row in rows:
@@ -95,7 +95,7 @@ class Awards(UnitOfWork):
             if row.status is not None and latest_status.get(warrior.id) == row.id:
                 status, warrior.status, warrior.captor_id = "free", "free", None
             self._append(
-                session, warrior_id=row.warrior_id, entry="reversal", bp=applied,
+                session, warrior_id=row.warrior_id, entry=Entry.REVERSAL, bp=applied,
                 status=status, detail={"reverses": row.id}, actor=moderator,
                 moderator=moderator, fight_id=fight_id, command_seq=seq,
                 reason=f"undo: {reason}", created_at=now,

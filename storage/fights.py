@@ -20,7 +20,7 @@ from rules.system import Outcome, RulesState, RuleSystem
 from rules.systems import SYSTEMS
 from storage.awards import Awards
 from storage.errors import Busy, StaleFight, StorageError
-from storage.models import Fight, FightCommand, FightEvent, FightSide, PendingChallenge
+from storage.models import Entry, Fight, FightCommand, FightEvent, FightSide, PendingChallenge
 from storage.records import Award, OpenFight, Step
 from storage.replay import UNDO, command_log, load, log_mismatch, replay
 from storage.unit_of_work import unique_conflict
@@ -148,7 +148,7 @@ class Fights(Awards):
         session.execute(update(FightSide).where(FightSide.fight_id == fight.id)
                         .values(active=False))
         why = f"; ruling: {ruling}" if ruling else ""
-        self._append_fight(session, fight.id, "fight-closed", seq=seq, actor=actor,
+        self._append_fight(session, fight.id, Entry.FIGHT_CLOSED, seq=seq, actor=actor,
                            moderator=moderator, reason=f"{fight.kind} fight ended: {ending}{why}",
                            created_at=now)
 
@@ -179,7 +179,7 @@ class Fights(Awards):
                     row.active, row.ended_at, row.ending, row.winner = True, None, None, None
                     session.execute(update(FightSide).where(FightSide.fight_id == fight_id)
                                     .values(active=True))
-                    self._append_fight(session, fight_id, "fight-reopened", seq=seq,
+                    self._append_fight(session, fight_id, Entry.FIGHT_REOPENED, seq=seq,
                                        actor=moderator, moderator=moderator,
                                        reason=f"undo: {reason}", created_at=now)
                 session.flush()

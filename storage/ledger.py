@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session
 
 from storage.keys import Keyring
 from storage.models import (
+    Entry,
     Fight,
     FightCommand,
     FightEvent,
@@ -76,9 +77,9 @@ _CONTENT = (
     "captor_id", "detail", "actor", "moderator", "fight_id", "command_seq", "reason",
     "created_at",
 )
-FIGHT_ENTRIES = ("fight-closed", "fight-reopened")
+FIGHT_ENTRIES = (Entry.FIGHT_CLOSED, Entry.FIGHT_REOPENED)
 """Rows about a fight, on no warrior."""
-MODERATOR_ENTRIES = ("moderator-added", "moderator-removed")
+MODERATOR_ENTRIES = (Entry.MODERATOR_ADDED, Entry.MODERATOR_REMOVED)
 """Rows about a moderator named in chat (``detail["name"]``), on no warrior."""
 _ANCHOR = re.compile(r"ledger #(\d+) ([0-9a-fA-F]{8,64})\b")
 
@@ -222,13 +223,13 @@ def _attest_legacy(session: Session, chain: LedgerHead, kid: str, key: bytes,
         select(Warrior).where(Warrior.id.in_(in_chain)).order_by(Warrior.id)
     ):
         _write(session, chain, kid, key, {
-            "warrior_id": warrior.id, "entry": "attested", "detail": identity(warrior),
+            "warrior_id": warrior.id, "entry": Entry.ATTESTED, "detail": identity(warrior),
             "actor": "bot", "created_at": created_at,
             "reason": "a warrior from before ledger keys, as stored when they came",
         })
     for fight_id in session.scalars(select(Fight.id).where(~Fight.active).order_by(Fight.id)):
         _write(session, chain, kid, key, fight_fields(
-            session, fight_id, "fight-closed", actor="bot", created_at=created_at,
+            session, fight_id, Entry.FIGHT_CLOSED, actor="bot", created_at=created_at,
             reason="a fight from before ledger keys, as stored when they came", attested=True))
 
 
@@ -279,7 +280,7 @@ def fight_digest(session: Session, fight_id: int, upto: int) -> dict[str, str] |
 
 
 def fight_fields(
-    session: Session, fight_id: int, entry: str, *, actor: str, created_at: str, reason: str,
+    session: Session, fight_id: int, entry: Entry, *, actor: str, created_at: str, reason: str,
     moderator: str | None = None, seq: int | None = None, attested: bool = False,
 ) -> dict[str, Any]:
     """The fields of a fight's ``fight-closed`` or ``fight-reopened`` row, over the fight
@@ -294,7 +295,7 @@ def fight_fields(
         raise ValueError(f"fight {fight_id} has no record or no sides")
     digests, sides, fight = record
     detail: dict[str, Any] = {"seq": seq, **digests, "sides": sides}
-    if entry == "fight-closed":
+    if entry == Entry.FIGHT_CLOSED:
         detail.update(ending=fight.ending, winner=fight.winner, ended_at=fight.ended_at)
     if attested:
         detail["attested"] = True
@@ -303,7 +304,7 @@ def fight_fields(
             "created_at": created_at}
 
 
-def append_fight(session: Session, keyring: Keyring, fight_id: int, entry: str,
+def append_fight(session: Session, keyring: Keyring, fight_id: int, entry: Entry,
                  **fields: Any) -> LedgerRow:
     """Append a fight's ``fight-closed`` (its end) or ``fight-reopened`` (an undo) row."""
     return append(session, keyring, **fight_fields(session, fight_id, entry, **fields))
@@ -324,8 +325,8 @@ def moderators(rows: Iterable[LedgerRow], keyring: Keyring,
         if key is None or not isinstance(name, str) or not hmac.compare_digest(
                 row_mac(key, row.prev_hash, row), row.hash):
             continue
-        if row.entry == "moderator-added":
+        if row.entry == Entry.MODERATOR_ADDED:
             names[same(name)] = name
-        elif row.entry == "moderator-removed":
+        elif row.entry == Entry.MODERATOR_REMOVED:
             names.pop(same(name), None)
     return list(names.values())

@@ -9,6 +9,7 @@ A fight is its setup plus an append-only command list; events are logged beside 
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
 from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstraint, text
@@ -16,6 +17,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
     "Base",
+    "Entry",
     "Fight",
     "FightCommand",
     "FightEvent",
@@ -27,6 +29,30 @@ __all__ = [
     "Status",
     "Warrior",
 ]
+
+class Entry(StrEnum):
+    """What a ledger row records (its ``entry`` column holds the value)."""
+
+    CREATED = "created"
+    AWARD = "award"
+    SPEND = "spend"
+    MODERATOR_BP = "moderator-bp"
+    MODERATOR_SKILL = "moderator-skill"
+    MODERATOR_ARMOUR = "moderator-armour"
+    DEATH = "death"
+    PRISONER_TAKEN = "prisoner-taken"
+    PRISONER_FREED = "prisoner-freed"
+    REVERSAL = "reversal"
+    """An undo taking back an earlier row (R8.1)."""
+    RENAMED = "renamed"
+    OWNER_CHANGED = "owner-changed"
+    ATTESTED = "attested"
+    """A warrior from before keys, as stored when the ledger was first keyed."""
+    FIGHT_CLOSED = "fight-closed"
+    FIGHT_REOPENED = "fight-reopened"
+    MODERATOR_ADDED = "moderator-added"
+    MODERATOR_REMOVED = "moderator-removed"
+
 
 Status = Literal["free", "prisoner", "dead"]
 """A warrior's status as its column and the ledger's hold it: a prisoner or a dead

@@ -4,14 +4,14 @@ of a fight, its BP awards and pending challenges (never a database row)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypedDict, TypeVar
 
 from rules.system import RulesState, RuleSystem
 from storage.ledger import Anchor
-from storage.models import Status
+from storage.models import Entry, Status
 
-__all__ = ["Award", "ChallengeRecord", "Fighter", "OpenFight", "Status", "Step",
-           "WarriorRecord"]
+__all__ = ["Award", "ChallengeRecord", "Entry", "Fighter", "LedgerEntry", "OpenFight", "Status",
+           "Step", "WarriorRecord"]
 
 
 class Fighter(Protocol):
@@ -100,3 +100,25 @@ class OpenFight:
     anchor: Anchor | None = None
     """The ledger head after the last write, when it appended rows (a fight's end always
     does): ``ledger #4123 9f2c1a7e``, to publish outside the database."""
+
+
+class LedgerEntry(TypedDict):
+    """A ledger row as the store hands it out (``ancath-bot ledger`` prints these keys)."""
+
+    id: int
+    warrior: str | None
+    """The warrior's name; None on a fight's or a moderator's rows."""
+    entry: Entry
+    bp: float
+    """BP actually added (R2.6), negative when taken away."""
+    spent: int
+    skill: str | None
+    skill_value: int | None
+    status: Status | None
+    actor: str
+    moderator: str | None
+    fight: int | None
+    reason: str | None
+    at: str
+    hash: str
+    key: str | None

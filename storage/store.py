@@ -41,7 +41,15 @@ from storage.fights import Fights
 from storage.keys import KeyringError
 from storage.ledger import Anchor
 from storage.models import LedgerHead, LedgerRow, Warrior
-from storage.records import Award, ChallengeRecord, OpenFight, Step, WarriorRecord
+from storage.records import (
+    Award,
+    ChallengeRecord,
+    Entry,
+    LedgerEntry,
+    OpenFight,
+    Step,
+    WarriorRecord,
+)
 from storage.replay import UNDO
 from storage.warriors import Warriors, warrior_row
 
@@ -71,10 +79,10 @@ _LEDGER_COLUMNS: _Columns = (
     LedgerRow.key_id)
 
 
-def _ledger_dict(row: Row[Any]) -> dict[str, Any]:
+def _ledger_dict(row: Row[Any]) -> LedgerEntry:
     """A ledger row as ``Store.ledger`` gives it."""
     return {
-        "id": row.id, "warrior": row.warrior, "entry": row.entry, "bp": row.bp / 10,
+        "id": row.id, "warrior": row.warrior, "entry": Entry(row.entry), "bp": row.bp / 10,
         "spent": row.spent, "skill": row.skill, "skill_value": row.skill_value,
         "status": row.status, "actor": row.actor, "moderator": row.moderator,
         "fight": row.fight_id, "reason": row.reason, "at": row.created_at,
@@ -97,7 +105,7 @@ class Store(Warriors, Fights, Club):
     default for the engine's database (:func:`storage.keys.load_keyring`). Its own
     methods read the ledger and audit it; the rest come from its parts."""
 
-    def ledger(self, name: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    def ledger(self, name: str | None = None, limit: int | None = None) -> list[LedgerEntry]:
         """Ledger rows, oldest first (the last ``limit`` when given), with warrior names."""
         if limit is None:
             return list(self.ledger_rows(name))
@@ -107,7 +115,7 @@ class Store(Warriors, Fights, Club):
             return [_ledger_dict(row) for row in reversed(session.execute(query).all())]
 
     def ledger_rows(self, name: str | None = None, batch: int = LEDGER_BATCH
-                    ) -> Iterator[dict[str, Any]]:
+                    ) -> Iterator[LedgerEntry]:
         """The rows of ``ledger`` one by one, read ``batch`` at a time in one transaction
         (by id, so memory stays flat however long the ledger is). An unknown ``name`` is
         refused here, before any row."""
@@ -115,7 +123,7 @@ class Store(Warriors, Fights, Club):
             warrior = self._warrior_id(session, name)
         return self._stream(_ledger_query(warrior).order_by(LedgerRow.id).limit(batch))
 
-    def _stream(self, query: Select[*_Columns]) -> Iterator[dict[str, Any]]:
+    def _stream(self, query: Select[*_Columns]) -> Iterator[LedgerEntry]:
         with self._tx(write=False) as session:
             last = 0
             while rows := session.execute(query.where(LedgerRow.id > last)).all():

@@ -36,6 +36,7 @@ from storage.db import READ_ONLY, sqlite_path
 from storage.errors import RecordsBusy, RecordsLost
 from storage.keys import Keyring, load_keyring
 from storage.ledger import Anchor
+from storage.models import Entry
 
 __all__ = ["Unit", "UnitOfWork", "now", "unique_conflict"]
 
@@ -199,6 +200,6 @@ class UnitOfWork:
         row = ledger.append(session, self.keyring, **fields)
         session.info["anchor"] = Anchor(row.id, row.hash[:8])
 
-    def _append_fight(self, session: Session, fight_id: int, entry: str, **fields: Any) -> None:
+    def _append_fight(self, session: Session, fight_id: int, entry: Entry, **fields: Any) -> None:
         row = ledger.append_fight(session, self.keyring, fight_id, entry, **fields)
         session.info["anchor"] = Anchor(row.id, row.hash[:8])

@@ -20,7 +20,7 @@ from rules.codec import encode
 from rules.systems import SYSTEMS
 from storage import ledger
 from storage.errors import Busy, DuplicateName, StorageError, UnknownWarrior
-from storage.models import FightSide, Warrior
+from storage.models import Entry, FightSide, Warrior
 from storage.profiles import ancath_profile
 from storage.records import Fighter, WarriorRecord
 from storage.unit_of_work import UnitOfWork, unique_conflict
@@ -145,7 +145,7 @@ class Warriors(UnitOfWork):
                 session.add(row)
                 session.flush()
                 self._append(
-                    session, warrior_id=row.id, entry="created",
+                    session, warrior_id=row.id, entry=Entry.CREATED,
                     detail={**ledger.identity(row), "skills": skills},
                     actor=actor or owner, reason="warrior created", created_at=now,
                 )
@@ -171,7 +171,7 @@ class Warriors(UnitOfWork):
                 session.add(row)
                 session.flush()
                 self._append(
-                    session, warrior_id=row.id, entry="created",
+                    session, warrior_id=row.id, entry=Entry.CREATED,
                     detail={**ledger.identity(row), "skills": {}}, actor=owner,
                     reason=f"{system} fighter created", created_at=now,
                 )
@@ -201,7 +201,7 @@ class Warriors(UnitOfWork):
             sheet, (bought,) = buy_skill(sheet_of(row), skill)
             apply_sheet(row, sheet)
             self._append(
-                session, warrior_id=row.id, entry="spend", spent=bought.cost,
+                session, warrior_id=row.id, entry=Entry.SPEND, spent=bought.cost,
                 skill=skill.value, skill_value=bought.new, actor=actor,
                 reason=f"bought {skill.value} {bought.old}->{bought.new}",
                 created_at=self._clock(),
@@ -215,7 +215,7 @@ class Warriors(UnitOfWork):
             sheet, (changed,) = add_bp(sheet_of(row), tenths)
             apply_sheet(row, sheet)
             self._append(
-                session, warrior_id=row.id, entry="moderator-bp", bp=changed.applied,
+                session, warrior_id=row.id, entry=Entry.MODERATOR_BP, bp=changed.applied,
                 actor=moderator, moderator=moderator, reason=reason, created_at=self._clock(),
             )
             return changed.applied
@@ -227,7 +227,7 @@ class Warriors(UnitOfWork):
             sheet, _ = set_skill(sheet_of(row), skill, value)
             apply_sheet(row, sheet)
             self._append(
-                session, warrior_id=row.id, entry="moderator-skill", skill=skill.value,
+                session, warrior_id=row.id, entry=Entry.MODERATOR_SKILL, skill=skill.value,
                 skill_value=value, actor=moderator, moderator=moderator, reason=reason,
                 created_at=self._clock(),
             )
@@ -242,7 +242,7 @@ class Warriors(UnitOfWork):
             sheet, (changed,) = set_armour(sheet_of(row), armour)
             row.profile = {**row.profile, "armour": sheet.armour.value}
             self._append(
-                session, warrior_id=row.id, entry="moderator-armour",
+                session, warrior_id=row.id, entry=Entry.MODERATOR_ARMOUR,
                 detail={"armour": armour.value, "was": changed.old.value,
                         "captured": changed.captured},
                 actor=moderator, moderator=moderator, reason=reason, created_at=self._clock(),
@@ -257,7 +257,7 @@ class Warriors(UnitOfWork):
                 raise StorageError(f"{row.name} is not a prisoner")
             row.status, row.captor_id = "free", None
             self._append(
-                session, warrior_id=row.id, entry="prisoner-freed", status="free",
+                session, warrior_id=row.id, entry=Entry.PRISONER_FREED, status="free",
                 actor=actor, moderator=moderator, reason=reason, created_at=self._clock(),
             )
 

@@ -24,7 +24,7 @@ from rules.ancath.tables import Armour, Culture, Skill
 from rules.contest.model import ContestFighter, parse_fighter
 from rules.general.model import GeneralFighter, parse_dice
 from rules.general.travel import METRES_PER_MILE, Pace, travel
-from storage.records import Fighter
+from storage.records import Entry, Fighter
 from storage.store import WarriorRecord
 
 __all__ = ["sheet_line"]
@@ -218,7 +218,7 @@ def audit(ctx: Ctx) -> None:
     parts = []
     for row in rows:
         amount = f" {row['bp']:+.1f} BP" if row["bp"] else ""
-        if row["entry"] == "moderator-skill":
+        if row["entry"] == Entry.MODERATOR_SKILL:
             amount += f" {row['skill']}={row['skill_value']}"
         spent = f" spent {row['spent']}" if row["spent"] else ""
         actor = "the bot" if row["actor"] == "bot" else people.name(row["actor"]) or "unregistered"
