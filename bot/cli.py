@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
-import dataclasses
 import getpass
 import importlib.metadata
 import json
@@ -36,7 +35,7 @@ from bot.irc.supervisor import IrcBot
 from bot.logs import setup_logging
 from bot.odds import desk
 from bot.odds.worker import start_worker
-from rules.ancath.sheet import Sheet, derived_test
+from bot.systems.registry import PLUGINS
 from storage.backup import backup_sqlite
 from storage.db import (
     DatabaseUnavailable,
@@ -49,8 +48,8 @@ from storage.db import (
 )
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
 from storage.ledger import Anchor, anchors_in
-from storage.records import Fighter, LedgerEntry
-from storage.store import StorageError, Store, WarriorRecord
+from storage.records import LedgerEntry
+from storage.store import StorageError, Store
 
 __all__ = ["main"]
 
@@ -200,33 +199,9 @@ def _key_ids(args: argparse.Namespace, url: str) -> int:
 
 
 def _warrior_json(store: Store, name: str) -> dict[str, Any]:
+    """``warrior show``'s fields, as the warrior's rules system gives them."""
     record = store.warrior(name)
-    sheet = record.sheet
-    if not isinstance(sheet, Sheet):
-        return _fighter_json(record)
-    return {
-        "name": sheet.name,
-        "owner": record.owner,
-        "culture": sheet.culture.value,
-        "armour": sheet.armour.value,
-        "skills": {s.value: v for s, v in sorted(sheet.skills.items(), key=lambda i: i[0].value)},
-        "bp": round(sheet.bp / 10, 1),
-        "bp_spent": sheet.bp_spent,
-        "test": derived_test(sheet.bp),
-        "status": sheet.status.value,
-        "captor": record.captor,
-    }
-
-
-def _fighter_json(record: WarriorRecord[Fighter]) -> dict[str, Any]:
-    """Another rules system's fighter: its system and sheet fields (dice as ``1d8+1``)."""
-    fighter = record.sheet
-    if not dataclasses.is_dataclass(fighter):
-        raise TypeError(f"{fighter.name}: a {record.system} fighter that is not a dataclass")
-    sheet = {f.name: getattr(fighter, f.name) for f in dataclasses.fields(fighter)}
-    return {"name": sheet.pop("name"), "owner": record.owner, "system": record.system,
-            **{k: str(v) if dataclasses.is_dataclass(v) else v for k, v in sheet.items()},
-            "status": record.status, "captor": record.captor}
+    return PLUGINS[record.system].fighters.show(record)
 
 
 def _print_ledger(rows: Iterable[LedgerEntry], form: str) -> None:

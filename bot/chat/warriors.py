@@ -5,6 +5,7 @@ the moderator's rulings on warriors (``!mod bp``, ``skill``, ``armour``, ``free`
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from bot.chat.people import People
 from bot.chat.registry import (
@@ -19,25 +20,15 @@ from bot.chat.registry import (
     sub,
 )
 from bot.fights import play
-from rules.ancath.sheet import Sheet, bp_available, create_warrior, derived_test, valid_name
-from rules.ancath.tables import Armour, Culture, Skill
-from rules.contest.model import ContestFighter, parse_fighter
-from rules.general.model import GeneralFighter, parse_dice
+from bot.systems.ancath import parse_skill
+from bot.systems.plugin import Plugin
+from bot.systems.registry import PLUGINS
+from rules.ancath.tables import Armour
 from rules.general.travel import METRES_PER_MILE, Pace, travel
 from storage.records import Entry, Fighter
 from storage.store import WarriorRecord
 
 __all__ = ["sheet_line"]
-
-_CULTURE_NAMES = {c.value: c for c in Culture} | {"freeclans": Culture.FREE_CLANS,
-                                                  "invader": Culture.INVADERS}
-
-
-def _skill(word: str) -> Skill:
-    try:
-        return Skill(word.lower())
-    except ValueError:
-        raise Refusal(f"no skill {word}; skills: {', '.join(s.value for s in Skill)}") from None
 
 
 def _owner(record: WarriorRecord[Fighter], people: People) -> str:
@@ -46,80 +37,21 @@ def _owner(record: WarriorRecord[Fighter], people: People) -> str:
     return people.name(record.owner) or "unregistered"
 
 
-def _contest_line(f: ContestFighter, record: WarriorRecord[Fighter], owner: str) -> str:
-    masteries = "W" * (f.masteries > 0) + (str(f.masteries) if f.masteries > 1 else "")
-    return (f"{f.name} (Simple Contest, {owner}): close combat {f.rating}{masteries}, "
-            f"{f.weapon}^{f.edge}{'W' if f.edge_mastery else ''}, armour {f.armour}; "
-            f"{record.status}")
-
-
-def _general_line(f: GeneralFighter, record: WarriorRecord[Fighter], owner: str) -> str:
-    return (f"{f.name} (General rules, {owner}): health {f.health}, str {f.strength}, "
-            f"skill {f.skill} (parry {f.parry}), weapon {f.weapon}, base {f.base}, "
-            f"defense {f.defense}, protection {f.protection}; {record.status}")
-
-
 def sheet_line(record: WarriorRecord[Fighter], people: People) -> str:
-    owner = _owner(record, people)
-    sheet = record.sheet
-    if isinstance(sheet, ContestFighter):
-        return _contest_line(sheet, record, owner)
-    if isinstance(sheet, GeneralFighter):
-        return _general_line(sheet, record, owner)
-    sheet = record.sheet_as(Sheet)
-    skills = ", ".join(f"{s.value} {v}" for s, v in sorted(sheet.skills.items(),
-                                                           key=lambda i: i[0].value))
-    state = sheet.status.value + (f" (held by {record.captor})" if record.captor else "")
-    return (f"{sheet.name} ({sheet.culture.value}, {sheet.armour.value}, {owner}): "
-            f"{skills}; BP {sheet.bp / 10:.1f} ({bp_available(sheet)} to spend); "
-            f"test {derived_test(sheet.bp)}; {state}")
+    return PLUGINS[record.system].sheet_line(record, _owner(record, people))
 
 
-_CREATE_USAGE = ("!create <name> <culture> <skill>... [armour] | !create <name> contest "
-                 "<rating> <weapon>^<edge> [armour <handicap>] | !create <name> general "
-                 "health=<n> str=<n> skill=<n> weapon=<dice> base=<dice> defense=<n> "
-                 "protection=<n>")
+def _bare() -> Plugin[Any, Any]:
+    """The system whose words follow ``!create <name>`` with no system word (An Cath)."""
+    return next(p for p in PLUGINS.values() if not p.fighters.word)
 
 
-def _create_contest(ctx: Ctx, name: str, words: list[str]) -> None:
-    armour = 0
-    if len(words) == 4 and words[2].lower() == "armour" and words[3].isdecimal():
-        armour = int(words[3])
-        words = words[:2]
-    if len(words) != 2:
-        raise Refusal("usage: !create <name> contest <rating> <weapon>^<edge> "
-                      "[armour <handicap>], e.g. !create Alain contest 15W sword^3 armour 2")
-    if not valid_name(name):
-        raise Refusal(f"{name!r} is not a usable name: letters, digits, ' _ -")
-    fighter = parse_fighter(name, words[0], words[1], armour)
-    record = ctx.referee.store.create_fighter("contest", fighter, ctx.who)
-    ctx.reply("created " + sheet_line(record, ctx.referee.people))
+def _system(word: str) -> Plugin[Any, Any] | None:
+    """The system ``!create <name> <word> ...`` names, if any."""
+    return next((p for p in PLUGINS.values() if p.fighters.word == word.lower()), None)
 
 
-_GENERAL_KEYS = ("health", "str", "skill", "weapon", "base", "defense", "protection")
-
-
-def _create_general(ctx: Ctx, name: str, words: list[str]) -> None:
-    pairs = [w.lower().split("=", 1) for w in words]
-    values = {"health": "20"} | dict(p for p in pairs if len(p) == 2)
-    missing = [k for k in _GENERAL_KEYS if k not in values]
-    numbers = ("health", "str", "skill", "defense", "protection")
-    if missing or any(len(p) != 2 or p[0] not in _GENERAL_KEYS for p in pairs):
-        raise Refusal("usage: !create <name> general health=<n> str=<n> skill=<n> "
-                      "weapon=<dice> base=<dice> defense=<n> protection=<n>"
-                      + (f" (missing {', '.join(missing)})" if missing else ""))
-    if not all(values[k].isdecimal() for k in numbers) or not valid_name(name):
-        raise Refusal("health, str, skill, defense and protection are whole numbers; "
-                      "the name is letters, digits, ' _ -")
-    fighter = GeneralFighter(
-        name, int(values["health"]), int(values["str"]), int(values["skill"]),
-        parse_dice(values["weapon"]), parse_dice(values["base"]), int(values["defense"]),
-        int(values["protection"]))
-    record = ctx.referee.store.create_fighter("general", fighter, ctx.who)
-    ctx.reply("created " + sheet_line(record, ctx.referee.people))
-
-
-@command("create", _CREATE_USAGE,
+@command("create", " | ".join(p.fighters.creates for p in PLUGINS.values()),
          "Make a warrior: cultures invaders, free-clans, fairy, goblin; the skills the "
          "culture always has may be left out; armour defaults to the culture's usual. "
          "Or a Simple Contest or General-rules fighter.",
@@ -129,23 +61,12 @@ def _create_general(ctx: Ctx, name: str, words: list[str]) -> None:
          ))
 def create(ctx: Ctx) -> None:
     if len(ctx.args) < 2:
-        raise Refusal("usage: !create <name> <culture> <skill>... [armour]")
-    name, culture_word, *rest = ctx.args
-    if culture_word.lower() == "contest":
-        _create_contest(ctx, name, rest)
-        return
-    if culture_word.lower() == "general":
-        _create_general(ctx, name, rest)
-        return
-    culture = _CULTURE_NAMES.get(culture_word.lower())
-    if culture is None:
-        raise Refusal("culture must be invaders, free-clans, fairy or goblin")
-    armour = None
-    if rest and rest[-1].lower() in {a.value for a in Armour}:
-        armour = Armour(rest.pop().lower())
-    sheet, _ = create_warrior(name, culture, [_skill(w) for w in rest], armour,
-                              fairy_open=ctx.referee.fairy_open())
-    record = ctx.referee.store.create_warrior(sheet, ctx.who)
+        raise Refusal(f"usage: {_bare().fighters.creates}")
+    name, word, *rest = ctx.args
+    plugin = _system(word)
+    if plugin is None:
+        plugin, rest = _bare(), [word, *rest]
+    record = plugin.create(ctx.referee.store, name, rest, ctx.referee, ctx.who)
     ctx.reply("created " + sheet_line(record, ctx.referee.people))
 
 
@@ -172,14 +93,7 @@ def warriors(ctx: Ctx) -> None:
     if not found:
         ctx.reply(f"{name} has no warriors; !create makes one")
         return
-    ctx.reply(f"{name}: " + ", ".join(_listing(r) for r in found))
-
-
-def _listing(record: WarriorRecord[Fighter]) -> str:
-    sheet = record.sheet
-    if not isinstance(sheet, Sheet):
-        return f"{sheet.name} ({record.system}, {record.status})"
-    return f"{sheet.name} ({sheet.culture.value}, {record.status}, BP {sheet.bp / 10:.1f})"
+    ctx.reply(f"{name}: " + ", ".join(PLUGINS[r.system].fighters.entry(r) for r in found))
 
 
 @command("buy", "!buy <warrior> <skill>",
@@ -191,7 +105,7 @@ def buy(ctx: Ctx) -> None:
     store = ctx.referee.store
     if store.warrior(ctx.args[0]).owner != ctx.who:
         raise Refusal(f"{ctx.args[0]} is not yours")
-    bought = store.buy_skill(ctx.args[0], _skill(ctx.args[1]), ctx.who)
+    bought = store.buy_skill(ctx.args[0], parse_skill(ctx.args[1]), ctx.who)
     ctx.reply("bought: " + sheet_line(bought, ctx.referee.people))
 
 
@@ -259,7 +173,7 @@ def _bp(ctx: Ctx, args: list[str]) -> None:
      fits=lambda args: len(args) >= 4 and args[2].isascii() and args[2].isdigit())
 @moderator_only
 def _set_skill(ctx: Ctx, args: list[str]) -> None:
-    ctx.referee.store.set_skill(args[0], _skill(args[1]), int(args[2]), ctx.who,
+    ctx.referee.store.set_skill(args[0], parse_skill(args[1]), int(args[2]), ctx.who,
                                 " ".join(args[3:]))
     ctx.reply(f"{args[0]}: {args[1].lower()} set to {args[2]}")
 

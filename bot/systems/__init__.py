@@ -1,2 +1,3 @@
-"""One plugin per rules system: its rules, verbs and wording in one record
-(:mod:`bot.systems.plugin`), one module each, all in ``registry.PLUGINS``."""
+"""One plugin per rules system: its rules, verbs, wording and fighters in one record
+(:mod:`bot.systems.plugin`, its fighters' part in :mod:`bot.systems.fighters`), one
+module each, all in ``registry.PLUGINS``."""

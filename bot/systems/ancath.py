@@ -1,9 +1,13 @@
-"""An Cath as the bot plays it: the rules engine, its fight verbs and its wording."""
+"""An Cath as the bot plays it: the rules engine, its fight verbs, its wording and how
+``!create`` makes its warriors."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from bot.chat.registry import Refusal
+from bot.systems.fighters import Fighters, Settings
 from bot.systems.plugin import Plugin, Usage, Verb, fixed, verbs
 from bot.wording import ancath as wording
 from rules import systems
@@ -21,10 +25,58 @@ from rules.ancath.commands import (
     Stop,
     Wield,
 )
+from rules.ancath.sheet import Sheet, create_warrior, derived_test
 from rules.ancath.state import Action, BonusUse, Defence, FightState
-from rules.ancath.tables import Weapon
+from rules.ancath.tables import Armour, Culture, Skill, Weapon
+from storage.records import WarriorRecord
+from storage.store import Store
 
-__all__ = ["AN_CATH"]
+__all__ = ["AN_CATH", "parse_skill"]
+
+_CULTURE_NAMES = {c.value: c for c in Culture} | {"freeclans": Culture.FREE_CLANS,
+                                                  "invader": Culture.INVADERS}
+
+
+def parse_skill(word: str) -> Skill:
+    try:
+        return Skill(word.lower())
+    except ValueError:
+        raise Refusal(f"no skill {word}; skills: {', '.join(s.value for s in Skill)}") from None
+
+
+def _create(name: str, words: Sequence[str], settings: Settings) -> Sheet:
+    """``!create <name> <culture> <skill>... [armour]``: a new warrior's sheet (R2)."""
+    culture_word, *rest = words
+    culture = _CULTURE_NAMES.get(culture_word.lower())
+    if culture is None:
+        raise Refusal("culture must be invaders, free-clans, fairy or goblin")
+    armour = None
+    if rest and rest[-1].lower() in {a.value for a in Armour}:
+        armour = Armour(rest.pop().lower())
+    sheet, _ = create_warrior(name, culture, [parse_skill(w) for w in rest], armour,
+                              fairy_open=settings.fairy_open())
+    return sheet
+
+
+def _keep(store: Store, _system: str, sheet: Sheet, owner: str) -> WarriorRecord[Sheet]:
+    """A new warrior with its skills and BP, and its ``created`` ledger row."""
+    return store.create_warrior(sheet, owner)
+
+
+def _show(record: WarriorRecord[Sheet]) -> dict[str, Any]:
+    sheet = record.sheet_as(Sheet)
+    return {
+        "name": sheet.name,
+        "owner": record.owner,
+        "culture": sheet.culture.value,
+        "armour": sheet.armour.value,
+        "skills": {s.value: v for s, v in sorted(sheet.skills.items(), key=lambda i: i[0].value)},
+        "bp": round(sheet.bp / 10, 1),
+        "bp_spent": sheet.bp_spent,
+        "test": derived_test(sheet.bp),
+        "status": sheet.status.value,
+        "captor": record.captor,
+    }
 
 
 def _act(action: Action, summary: str, detail: str = "") -> Verb[Command]:
@@ -115,4 +167,6 @@ AN_CATH: Plugin[FightState, Command] = Plugin(
     ),
     Roll, Forfeit, ModeratorEnd, wording.describe, wording.prompt, wording.status,
     wording.waiting, wording.undone,
+    Fighters("", "<culture> <skill>... [armour]", _create, wording.sheet_line, _keep,
+             wording.listing, _show),
 )

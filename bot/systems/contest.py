@@ -1,17 +1,39 @@
-"""Simple Contest (R9) as the bot plays it: the rules engine, its verbs and wording."""
+"""Simple Contest (R9) as the bot plays it: the rules engine, its verbs, wording and
+fighters."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from bot.chat.registry import Refusal
+from bot.systems.fighters import Fighters, Settings
 from bot.systems.plugin import Plugin, fixed, verbs
 from bot.wording import contest as wording
 from bot.wording.common import undone
 from rules import systems
+from rules.ancath.sheet import valid_name
 from rules.common import Forfeit, ModeratorEnd, Roll, Yield
-from rules.contest.model import ContestState, Strike
+from rules.contest.model import ContestFighter, ContestState, Strike, parse_fighter
 
 __all__ = ["CONTEST", "Command"]
 
 Command = Strike | Yield | Roll | Forfeit | ModeratorEnd
+
+_USAGE = "<rating> <weapon>^<edge> [armour <handicap>]"
+
+
+def _create(name: str, words: Sequence[str], _settings: Settings) -> ContestFighter:
+    """``!create <name> contest 15W sword^3 armour 2``."""
+    armour, words = 0, list(words)
+    if len(words) == 4 and words[2].lower() == "armour" and words[3].isdecimal():
+        armour = int(words[3])
+        words = words[:2]
+    if len(words) != 2:
+        raise Refusal(f"usage: !create <name> contest {_USAGE}, e.g. !create Alain contest "
+                      "15W sword^3 armour 2")
+    if not valid_name(name):
+        raise Refusal(f"{name!r} is not a usable name: letters, digits, ' _ -")
+    return parse_fighter(name, words[0], words[1], armour)
 
 CONTEST: Plugin[ContestState, Command] = Plugin(
     systems.CONTEST, "Simple Contest",
@@ -21,5 +43,5 @@ CONTEST: Plugin[ContestState, Command] = Plugin(
         fixed("yield", "Give up the fight", Yield),
     ),
     Roll, Forfeit, ModeratorEnd, wording.describe, wording.prompt, wording.status,
-    wording.waiting, undone,
+    wording.waiting, undone, Fighters("contest", _USAGE, _create, wording.sheet_line),
 )

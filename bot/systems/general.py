@@ -1,17 +1,45 @@
-"""The General rules (R10) as the bot plays them: the rules engine, verbs and wording."""
+"""The General rules (R10) as the bot plays them: the rules engine, verbs, wording and
+fighters."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from bot.chat.registry import Refusal
+from bot.systems.fighters import Fighters, Settings
 from bot.systems.plugin import Plugin, fixed, verbs
 from bot.wording import general as wording
 from bot.wording.common import undone
 from rules import systems
+from rules.ancath.sheet import valid_name
 from rules.common import Forfeit, ModeratorEnd, Roll, Yield
-from rules.general.model import Attack, GeneralState
+from rules.general.model import Attack, GeneralFighter, GeneralState, parse_dice
 
 __all__ = ["GENERAL", "Command"]
 
 Command = Attack | Yield | Roll | Forfeit | ModeratorEnd
+
+_USAGE = ("health=<n> str=<n> skill=<n> weapon=<dice> base=<dice> defense=<n> "
+          "protection=<n>")
+_KEYS = ("health", "str", "skill", "weapon", "base", "defense", "protection")
+_NUMBERS = ("health", "str", "skill", "defense", "protection")
+
+
+def _create(name: str, words: Sequence[str], _settings: Settings) -> GeneralFighter:
+    """``!create <name> general health=20 str=12 ...``; health defaults to 20."""
+    pairs = [w.lower().split("=", 1) for w in words]
+    values = {"health": "20"} | dict(p for p in pairs if len(p) == 2)
+    missing = [k for k in _KEYS if k not in values]
+    if missing or any(len(p) != 2 or p[0] not in _KEYS for p in pairs):
+        raise Refusal(f"usage: !create <name> general {_USAGE}"
+                      + (f" (missing {', '.join(missing)})" if missing else ""))
+    if not all(values[k].isdecimal() for k in _NUMBERS) or not valid_name(name):
+        raise Refusal("health, str, skill, defense and protection are whole numbers; "
+                      "the name is letters, digits, ' _ -")
+    return GeneralFighter(
+        name, int(values["health"]), int(values["str"]), int(values["skill"]),
+        parse_dice(values["weapon"]), parse_dice(values["base"]), int(values["defense"]),
+        int(values["protection"]))
 
 GENERAL: Plugin[GeneralState, Command] = Plugin(
     systems.GENERAL, "General rules",
@@ -20,5 +48,5 @@ GENERAL: Plugin[GeneralState, Command] = Plugin(
         fixed("yield", "Give up the fight", Yield),
     ),
     Roll, Forfeit, ModeratorEnd, wording.describe, wording.prompt, wording.status,
-    wording.waiting, undone,
+    wording.waiting, undone, Fighters("general", _USAGE, _create, wording.sheet_line),
 )

@@ -1,5 +1,5 @@
 """The record a rules system plugs into the bot by (python-chess's ``VARIANTS`` is the
-model): its rules engine, its fight verbs and its wording, together.
+model): its rules engine, its fight verbs, its wording and its fighters, together.
 
 A :class:`Verb` is the one place a fight command is defined: its name and help, how
 its words make an engine command (``parse``), and how an engine command is said back
@@ -14,8 +14,11 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from bot.chat.registry import Refusal
+from bot.systems.fighters import Fighters, Settings
 from bot.wording.common import Award, Cast
 from rules.system import RuleSystem
+from storage.records import Fighter, WarriorRecord
+from storage.store import Store
 
 __all__ = ["Plugin", "Usage", "Verb", "Words", "fixed", "help_lines", "verbs"]
 
@@ -92,6 +95,8 @@ class Plugin(Generic[S, C]):
     """``Brenna's attack roll``: the roll awaited, or '' when a decision is."""
     undone: Callable[[C, Sequence[str]], str]
     """``Gorm's dodge``: a decision a moderator's undo took back."""
+    fighters: Fighters[Any]
+    """How ``!create`` makes its fighters, and how they are described."""
 
     def word(self, command: C) -> str:
         """``!dodge``: the chat words of a decision, by the verb that makes it."""
@@ -100,6 +105,16 @@ class Plugin(Generic[S, C]):
             if words is not None:
                 return words
         raise ValueError(f"no {self.label} verb makes {command!r}")
+
+    def create(self, store: Store, name: str, words: Sequence[str], settings: Settings,
+               owner: str) -> WarriorRecord[Fighter]:
+        """``!create <name> [word] <words>``: the fighter made and stored for ``owner``."""
+        fighter = self.fighters.parse(name, words, settings)
+        return self.fighters.keep(store, self.system.name, fighter, owner)
+
+    def sheet_line(self, record: WarriorRecord[Fighter], owner: str) -> str:
+        """The ``!sheet`` line of one of this system's fighters."""
+        return self.fighters.line(record, owner)
 
     def prompt(self, state: S, manual: bool, cast: Cast) -> str:
         """Who the fight waits for, and their options."""

@@ -48,6 +48,7 @@ from rules.ancath.events import (
     WeaponDrawn,
     YieldAnswered,
 )
+from rules.ancath.sheet import Sheet, bp_available, derived_test
 from rules.ancath.state import (
     Action,
     Awaiting,
@@ -58,8 +59,9 @@ from rules.ancath.state import (
     RollFor,
     Severity,
 )
+from storage.records import WarriorRecord
 
-__all__ = ["describe", "prompt", "status", "undone", "waiting"]
+__all__ = ["describe", "listing", "prompt", "sheet_line", "status", "undone", "waiting"]
 
 _ACTION_WORDS = {
     Action.ATTACK: "attacks", Action.DOUBLE: "doubles", Action.PRESS: "presses",
@@ -292,3 +294,20 @@ def status(state: FightState, manual: bool, cast: Cast, word: Callable[[Command]
     if roll:
         return f"{glance} Waiting for {roll}."
     return join(glance, prompt(state, manual, cast, word))
+
+
+def sheet_line(record: WarriorRecord[Sheet], owner: str) -> str:
+    """A warrior's skills, BP, Test and status, in one line."""
+    sheet = record.sheet_as(Sheet)
+    skills = ", ".join(f"{s.value} {v}" for s, v in sorted(sheet.skills.items(),
+                                                           key=lambda i: i[0].value))
+    state = sheet.status.value + (f" (held by {record.captor})" if record.captor else "")
+    return (f"{sheet.name} ({sheet.culture.value}, {sheet.armour.value}, {owner}): "
+            f"{skills}; BP {sheet.bp / 10:.1f} ({bp_available(sheet)} to spend); "
+            f"test {derived_test(sheet.bp)}; {state}")
+
+
+def listing(record: WarriorRecord[Sheet]) -> str:
+    """``Gorbag (goblin, free, BP 1.2)``: a warrior in a ``!warriors`` list."""
+    sheet = record.sheet
+    return f"{sheet.name} ({sheet.culture.value}, {record.status}, BP {sheet.bp / 10:.1f})"

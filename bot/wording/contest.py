@@ -8,6 +8,7 @@ from typing import Any
 from bot.wording.common import Award, Cast, join, options, roll_how
 from rules.common import Yield
 from rules.contest.model import (
+    ContestFighter,
     ContestState,
     FightEnded,
     Gravity,
@@ -17,8 +18,9 @@ from rules.contest.model import (
     Strike,
     Struck,
 )
+from storage.records import WarriorRecord
 
-__all__ = ["describe", "prompt", "status", "waiting"]
+__all__ = ["describe", "prompt", "sheet_line", "status", "waiting"]
 
 _DEGREE = ("marginal", "minor", "major", "complete")
 _ENDINGS = {"dead": "the foe is dead", "dying": "the foe is dying", "out": "the foe is out",
@@ -79,3 +81,12 @@ def status(state: ContestState, manual: bool, cast: Cast, word: Callable[[Any], 
     if roll:
         return f"{glance} Waiting for {roll}."
     return join(glance, prompt(state, manual, cast, word))
+
+
+def sheet_line(record: WarriorRecord[ContestFighter], owner: str) -> str:
+    """A fighter's close combat rating, weapon, armour and status, in one line."""
+    f = record.sheet
+    masteries = "W" * (f.masteries > 0) + (str(f.masteries) if f.masteries > 1 else "")
+    return (f"{f.name} (Simple Contest, {owner}): close combat {f.rating}{masteries}, "
+            f"{f.weapon}^{f.edge}{'W' if f.edge_mastery else ''}, armour {f.armour}; "
+            f"{record.status}")

@@ -12,6 +12,7 @@ from rules.general.model import (
     Attacked,
     DamageDie,
     FightEnded,
+    GeneralFighter,
     GeneralState,
     GotUp,
     Hit,
@@ -19,8 +20,9 @@ from rules.general.model import (
     Need,
     Parried,
 )
+from storage.records import WarriorRecord
 
-__all__ = ["describe", "prompt", "status", "waiting"]
+__all__ = ["describe", "prompt", "sheet_line", "status", "waiting"]
 
 _ENDINGS = {"unconscious": "the foe is unconscious", "yield": "by yield",
             "forfeit": "by forfeit", "moderator": "by a moderator's ruling"}
@@ -94,3 +96,11 @@ def status(state: GeneralState, manual: bool, cast: Cast, word: Callable[[Any], 
     if roll:
         return f"{glance} Waiting for {roll}."
     return join(glance, prompt(state, manual, cast, word))
+
+
+def sheet_line(record: WarriorRecord[GeneralFighter], owner: str) -> str:
+    """A fighter's characteristics, weapon, defence and status, in one line."""
+    f = record.sheet
+    return (f"{f.name} (General rules, {owner}): health {f.health}, str {f.strength}, "
+            f"skill {f.skill} (parry {f.parry}), weapon {f.weapon}, base {f.base}, "
+            f"defense {f.defense}, protection {f.protection}; {record.status}")

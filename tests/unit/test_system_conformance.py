@@ -29,6 +29,7 @@ from rules.contest.model import parse_fighter
 from rules.errors import RulesError
 from rules.general.model import GeneralFighter, parse_dice
 from rules.systems import SYSTEMS
+from storage.records import WarriorRecord
 
 SAMPLES: dict[str, Callable[[], Sequence[object]]] = {
     "ancath": lambda: (warrior("Olaf", "free-clans", "axe", "shield"),
@@ -147,3 +148,16 @@ def test_every_verb_has_help_and_its_words(plugin: Plugin[Any, Any]) -> None:
 def test_every_system_has_sample_fighters() -> None:
     assert set(PLUGINS) <= set(SAMPLES)
     assert set(PLUGINS) == set(SYSTEMS)
+
+
+def test_every_system_creates_and_describes_its_fighters(plugin: Plugin[Any, Any]) -> None:
+    words = [p.fighters.word for p in PLUGINS.values()]
+    assert words.count("") == 1 and len(set(words)) == len(words), "one system per word"
+    assert plugin.fighters.creates.startswith("!create <name>")
+    for fighter in SAMPLES[plugin.system.name]():
+        record = WarriorRecord(1, fighter, "al", None, False, plugin.system.name, "free")
+        assert one_line(plugin.sheet_line(record, "al")).startswith(f"{fighter.name} (")
+        assert one_line(plugin.fighters.entry(record)).startswith(f"{fighter.name} (")
+        shown = plugin.fighters.show(record)
+        assert (shown["name"], shown["owner"], shown["status"], shown["captor"]) == (
+            fighter.name, "al", "free", None)

@@ -1,6 +1,6 @@
 """The coin duel of :mod:`toy_system` through the referee: a system the bot has never
-seen plays from challenge to ledger anchor once it is in the registries. Its fighters
-are put in storage directly (``!create`` words each system's sheet itself)."""
+seen makes its fighters with ``!create`` and plays from challenge to ledger anchor once
+it is in the registries."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from toy_system import TOY, Coin
+from toy_system import TOY
 
 from bot.referee import commands_for
 from bot.systems.registry import PLUGINS
@@ -29,9 +29,20 @@ def club(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Club]:
     monkeypatch.setitem(PLUGINS, TOY.system.name, TOY)
     club = Club(tmp_path)
     club.referee.commands = commands_for(PLUGINS.values())
-    club.referee.store.create_fighter("toy", Coin("Heads"), "al")
-    club.referee.store.create_fighter("toy", Coin("Tails"), "bo")
+    assert club.say("al !create Heads toy") == ["#arena al: created Heads (Coin duel, al): free"]
+    assert club.say("bo !create Tails toy") == ["#arena bo: created Tails (Coin duel, bo): free"]
     yield club
+
+
+def test_the_coin_duel_creates_and_describes_its_duellists(club: Club) -> None:
+    assert club.say("al !create Edge toy up") == ["#arena al: usage: !create <name> toy"]
+    assert club.say("ann !sheet tails") == ["#arena ann: Tails (Coin duel, bo): free"]
+    assert club.say("ann !warriors al") == ["#arena ann: al: Heads (toy, free)"]
+    assert club.say("ann !create Heads toy") == ["#arena ann: the name Heads is taken"]
+    record = club.referee.store.warrior("Heads")
+    assert (record.system, record.owner) == ("toy", "al")
+    assert TOY.fighters.show(record) == {
+        "name": "Heads", "owner": "al", "system": "toy", "status": "free", "captor": None}
 
 
 def test_a_coin_duel_from_challenge_to_the_end(club: Club) -> None:

@@ -3,7 +3,7 @@ plugs in by one registry entry (``PLUGINS``, beside its engine in ``SYSTEMS``).
 
 Each side calls the coin with ``!flip``, challenger first; then the challenger rolls a
 d2: 1 and the challenger wins, 2 and the defender does. ``!yield``, a forfeit and a
-moderator's end work as in every system.
+moderator's end work as in every system. ``!create <name> toy`` makes a duellist.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from dataclasses import dataclass, replace
 from enum import Enum, StrEnum
 from typing import Any
 
+from bot.chat.registry import Refusal
+from bot.systems.fighters import Fighters, Settings
 from bot.systems.plugin import Plugin, fixed, verbs
 from bot.wording.common import Award, Cast, join, options, roll_how, undone
 from rules.codec import Codec
@@ -20,6 +22,7 @@ from rules.common import Forfeit, ModeratorEnd, Roll, Yield, check_command
 from rules.effects import no_effects
 from rules.errors import IllegalCommand, InvalidRoll, NotYourTurn
 from rules.system import RuleSystem
+from storage.records import WarriorRecord
 
 __all__ = ["TOY", "TOY_RULES", "Coin", "Flip"]
 
@@ -185,10 +188,22 @@ def status(state: CoinState, manual: bool, cast: Cast, word: Any) -> str:
                                                                              cast, word))
 
 
+def create(name: str, words: Sequence[str], _settings: Settings) -> Coin:
+    """``!create <name> toy``: a coin duellist needs only a name."""
+    if words:
+        raise Refusal("usage: !create <name> toy")
+    return Coin(name)
+
+
+def sheet_line(record: WarriorRecord[Coin], owner: str) -> str:
+    return f"{record.sheet.name} (Coin duel, {owner}): {record.status}"
+
+
 TOY: Plugin[CoinState, Command] = Plugin(
     TOY_RULES, "Coin duel",
     verbs(fixed("flip", "Call the coin; a d2 decides when both have", Flip),
           fixed("yield", "Give up the fight", Yield)),
     Roll, Forfeit, ModeratorEnd, describe, prompt, status, waiting, undone,
+    Fighters("toy", "", create, sheet_line),
 )
 """The one entry that plugs the coin duel into the bot."""
