@@ -87,25 +87,19 @@ F = TypeVar("F", bound=Callable[..., None])
 @dataclass(frozen=True, slots=True)
 class Precondition:
     """What must hold before a command runs: ``check`` returns why not (the refusal),
-    or None. As a decorator it attaches itself to a handler; ``saying`` gives the same
-    check with a command's own refusal."""
+    or None. As a decorator it attaches itself to a handler."""
 
     name: str
     check: Callable[[Ctx], str | None]
-    message: str | None = None
-    """The refusal instead of ``check``'s own."""
 
     def __call__(self, handler: F) -> F:
         vars(handler).setdefault("preconditions", []).insert(0, self)
         return handler
 
-    def saying(self, message: str) -> Precondition:
-        return replace(self, message=message)
-
     def enforce(self, ctx: Ctx) -> None:
         why = self.check(ctx)
         if why is not None:
-            raise Refusal(self.message or why)
+            raise Refusal(why)
 
 
 def _preconditions(handler: Callable[..., None]) -> tuple[Precondition, ...]:

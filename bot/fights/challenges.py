@@ -26,7 +26,6 @@ from storage.store import ChallengeRecord
 
 __all__ = ["Challenge", "keep_challenge", "resume_challenges"]
 
-KINDS = SYSTEMS["ancath"].kinds
 _STATUS_WORDS: dict[Status, str] = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
 
 
@@ -46,10 +45,15 @@ def _player(ctx: Ctx, warrior: str, identity: str) -> str:
     return ctx.referee.people.name(identity) or f"{warrior}'s player"
 
 
+def _kind_words() -> set[str]:
+    """The fight kinds a challenge may name: those of every system that has several."""
+    return {k for system in SYSTEMS.values() if len(system.kinds) > 1 for k in system.kinds}
+
+
 def _parse_challenge(args: list[str]) -> tuple[str, str | None, str | None]:
     words = list(args)
     kind = None
-    if words and words[-1].lower() in KINDS:
+    if words and words[-1].lower() in _kind_words():
         kind = words.pop().lower()
     mine = None
     if len(words) >= 3 and words[-2].lower() == "as":
@@ -112,7 +116,7 @@ def challenge(ctx: Ctx) -> None:
     if system != target.system:
         raise Refusal(f"{me} fights by {PLUGINS[system].label} rules, {target.sheet.name} by "
                       f"{PLUGINS[target.system].label}: pick a foe of the same rules")
-    if kind is not None and system != "ancath":
+    if kind is not None and kind not in SYSTEMS[system].kinds:
         raise Refusal(f"{PLUGINS[system].label} fights have no kinds; leave out '{kind}'")
     kind = kind or SYSTEMS[system].kinds[0]
     challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,

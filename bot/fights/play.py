@@ -193,14 +193,13 @@ def restart_timer(referee: Any, table: Table) -> None:
 @fighter_only
 def fight_verb(ctx: Ctx) -> None:
     """A fight verb (``fighter_only`` holds): the fight's own rules system says which
-    command it is. Words that make no command are refused first, then a verb of another
-    system."""
-    _any_verb(ctx.name).parse(0, ctx.args)
+    command it is. A verb of another system is refused as that, after its words."""
     table = table_of(ctx)
     fight = table.fighting()
     ui = ui_of(fight)
     verb = ui.verbs.get(ctx.name)
     if verb is None:
+        _any_verb(ctx.name).parse(0, ctx.args)
         raise Refusal(f"!{ctx.name} is not a move in a {ui.label} fight; !status shows yours")
     engine_command = verb.parse(side_of(ctx, fight), ctx.args)
     announce(ctx, table, fight_step(ctx, table, engine_command, ctx.who))

@@ -65,15 +65,6 @@ def test_preconditions_run_before_the_handler_top_first() -> None:
     assert ran == ["shout"]
 
 
-def test_a_precondition_can_say_a_commands_own_refusal() -> None:
-    @command("rule", "!rule", "Rule.")
-    @moderator_only.saying("only moderators rule")
-    def rule(_c: Ctx) -> None: ...
-
-    (spec,) = collect(module("cmds_rule", rule=rule))
-    assert refusal(spec.run, ctx("!rule")) == "only moderators rule"
-
-
 def test_a_registry_holds_only_the_modules_it_loads() -> None:
     @command("one", "!one", "One.", aliases=("uno",))
     def one(_c: Ctx) -> None: ...
