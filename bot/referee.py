@@ -17,8 +17,8 @@ from bot.chat import basics, mod, warriors
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
 from bot.chat.moderators import Logins
 from bot.chat.people import People
-from bot.chat.registry import Ctx, Refusal, Registry, Spec, load, split_command
-from bot.chat.units import command_unit
+from bot.chat.registry import Ctx, Refusal, Registry, Spec, WritesAfterAll, load, split_command
+from bot.chat.units import Staged, command_unit
 from bot.clock import Clock
 from bot.config import BotConfig
 from bot.dice import DiceError, DiceExhausted, DiceSource
@@ -59,9 +59,9 @@ class Referee:
         self.store = store
         self.dice = dice
         self.clock = clock
-        self.tables: Folded[Table] = Folded()
+        self.tables: Staged[Table] = Staged()
         """The table of each channel, channels compared by the network's casemapping."""
-        self._settings: dict[str, Any] = {}
+        self._settings: Staged[Any] = Staged(exact=True)
         self.people = People()
         """Who is behind which nick: for naming people in the channel, never for rights."""
         self.logins = Logins()
@@ -199,17 +199,22 @@ class Referee:
         self.store.set_setting(key, value, actor, reason)
         self._settings[key] = value
 
+    def channel_setting(self, what: str, channel: str) -> str:
+        """The key of a channel's setting (``rolls:#duels``): by the spelling of the
+        channel's table, so every spelling the casemapping folds alike shares it."""
+        return f"{what}:{self.table(channel).channel.casefold()}"
+
     def rolls_mode(self, channel: str) -> str:
-        return str(self.setting(f"rolls:{channel.casefold()}", self.config.rolls))
+        return str(self.setting(self.channel_setting("rolls", channel), self.config.rolls))
 
     def turn_seconds(self, channel: str) -> float:
         """The decision time limit in ``channel`` (R7.4): a moderator's, or the config's."""
-        minutes = self.setting(f"timelimit:{channel.casefold()}", None)
+        minutes = self.setting(self.channel_setting("timelimit", channel), None)
         return float(minutes if minutes is not None else self.config.turn_timeout_minutes) * 60
 
     def odds_for(self, channel: str) -> str:
         """Who may ask ``!odds`` in ``channel``: ``everyone`` or only the ``fighters``."""
-        return str(self.setting(f"odds:{channel.casefold()}", "everyone"))
+        return str(self.setting(self.channel_setting("odds", channel), "everyone"))
 
     def fairy_open(self) -> bool:
         return bool(self.setting("fairy_folk_open", self.config.fairy_folk_open))
@@ -223,13 +228,22 @@ class Referee:
             return False
         if spec.name == "roll":
             return play.fight_roll(self, msg, parsed[1])
+        if spec.name == "mod":
+            return mod.MOD.writes(parsed[1])
         return not spec.reads_only
 
-    def handle(self, msg: Incoming) -> list[Outgoing]:
+    def handle(self, msg: Incoming, writes: bool | None = None) -> list[Outgoing]:
         """The lines to send in answer to one chat line (none for chatter, none to
-        someone ignored, and none at all once the records are lost)."""
+        someone ignored, and none at all once the records are lost). ``writes`` is the
+        lane the transport chose (:meth:`writes` when it queued the line): a line taken
+        for a reader that writes after all raises :class:`WritesAfterAll` and does
+        nothing, for the transport to queue it again on the records lane."""
         if self.lost is not None or self.is_ignored(msg.sender):
             return []
+        if writes is None:
+            writes = self.writes(msg)
+        elif not writes and self.writes(msg):
+            raise WritesAfterAll(msg.text)
         self.people.saw(msg.sender.nick, msg.sender.identity)
         if msg.channel is not None:
             self.heard.setdefault(msg.channel, msg.channel)
@@ -238,16 +252,16 @@ class Referee:
             return []
         name, args = parsed
         spec = self.commands.get(name)
-        ctx = Ctx(self, msg, name, args)
+        ctx = Ctx(self, msg, name, args, writes=writes)
         if spec is None:
             if name.isalpha():
                 ctx.reply(f"I don't know !{name}; !help lists the commands")
             return ctx.out
         try:
-            with command_unit(ctx) if self.writes(msg) else nullcontext():
+            with command_unit(ctx) if writes else nullcontext():
                 spec.run(ctx)   # a writer reads, checks and writes in one transaction
-        except DiceExhausted:
-            raise  # scripted dice ran out: a test or replay is wrong, not the user
+        except (DiceExhausted, WritesAfterAll):
+            raise  # scripted dice ran out (a test or replay is wrong), or the wrong lane
         except RecordsLost as error:
             return self._records_lost(str(error), msg.channel)
         except (Refusal, RulesError, StorageError, DiceError) as error:

@@ -150,7 +150,8 @@ def _timelimit(ctx: Ctx, args: list[str]) -> None:
         minutes = float(word)
     else:
         raise Refusal(f"the time limit is in minutes, 1 to {MAX_MINUTES} (or default)")
-    ctx.referee.set_setting(f"timelimit:{channel.casefold()}", minutes, ctx.who, reason)
+    key = ctx.referee.channel_setting("timelimit", channel)
+    ctx.referee.set_setting(key, minutes, ctx.who, reason)
     seconds = ctx.referee.turn_seconds(channel)
     ctx.reply(f"the time to decide in {channel} is now {seconds / 60:g} min"
               f"{' (the default)' if minutes is None else ''}, from the next decision")
@@ -162,6 +163,7 @@ def _timelimit(ctx: Ctx, args: list[str]) -> None:
 @channel_only
 def _odds(ctx: Ctx, args: list[str]) -> None:
     channel = ctx.channel()
-    ctx.referee.set_setting(f"odds:{channel.casefold()}", args[0], ctx.who, " ".join(args[1:]))
+    ctx.referee.set_setting(ctx.referee.channel_setting("odds", channel), args[0], ctx.who,
+                            " ".join(args[1:]))
     ctx.reply(f"!odds in {channel} is now for "
               f"{'the fighters only' if args[0] == 'fighters' else 'everyone'}")

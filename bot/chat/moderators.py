@@ -126,7 +126,8 @@ class Logins:
         self._failures.setdefault(who, []).append(now)
 
 
-@sub("login", "!mod login <password>", "in private, for a moderator without services (R8.2)")
+@sub("login", "!mod login <password>", "in private, for a moderator without services (R8.2)",
+     reads_only=True)
 def login(ctx: Ctx, args: list[str]) -> None:
     """``/msg Ref !mod login <password>``: a moderator without services (R8.2)."""
     referee, sender, password = ctx.referee, ctx.msg.sender, " ".join(args)

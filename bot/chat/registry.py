@@ -28,13 +28,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Ctx", "Example", "Group", "Precondition", "Refusal", "Registry", "Spec", "Sub",
-    "at_least", "channel_only", "collect", "command", "load", "moderator_only",
-    "one_of", "split_command", "sub", "subs_of",
+    "WritesAfterAll", "at_least", "channel_only", "collect", "command", "load",
+    "moderator_only", "one_of", "split_command", "sub", "subs_of",
 ]
 
 
 class Refusal(Exception):
     """A request the referee declines; the message names the fix."""
+
+
+class WritesAfterAll(Exception):
+    """A line taken for one that only reads turned out to write when it ran (a roll
+    that became a fight roll): it did nothing, and goes to the records lane."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +59,8 @@ class Ctx:
     name: str
     args: list[str]
     out: list[Outgoing] = field(default_factory=list)
+    writes: bool = True
+    """Whether the line runs as a writer (in a unit, on the records lane)."""
 
     @property
     def who(self) -> str:
@@ -69,6 +76,11 @@ class Ctx:
         """A line to the channel (or the private conversation)."""
         if text:
             self.out.append(Outgoing(self.msg.reply_to, text, priority))
+
+    def writing(self) -> None:
+        """Before a write the line was not taken for: it goes to the records lane."""
+        if not self.writes:
+            raise WritesAfterAll(self.msg.text)
 
     def channel(self) -> str:
         if self.msg.channel is None:
@@ -232,6 +244,8 @@ class Sub:
     fits: Callable[[list[str]], bool]
     aliases: tuple[str, ...] = ()
     preconditions: tuple[Precondition, ...] = ()
+    reads_only: bool = False
+    """It never writes the records nor changes a fight (``Spec.reads_only``)."""
 
     @property
     def help(self) -> str:
@@ -242,13 +256,13 @@ _ANY_WORDS = at_least(0)
 
 
 def sub(name: str, usage: str, summary: str, *,
-        fits: Callable[[list[str]], bool] = _ANY_WORDS,
-        aliases: tuple[str, ...] = ()) -> Callable[[SubHandler], SubHandler]:
+        fits: Callable[[list[str]], bool] = _ANY_WORDS, aliases: tuple[str, ...] = (),
+        reads_only: bool = False) -> Callable[[SubHandler], SubHandler]:
     """Mark a handler as a sub-command; :func:`subs_of` finds it."""
 
     def mark(handler: SubHandler) -> SubHandler:
         vars(handler).setdefault("subs", []).append(
-            Sub(name, usage, summary, handler, fits, aliases))
+            Sub(name, usage, summary, handler, fits, aliases, reads_only=reads_only))
         return handler
 
     return mark
@@ -282,6 +296,11 @@ class Group:
 
     def find(self, word: str) -> Sub | None:
         return next((s for s in self.subs if word in (s.name, *s.aliases)), None)
+
+    def writes(self, args: list[str]) -> bool:
+        """Whether ``!<name> <args>`` may write: a known sub-command not reads-only."""
+        entry = self.find(args[0].lower()) if args else None
+        return entry is not None and not entry.reads_only
 
     def run(self, ctx: Ctx) -> None:
         """``!<name> <sub> <args>``: the sub-command's preconditions, its words, its work."""

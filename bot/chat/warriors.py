@@ -209,7 +209,7 @@ def _fairy(ctx: Ctx, args: list[str]) -> None:
 @channel_only
 def _rolls(ctx: Ctx, args: list[str]) -> None:
     channel = ctx.channel()
-    ctx.referee.set_setting(f"rolls:{channel.casefold()}", args[0], ctx.who,
+    ctx.referee.set_setting(ctx.referee.channel_setting("rolls", channel), args[0], ctx.who,
                             " ".join(args[1:]))
     ctx.reply(f"rolls in {channel} are now {args[0]}")
     play.catch_up(ctx)

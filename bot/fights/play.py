@@ -258,6 +258,7 @@ def manual_roll(ctx: Ctx) -> bool:
     nothing. True when the line was handled here."""
     if not fight_roll(ctx.referee, ctx.msg, ctx.args):
         return False
+    ctx.writing()
     table = table_of(ctx)
     fight = table.fighting()
     faces = _one_die(ctx.args[0])

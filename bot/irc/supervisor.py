@@ -419,8 +419,7 @@ class IrcBot:
         shown = "!mod login ..." if msg.text.lower().startswith("!mod login") else msg.text
         if not self._allowed(msg.sender, shown):
             return
-        self.lanes.run(self.referee.writes(msg), lambda: self._guard(
-            lambda: self.referee.handle(msg)), self._deliver)
+        self.lanes.line(self.referee, msg, self._guard, self._deliver)
 
     # -- the link -----------------------------------------------------------------------
 

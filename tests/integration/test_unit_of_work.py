@@ -9,6 +9,7 @@ and its write.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 import time
@@ -21,10 +22,12 @@ from sqlalchemy.exc import OperationalError
 from transcript import warrior  # tests/unit, put on the path by conftest.py
 
 from bot.app import build_referee
+from bot.chat.lanes import Lanes
 from bot.chat.messages import Incoming, Sender
-from bot.chat.registry import Ctx, Refusal, Registry, Spec
+from bot.chat.registry import Ctx, Refusal, Registry, Spec, WritesAfterAll
 from bot.clock import FakeClock
 from bot.config import BotConfig
+from bot.console import serve
 from bot.dice import ScriptedDice
 from bot.fights.challenges import Challenge, keep_challenge
 from bot.fights.play import table_of
@@ -273,3 +276,140 @@ def test_two_bots_cannot_both_act_on_one_warrior(database_url: str,
     finally:
         first.store.engine.dispose()
         second.store.engine.dispose()
+
+
+# -- lanes and units: what one writer changes, no other lane sees until it commits -----
+
+
+def line(text: str, channel: str | None = "#arena", nick: str = "olaf") -> Incoming:
+    return Incoming(sender=Sender(nick=nick, account=nick), text=text, channel=channel)
+
+
+def test_a_roll_taken_for_talk_that_became_a_fight_roll_goes_to_the_records_lane(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In a manual-roll channel Olaf's !roll d100 is queued before Gorbag accepts: it was
+    talk then, it is the fight's initiative roll when it runs, so the talk lane does
+    nothing with it and it runs again on the records lane."""
+    say(referee, "mod !mod rolls manual for the test")
+    say(referee, "olaf !challenge Gorbag duel")
+    roll = line("!roll d100")
+    assert not referee.writes(roll)           # queued on the talk lane
+    assert "roll" in " ".join(say(referee, "gob !accept"))
+    before = rows(referee.store.engine)
+    with pytest.raises(WritesAfterAll):
+        referee.handle(roll, False)
+    assert rows(referee.store.engine) == before
+    assert referee.writes(roll)
+    monkeypatch.setattr(referee, "dice", HeldDice(50))
+    assert "50" in " ".join(o.text for o in referee.handle(roll, True))  # on the records lane
+
+
+def test_the_lanes_queue_such_a_roll_again_on_the_records_lane(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(referee, "dice", HeldDice(50))
+    say(referee, "mod !mod rolls manual for the test")
+    say(referee, "olaf !challenge Gorbag duel")
+    said: list[str] = []
+
+    async def run() -> None:
+        lanes, talk_busy, go = Lanes(), threading.Event(), threading.Event()
+
+        def busy() -> None:
+            talk_busy.set()
+            go.wait(10)
+
+        lanes.run(False, busy, lambda _: None)
+        assert await asyncio.to_thread(talk_busy.wait, 10)
+        lanes.line(referee, line("!roll d100"), lambda call: call(),
+                   lambda out: said.extend(o.text for o in out))
+        say(referee, "gob !accept")           # the fight opens while the roll waits
+        go.set()
+        for _ in range(100):
+            if said:
+                break
+            await asyncio.sleep(0.05)
+        lanes.close()
+
+    asyncio.run(run())
+    assert "50" in " ".join(said), said
+
+
+def test_a_rollback_in_one_channel_leaves_another_channels_commit(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Gorbag's fight with Olaf in #arena is being written when a moderator's command
+    in #pit starts, waits for the lock, writes and is refused: the fight stays open."""
+    def second_thoughts(ctx: Ctx) -> None:
+        ctx.referee.set_setting("timelimit:#pit", 3, ctx.who, "quicker")
+        raise Refusal("on second thoughts, no")
+
+    commands = Registry()
+    for spec in dict.fromkeys(referee.commands.values()):
+        commands.add(spec)
+    commands.add(Spec("rethink", "!rethink", "A test's command.", second_thoughts))
+    monkeypatch.setattr(referee, "commands", commands)
+    dice = HeldDice(50, 20)
+    monkeypatch.setattr(referee, "dice", dice)
+    say(referee, "olaf !challenge Gorbag duel")
+    dice.hold = True
+    answers: dict[str, list[str]] = {}
+    accept = threading.Thread(target=lambda: answers.update(accept=say(referee, "gob !accept")))
+    rethink = threading.Thread(target=lambda: answers.update(
+        rethink=say(referee, "#pit mod !rethink")))
+    accept.start()
+    assert dice.rolling.wait(10)
+    rethink.start()
+    time.sleep(0.3)
+    dice.go.set()
+    accept.join(20)
+    rethink.join(20)
+    assert answers["rethink"] == ["#pit mod: on second thoughts, no"]
+    assert referee.table("#arena").fight is not None
+    assert referee.turn_seconds("#pit") == 600
+
+
+def test_a_fight_being_written_is_not_read_aloud_before_it_is_committed(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(referee, "dice", HeldDice(50, 20))
+    say(referee, "olaf !challenge Gorbag duel")
+    committing, go = threading.Event(), threading.Event()
+
+    def held(_connection: Any) -> None:
+        if not committing.is_set():
+            committing.set()
+            assert go.wait(20)
+
+    event.listen(referee.store.engine, "commit", held)
+    answers: dict[str, list[str]] = {}
+    accept = threading.Thread(target=lambda: answers.update(accept=say(referee, "gob !accept")))
+    accept.start()
+    try:
+        assert committing.wait(10)
+        assert referee.tables["#arena"].fight is None
+        assert say(referee, "bren !status") == ["#arena Olaf has challenged Gorbag (duel)."]
+    finally:
+        go.set()
+        accept.join(20)
+    assert referee.tables["#arena"].fight is not None
+
+
+def test_a_login_takes_no_write_lock(referee: Referee) -> None:
+    assert not referee.writes(line("!mod login hunter2", channel=None, nick="mod"))
+    assert referee.writes(line("!mod rolls manual", nick="mod"))
+    assert not referee.writes(line("!mod", nick="mod"))
+
+
+def test_a_channel_setting_is_kept_by_the_tables_spelling_on_the_console(
+    referee: Referee,
+) -> None:
+    """rfc1459 folds [ and {: a moderator's !mod rolls in #a{1} is the rolls of #a[1]."""
+    written: list[str] = []
+    serve(referee, ["#a[1] olaf !challenge Gorbag duel", "#a{1} mod !mod rolls manual",
+                    "#a[1] gob !accept"], written.append, tick_seconds=0.05)
+    assert "#a{1} mod: rolls in #a{1} are now manual" in written
+    assert referee.rolls_mode("#a[1]") == "manual"
+    assert referee.store.setting("rolls:#a[1]", None) == "manual"
+    assert referee.store.setting("rolls:#a{1}", None) is None
