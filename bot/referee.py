@@ -87,7 +87,7 @@ class Referee:
 
     @casemapping.setter
     def casemapping(self, name: str) -> None:
-        for folded in (self.tables, self.heard, self.people):
+        for folded in (self.tables, self.heard, self.people, self.logins):
             folded.remap(name)
 
     def resume(self) -> list[str]:

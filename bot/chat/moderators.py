@@ -19,11 +19,13 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from bot.chat.registry import Ctx, Refusal, sub
+from bot.chat.registry import Ctx, Refusal, split_command, sub
+from bot.irc.casemap import DEFAULT, Folded
 from storage.keys import Keyring
 
 __all__ = [
-    "Logins", "hash_password", "login", "password_key", "unverified_masks", "verify_password",
+    "Logins", "hash_password", "is_secret", "login", "password_key", "unverified_masks",
+    "verify_password",
 ]
 
 _N, _R, _P = 2**14, 8, 1
@@ -77,6 +79,14 @@ def unverified_masks(moderators: list[str]) -> list[str]:
     return [m for m in moderators if "!" in m and m.split("!", 1)[1].startswith("~")]
 
 
+def is_secret(text: str, prefix: str) -> bool:
+    """Whether ``text`` is a ``!mod login`` (read as the referee reads commands: any
+    case, any spacing, the configured ``prefix``): its text is never logged."""
+    parsed = split_command(text, prefix)
+    return parsed is not None and parsed[0] == "mod" and [
+        arg.lower() for arg in parsed[1][:1]] == ["login"]
+
+
 @dataclass(frozen=True, slots=True)
 class _Login:
     name: str
@@ -85,33 +95,37 @@ class _Login:
 
 
 class Logins:
-    """Moderators logged in by password, by nick; and failed tries, by identity."""
+    """Moderators logged in by password, by nick (compared by the network's casemapping,
+    folded again by ``remap``); and failed tries, by identity."""
 
-    def __init__(self) -> None:
-        self._by_nick: dict[str, _Login] = {}
+    def __init__(self, casemapping: str = DEFAULT) -> None:
+        self._by_nick: Folded[_Login] = Folded(casemapping)
         self._failures: dict[str, list[float]] = {}
 
+    def remap(self, casemapping: str) -> None:
+        self._by_nick.remap(casemapping)
+
     def login(self, nick: str, host: str, name: str) -> None:
-        self._by_nick[nick.casefold()] = _Login(name, host)
+        self._by_nick[nick] = _Login(name, host)
 
     def name(self, nick: str, host: str | None) -> str | None:
         """The moderator logged in on ``nick`` from ``host``; a line from another host
         ends the login."""
-        login = self._by_nick.get(nick.casefold())
+        login = self._by_nick.get(nick)
         if login is None:
             return None
         if login.host != host:
-            del self._by_nick[nick.casefold()]
+            del self._by_nick[nick]
             return None
         return login.name
 
     def renamed(self, old: str, new: str) -> None:
-        login = self._by_nick.pop(old.casefold(), None)
+        login = self._by_nick.pop(old, None)
         if login is not None:
-            self._by_nick[new.casefold()] = login
+            self._by_nick[new] = login
 
     def gone(self, nick: str) -> None:
-        self._by_nick.pop(nick.casefold(), None)
+        self._by_nick.pop(nick, None)
 
     def clear(self) -> None:
         """A new connection: nobody is logged in any more."""

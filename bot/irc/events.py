@@ -16,7 +16,7 @@ from bot.chat.messages import Sender
 __all__ = ["Action", "CapsRefused", "Casemapping", "CtcpRequest", "Farewell", "Gone",
            "Joined", "Kicked", "Left", "LoggedIn", "Message", "Prefix", "Registered",
            "Renamed", "SaslFailed", "SaslNoPassword", "SaslUnavailable", "Seen", "Send",
-           "WhoDone"]
+           "Unreadable", "WhoDone"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +157,15 @@ class Farewell:
     reason: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A line the session failed on and ignored: its ``command`` and the ``error``'s
+    type, never its text (it may hold a password)."""
+
+    command: str
+    error: str
+
+
 Action = (Send | Message | CtcpRequest | Registered | CapsRefused | SaslUnavailable
           | SaslNoPassword | LoggedIn | SaslFailed | Casemapping | Prefix | Joined | Left
-          | Kicked | WhoDone | Seen | Gone | Renamed | Farewell)
+          | Kicked | WhoDone | Seen | Gone | Renamed | Farewell | Unreadable)

@@ -19,9 +19,14 @@ rule of ``sender``: the services account if known, else ``user@host``. Nicks and
 channels compare by the network's CASEMAPPING (bot/irc/casemap.py), and what it keeps
 by nick or channel is folded again when ISUPPORT names the mapping.
 
-What people say comes out as ``Message`` (with the channel as the bot spells it) and
+What people say comes out as ``Message`` (with the channel as the bot spells it; a
+STATUSMSG target such as ``@#arena``, to the channel's ops, is that channel) and
 ``CtcpRequest`` (VERSION with its answer); a NOTICE is never answered, nor a CTCP
 ACTION (``/me``) taken as a command. A PING is answered with its PONG at once.
+
+No line raises: one from nobody where someone must speak (a JOIN, PRIVMSG or QUIT with
+no nick in its source) changes nothing, and should a rule still fail on a line, the
+session answers ``Unreadable`` for the transport to log and goes on.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from bot.irc.events import (
     SaslUnavailable,
     Seen,
     Send,
+    Unreadable,
     WhoDone,
 )
 from bot.irc.line import Line, ctcp_parts, nick_of, parse, user_host_of
@@ -65,6 +71,8 @@ WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
 _SASL_FAILURES = {"904": "saslfail", "905": "sasltoolong", "906": "saslaborted"}
 _SASL_CHUNK = 400
 _CHANNEL_TYPES = "#&+!"
+_FROM_SOMEONE = {"ACCOUNT", "JOIN", "KICK", "NICK", "PART", "PRIVMSG", "QUIT"}
+"""Commands that mean nothing without a nick in their source."""
 
 _Handler = Callable[["IrcSession", Line], list[Action]]
 _HANDLERS: dict[str, _Handler] = {}
@@ -113,6 +121,9 @@ class IrcSession:
         self.casemapping = casemap.DEFAULT
         self.prefixes = "@+"
         """The status characters NAMES puts before a nick (ISUPPORT ``PREFIX``)."""
+        self.statusmsg = ""
+        """The status characters a message may put before a channel to reach only its
+        ops or voiced (ISUPPORT ``STATUSMSG``; none unless the server names them)."""
         self.accounts = Accounts()
         self.members = Members()
         self.joined: casemap.Folded[str] = casemap.Folded()
@@ -120,14 +131,23 @@ class IrcSession:
         server echoed the JOIN)."""
         self.waiting_who: str | None = None
         """The WHO line that waits for its end of WHO."""
+        self._who_channel = ""
+        """The channel of ``waiting_who``."""
         self._who_todo: deque[str] = deque()
         self._rng = rng or random.Random()
 
     def receive(self, raw: str | Line) -> list[Action]:
         """What to do about one line from the server."""
-        line = parse(raw) if isinstance(raw, str) else raw
-        handler = _HANDLERS.get(line.command)
-        return handler(self, line) if handler is not None else []
+        command = ""
+        try:
+            line = parse(raw) if isinstance(raw, str) else raw
+            command = line.command
+            handler = _HANDLERS.get(command)
+            if handler is None or (command in _FROM_SOMEONE and not line.nick):
+                return []
+            return handler(self, line)
+        except Exception as error:  # a last guard: one odd line never stops the session
+            return [Unreadable(command[:32], type(error).__name__)]
 
     def is_me(self, nick: str) -> bool:
         return self._same(nick, self.nick)
@@ -219,6 +239,8 @@ class IrcSession:
             self.whox = True
         if "PREFIX" in tokens and ")" in tokens["PREFIX"]:
             self.prefixes = tokens["PREFIX"].split(")", 1)[1]
+        if "STATUSMSG" in tokens:
+            self.statusmsg = tokens["STATUSMSG"]
         if tokens.get("CASEMAPPING"):
             self.casemapping = tokens["CASEMAPPING"]
             for folded in (self.accounts, self.members, self.joined):
@@ -264,6 +286,8 @@ class IrcSession:
     def _join(self, line: Line) -> list[Action]:
         channel = line.param(0)
         if self.is_me(line.nick):
+            if not channel or " " in channel:
+                return []  # no channel to ask WHO of
             channel = next((c for c in self.channels if self._same(c, channel)), channel)
             self.joined[channel] = channel
             self._who_todo.append(channel)
@@ -277,7 +301,7 @@ class IrcSession:
         """The WHO of the next channel, unless a WHO still waits for its end."""
         if self.waiting_who is not None or not self._who_todo:
             return []
-        channel = self._who_todo.popleft()
+        channel = self._who_channel = self._who_todo.popleft()
         # WHOX: who is logged in as whom; a plain WHO still gives user@host
         self.waiting_who = f"WHO {channel} %tnuhact,42" if self.whox else f"WHO {channel}"
         return [Send(self.waiting_who, in_turn=True)]
@@ -286,14 +310,12 @@ class IrcSession:
         """The transport waited long enough for the end of ``waiting_who``."""
         if self.waiting_who is None:
             return []
-        channel = self.waiting_who.split()[1]
         self.waiting_who = None
-        return [WhoDone(channel), *self._who_next()]
+        return [WhoDone(self._who_channel), *self._who_next()]
 
     @_on("315")
     def _end_of_who(self, line: Line) -> list[Action]:
-        if self.waiting_who is not None and self._same(self.waiting_who.split()[1],
-                                                       line.param(1)):
+        if self.waiting_who is not None and self._same(self._who_channel, line.param(1)):
             return self.who_timed_out()
         return []
 
@@ -389,7 +411,7 @@ class IrcSession:
         if not line.source or len(line.params) < 2:
             return []
         target = line.params[0]
-        channel = self._spelt(target) if target[:1] in _CHANNEL_TYPES else None
+        channel = self._channel_of(target)
         sender = self.sender(line.source, line.tags)
         out: list[Action] = []
         for part in ctcp_parts(line.params[1]):
@@ -401,6 +423,15 @@ class IrcSession:
                           if command == "VERSION" and self.version else None)
                 out.append(CtcpRequest(sender, command, answer))
         return out
+
+    def _channel_of(self, target: str) -> str | None:
+        """The channel a message to ``target`` is said in, as the bot spells it; None
+        for a private message. ``@#arena`` (STATUSMSG) reaches the ops of #arena, in
+        #arena: never a private message."""
+        for name in (target.lstrip(self.statusmsg), target):
+            if name[:1] and name[0] in _CHANNEL_TYPES:
+                return self._spelt(name)
+        return None
 
     @_on("PING")
     def _ping(self, line: Line) -> list[Action]:

@@ -36,6 +36,7 @@ from jaraco.stream.buffer import LenientDecodingLineBuffer
 
 from bot.chat.lanes import Lanes
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
+from bot.chat.moderators import is_secret
 from bot.config import IrcConfig
 from bot.irc import tls
 from bot.irc.accounts import Accounts
@@ -59,6 +60,7 @@ from bot.irc.events import (
     SaslUnavailable,
     Seen,
     Send,
+    Unreadable,
     WhoDone,
 )
 from bot.irc.outbox import CONTROL, Outbox
@@ -360,6 +362,9 @@ class IrcBot:
                 self.referee.casemapping = name
             case Farewell(reason):
                 self._farewell = reason
+            case Unreadable(command, error):
+                log.warning("ignored a %s line the session failed on (%s)", command or "blank",
+                            error)
             case CapsRefused(caps):
                 log.warning("capabilities refused: %s", caps)
             case SaslUnavailable(mechanism, None):
@@ -414,9 +419,10 @@ class IrcBot:
 
     def _incoming(self, msg: Incoming) -> None:
         """A command goes to the referee, on its lane; chatter goes nowhere."""
-        if not (msg.text.startswith((self.referee.config.command_prefix, "/rol"))):
+        prefix = self.referee.config.command_prefix
+        if not (msg.text.startswith((prefix, "/rol"))):
             return
-        shown = "!mod login ..." if msg.text.lower().startswith("!mod login") else msg.text
+        shown = f"{prefix}mod login ..." if is_secret(msg.text, prefix) else msg.text
         if not self._allowed(msg.sender, shown):
             return
         self.lanes.line(self.referee, msg, self._guard, self._deliver)

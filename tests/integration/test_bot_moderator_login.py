@@ -132,3 +132,17 @@ def test_the_command_line_sets_a_password(tmp_path: Path) -> None:
     club.config = load_config(config)
     club.restart()
     assert said(club, BOSS, "!mod login hunter2hunter2")[0].startswith("boss logged in")
+
+
+def test_a_login_is_folded_again_when_the_network_names_its_casemapping(
+        tmp_path: Path) -> None:
+    club = boss_club(tmp_path)
+    host = "~boss@10.0.0.9"
+    said(club, Sender(nick="Boss[1]", mask=f"Boss[1]!{host}", host=host),
+         "!mod login hunter2hunter2")
+    braced = Sender(nick="boss{1}", mask=f"boss{{1}}!{host}", host=host)
+    assert said(club, braced, "!mod fairy open", "#arena")[0].endswith("creation is open")
+    club.referee.casemapping = "ascii"  # ISUPPORT: boss{1} is no longer Boss[1]
+    assert "only moderators" in said(club, braced, "!mod fairy close", "#arena")[0]
+    squared = Sender(nick="BOSS[1]", mask=f"BOSS[1]!{host}", host=host)
+    assert said(club, squared, "!mod fairy close", "#arena")[0].endswith("creation is closed")

@@ -399,3 +399,23 @@ def test_what_it_knows_is_folded_again_when_isupport_names_the_mapping() -> None
     assert session.accounts.get("nick{a}") is None and session.accounts.get("nick[a]") == "olaf"
     assert session.receive(":nick{a}!~o@o.host PART #arena") == [Gone("nick{a}")]
     assert session.accounts.get("Nick[a]") == "olaf"  # another nick left, not Nick[a]
+
+
+def test_a_message_to_the_ops_of_a_channel_is_said_in_that_channel() -> None:
+    session = in_channel("STATUSMSG=@+")
+    al = ":al!~al@al.host PRIVMSG"
+    said = [m for line in (f"{al} @#arena :!mod login pw", f"{al} +#Arena :!fight",
+                           f"{al} @+#arena :!fight", f"{al} AnCath :!mod login pw")
+            for m in session.receive(line) if isinstance(m, Message)]
+    assert [(m.target, m.channel) for m in said] == [
+        ("@#arena", "#arena"), ("+#Arena", "#arena"), ("@+#arena", "#arena"),
+        ("AnCath", None)]  # only the last is private: the login refuses the others
+    assert [m.channel for m in session.receive(f"{al} +chat :!fight")
+            if isinstance(m, Message)] == ["+chat"]  # a + channel, not a status prefix
+
+
+def test_without_statusmsg_no_prefix_is_a_status_prefix() -> None:
+    session = in_channel()
+    assert session.statusmsg == ""
+    assert [m.channel for m in session.receive(":al!~al@h PRIVMSG +#arena :!fight")
+            if isinstance(m, Message)] == ["+#arena"]
