@@ -7,7 +7,7 @@ challenge opens is :mod:`bot.fights.play`'.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot.chat.registry import Ctx, Example, Refusal, channel_only, command
 from bot.fights.play import (
@@ -23,6 +23,9 @@ from bot.systems.registry import PLUGINS
 from rules.systems import SYSTEMS
 from storage.records import Status
 from storage.store import ChallengeRecord
+
+if TYPE_CHECKING:
+    from bot.referee import Referee
 
 __all__ = ["Challenge", "keep_challenge", "resume_challenges"]
 
@@ -148,7 +151,7 @@ def withdraw(ctx: Ctx) -> None:
     ctx.say(f"{pending.challenger} withdraws the challenge.")
 
 
-def keep_challenge(referee: Any, table: Table, challenge: Challenge | None) -> None:
+def keep_challenge(referee: Referee, table: Table, challenge: Challenge | None) -> None:
     """Make ``challenge`` the channel's pending one (None: there is none), in storage
     first, so a restart keeps it."""
     if challenge is None:
@@ -160,7 +163,7 @@ def keep_challenge(referee: Any, table: Table, challenge: Challenge | None) -> N
     table.challenge = challenge
 
 
-def resume_challenges(referee: Any) -> None:
+def resume_challenges(referee: Referee) -> None:
     """Take up the pending challenges from storage; each time limit starts again now."""
     for kept in referee.store.challenges():
         referee.table(kept.channel).challenge = Challenge(

@@ -24,6 +24,7 @@ from storage.store import OpenFight, Step
 
 if TYPE_CHECKING:
     from bot.fights.challenges import Challenge
+    from bot.referee import Referee
 
 __all__ = [
     "Table", "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step",
@@ -67,7 +68,7 @@ def names_of(fight: OpenFight) -> tuple[str, ...]:
     return tuple(sheet.name for sheet in fight.sheets)
 
 
-def cast(referee: Any, fight: OpenFight) -> Cast:
+def cast(referee: Referee, fight: OpenFight) -> Cast:
     """The fighters, and who plays each as the channel knows them (``Olaf (olaf)``)."""
     names = names_of(fight)
     return Cast(names, tuple(referee.people.label(name, account)
@@ -108,13 +109,13 @@ def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
     return _record(ctx.referee, table, steps, moderator, reason)
 
 
-def _record(referee: Any, table: Table, steps: list[Step], moderator: str | None = None,
+def _record(referee: Referee, table: Table, steps: list[Step], moderator: str | None = None,
             reason: str | None = None) -> list[Any]:
     table.fight = referee.store.record_steps(table.fighting(), steps, moderator, reason)
     return [event for step in steps for event in step.events]
 
 
-def auto_rolls(referee: Any, fight: OpenFight, state: RulesState) -> list[Step]:
+def auto_rolls(referee: Referee, fight: OpenFight, state: RulesState) -> list[Step]:
     """In automatic mode the bot rolls every die ``fight`` waits for, from ``state`` on."""
     steps: list[Step] = []
     if referee.rolls_mode(fight.channel) != "auto":
@@ -139,7 +140,7 @@ def catch_up(ctx: Ctx) -> None:
         announce(ctx, table, events)
 
 
-def _due_rolls(referee: Any, table: Table) -> list[Any]:
+def _due_rolls(referee: Referee, table: Table) -> list[Any]:
     """Make, and record, the automatic rolls the table's fight waits for; their events."""
     fight = table.fighting()
     steps = auto_rolls(referee, fight, fight.state)
@@ -162,7 +163,7 @@ def _die(state: RulesState) -> int:
     return state.awaiting.die
 
 
-def is_manual(referee: Any, table: Table) -> bool:
+def is_manual(referee: Referee, table: Table) -> bool:
     return bool(referee.rolls_mode(table.channel) == "manual")
 
 
@@ -184,7 +185,7 @@ def announce(ctx: Ctx, table: Table, events: list[Any]) -> None:
         else table.timer.restart_if_moved(fight.state, now, seconds)
 
 
-def restart_timer(referee: Any, table: Table) -> None:
+def restart_timer(referee: Referee, table: Table) -> None:
     """The time to decide starts again now, moved on or not (a resumed fight, an undo)."""
     table.timer = TurnTimer.start(table.fighting().state, referee.clock.now(),
                                   referee.turn_seconds(table.channel))
@@ -240,15 +241,15 @@ def _one_die(word: str) -> int | None:
     return int(faces) if word.startswith("d") and faces.isdecimal() and len(faces) < 5 else None
 
 
-def fight_roll(referee: Any, msg: Incoming, args: list[str]) -> bool:
+def fight_roll(referee: Referee, msg: Incoming, args: list[str]) -> bool:
     """Whether a roll of ``args`` by this sender is a fight roll: one die, by a fighter
     of the channel's fight, in a manual-roll channel."""
     if msg.channel is None or len(args) != 1 or _one_die(args[0]) is None:
         return False
     table = referee.tables.get(msg.channel)
-    fight = table.fight if table is not None else None
-    return (fight is not None and msg.sender.identity in fight.accounts
-            and is_manual(referee, table))
+    if table is None or table.fight is None:
+        return False
+    return msg.sender.identity in table.fight.accounts and is_manual(referee, table)
 
 
 def manual_roll(ctx: Ctx) -> bool:
@@ -275,14 +276,14 @@ def manual_roll(ctx: Ctx) -> bool:
     return True
 
 
-def resume_rolls(referee: Any, table: Table) -> None:
+def resume_rolls(referee: Referee, table: Table) -> None:
     """Make, and record, the automatic rolls a fight taken up from storage waits for (it
     was left waiting, or its channel's rolls became automatic while the bot was away);
     the resume line says them."""
     table.unsaid = _due_rolls(referee, table)
 
 
-def resumed(referee: Any, table: Table) -> str:
+def resumed(referee: Referee, table: Table) -> str:
     """``Fight resumed: turn 10, Brenna (alice) to act: ...``, for a (re)join, after
     what the rolls made at the start said (``resume_rolls``)."""
     fight = table.fighting()

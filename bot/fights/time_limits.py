@@ -7,7 +7,7 @@ runs out, then the foe's ``!claim``; and challenges that lapse.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot.chat.messages import Outgoing, Priority
 from bot.chat.registry import Ctx, Refusal, command
@@ -24,6 +24,9 @@ from bot.fights.play import (
 from bot.fights.turn_timer import Alarm
 from storage.errors import RecordsBusy
 
+if TYPE_CHECKING:
+    from bot.referee import Referee
+
 __all__ = ["claim", "tick"]
 
 
@@ -34,7 +37,7 @@ def _time_left(seconds: float) -> str:
     return f"{math.ceil(seconds / 60)} min"
 
 
-def tick(referee: Any) -> list[Outgoing]:
+def tick(referee: Referee) -> list[Outgoing]:
     """Warn at half the time limit, announce when it is up, expire stale challenges."""
     now = referee.clock.now()
     out: list[Outgoing] = []
