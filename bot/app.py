@@ -31,6 +31,7 @@ def build_referee(
     odds_executor: Executor | None = None,
     keyring: Keyring | None = None,
     key_file: str | None = None,
+    odds_ahead: bool = False,
 ) -> Referee:
     """A referee on the configured database (migrated), signing the ledger with
     ``keyring`` (else the configured keys), with every open fight resumed. A SQLite
@@ -38,7 +39,8 @@ def build_referee(
     key stops the start (``KeyringError``) instead of starting a new one. Its ``!odds``
     simulations run on ``odds_executor``, by default a worker process
     (:func:`bot.odds.worker.start_worker`, started first so it warms meanwhile); stop it
-    with :func:`bot.odds.desk.close`."""
+    with :func:`bot.odds.desk.close`. With ``odds_ahead`` (a bot on IRC) each fight's odds
+    are worked out on it from the fight's start, behind the requests."""
     url = database or config.database
     key_file = key_file or config.ledger_key_file
     if keyring is None:   # a PostgreSQL database without a key fails before it is touched
@@ -54,6 +56,6 @@ def build_referee(
                     "finished fights as they are, under key %s", sealed, keyring.ids[0])
     executor = odds_executor if odds_executor is not None else start_worker()
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock())
-    desk.attach(referee, executor)
+    desk.attach(referee, executor, work_ahead=odds_ahead)
     referee.resume()
     return referee

@@ -264,7 +264,8 @@ def _serve(args: argparse.Namespace) -> int:
                               "run it in a terminal")
         setup_logging(config.log)
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice,
-                            odds_executor=start_worker(warm=on_irc), key_file=args.key_file)
+                            odds_executor=start_worker(warm=on_irc), key_file=args.key_file,
+                            odds_ahead=on_irc)
     try:
         if on_irc:
             assert config.irc is not None

@@ -19,6 +19,7 @@ from bot.fights.play import (
     table_of,
     timeout,
 )
+from bot.odds.advice import foresee
 from bot.systems.registry import PLUGINS
 from rules.systems import SYSTEMS
 from storage.records import Status
@@ -189,6 +190,7 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
     )
     table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
     announce(ctx, table, list(events))
+    foresee(referee, fight)
 
 
 @command("accept", "!accept [as <yours>] | !accept [prisoner [ransom <terms>]|release]",

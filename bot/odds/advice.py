@@ -1,28 +1,43 @@
-"""``!odds``: the odds advisor in chat. The simulation (:mod:`bot.odds.advisor`) runs on the
-referee's odds desk (:mod:`bot.odds.desk`), off the event loop; its answer comes later."""
+"""``!odds``: the odds advisor in chat. The exact solve (:mod:`bot.odds.advisor`) runs on the
+referee's odds desk (:mod:`bot.odds.desk`), off the event loop; its answer comes later. A
+fight's chain is worked out ahead when the fight begins (:func:`foresee`)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from bot.chat.registry import Ctx, Example, Precondition, Refusal, command
-from bot.odds.advisor import POLICY, Estimate, estimate, weigh
-from bot.odds.desk import WINDOW, admit, ask
+from bot.odds import advisor
+from bot.odds.advisor import POLICY, prepare, weigh
+from bot.odds.desk import WINDOW, admit, ahead, ask
 from bot.systems.ancath import AN_CATH
 from rules.ancath import start
 from rules.ancath.commands import Command
 from rules.ancath.sheet import Sheet
 from rules.ancath.state import FightState, Kind, Need
+from storage.store import OpenFight
 
-__all__ = ["SECONDS"]
+if TYPE_CHECKING:
+    from bot.referee import Referee
 
-SECONDS = 1.0
-"""The time an answer may take, split between the options it weighs."""
+__all__ = ["AHEAD", "foresee"]
+
+AHEAD = 0.25
+"""Seconds of one piece of the work done ahead: a request waits for one piece at most."""
 
 
-def _pct(e: Estimate) -> str:
-    return f"{100 * e.chance:.0f}% ±{100 * e.margin:.0f}"
+def _pct(chance: float) -> str:
+    return f"{100 * chance:.1f}%"
+
+
+def foresee(referee: Referee, fight: OpenFight) -> None:
+    """Work out an An Cath fight's chances ahead, from its start, in pieces behind the
+    requests (where the desk does work ahead: a bot on IRC)."""
+    state = fight.state
+    if fight.system.name == "ancath" and isinstance(state, FightState):
+        ahead(referee, partial(prepare, state, AHEAD))
 
 
 def _fighters_only(ctx: Ctx) -> str | None:
@@ -42,9 +57,9 @@ _audience = Precondition("the channel's !odds audience", _fighters_only)
 
 
 @command("odds", "!odds <warrior> vs <warrior> [practice|duel|mortal] | !odds",
-         f"Win chances by simulation, with the 95% interval (one at a time per channel, "
-         f"one per player every {WINDOW:.0f} s). Policy: {POLICY}. In a fight, !odds weighs "
-         "each move open to the side to act.",
+         f"Exact win chances if both sides play by a fixed policy (one at a time per "
+         f"channel, one per player every {WINDOW:.0f} s). Policy: {POLICY}. In a fight, "
+         "!odds weighs each move open to the side to act.",
          group="fight", reads_only=True, examples=(
              Example(("gob !create Gorbag goblin club spear",
                       "olaf !create Olaf free-clans axe shield",
@@ -75,11 +90,10 @@ def _matchup(ctx: Ctx) -> None:
     state, _ = start(kind, replace(one, status=one.status.FREE),
                      replace(other, status=other.status.FREE))
 
-    def answer(result: Estimate) -> str:
-        return (f"{a} vs {b} ({kind.value}): {a} wins {_pct(result)} ({result.samples} "
-                "fights; policy: !help odds)")
+    def answer(chance: float) -> str:
+        return f"{a} vs {b} ({kind.value}): {a} wins {_pct(chance)} (exact; policy: !help odds)"
 
-    ask(ctx, partial(estimate, state, 0, seconds=SECONDS), answer)
+    ask(ctx, partial(advisor.odds, state, 0), answer)
 
 
 def _in_fight(ctx: Ctx) -> None:
@@ -94,14 +108,14 @@ def _in_fight(ctx: Ctx) -> None:
     name = state.fighters[awaiting.side].name
     if awaiting.need is Need.ROLL:
 
-        def from_here(result: Estimate) -> str:
-            return f"{name} wins {_pct(result)} from here ({result.samples} fights)"
+        def from_here(chance: float) -> str:
+            return f"{name} wins {_pct(chance)} from here (exact)"
 
-        ask(ctx, partial(estimate, state, awaiting.side, seconds=SECONDS), from_here, fight)
+        ask(ctx, partial(advisor.odds, state, awaiting.side), from_here, fight)
         return
 
-    def per_move(weighed: list[tuple[Command, Estimate]]) -> str:
-        return f"{name}'s chances: " + ", ".join(
-            f"{AN_CATH.word(move)} {_pct(result)}" for move, result in weighed)
+    def per_move(weighed: list[tuple[Command, float]]) -> str:
+        return f"{name}'s chances (exact): " + ", ".join(
+            f"{AN_CATH.word(move)} {_pct(chance)}" for move, chance in weighed)
 
-    ask(ctx, partial(weigh, state, SECONDS), per_move, fight)
+    ask(ctx, partial(weigh, state), per_move, fight)

@@ -1,22 +1,25 @@
-"""The odds advisor: win chances by simulating An Cath fights with a stated policy.
+"""The odds advisor: exact win chances of An Cath fights under a stated policy.
 
 The policy (said in ``!help odds`` and the README): go first when choosing; on your turn
 Double when it gives a better chance of at least one hit than a single Attack, else
 Attack (never Press, Test, Close, Open, Flee or Yield, unless both arms are disabled:
 then Flee where allowed, else Yield); defend with the best chance left; accept a yield;
-answer a flight with a last Attack. Dice are a pseudo-random generator seeded from the
-OS: this is an estimate, not play (R1.4 governs the dice of real fights).
+answer a flight with a last Attack. Under it a fight is a Markov chain, solved exactly
+(:mod:`bot.odds.chain`); the worker keeps the chains of the last few fights, so a
+fight's later questions, and a fight warmed when it began (:func:`prepare`), answer at
+once.
 """
 
 from __future__ import annotations
 
-import math
-import os
-import random
+import gc
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 
+from bot.odds.chain import Chain, TooLong
 from rules.ancath import apply, legal_actions
 from rules.ancath.chances import action_problem, attack_chance, defence_options
 from rules.ancath.commands import (
@@ -30,33 +33,18 @@ from rules.ancath.commands import (
     Roll,
     Stop,
 )
-from rules.ancath.state import Action, ActionContext, FightState, Need, Strike
+from rules.ancath.state import Action, ActionContext, Defence, FightState, Need, Range, Strike
 from rules.ancath.state import succeeds as _succeeds
 from rules.errors import RulesError
 
-__all__ = ["POLICY", "Estimate", "estimate", "policy", "succeeds", "weigh"]
+__all__ = ["CHAINS", "POLICY", "best_defence", "chain", "forget", "odds", "play_out", "policy",
+           "prepare", "succeeds", "weigh"]
 
 POLICY = ("both sides: go first; Double if it gives a better chance of a hit than "
           "Attack, else Attack; best defence left; accept a yield; strike a fleeing foe")
 Roller = Callable[[int], int]
 """Gives the d100 roll for a side."""
 succeeds = _succeeds
-
-
-@dataclass(frozen=True, slots=True)
-class Estimate:
-    wins: int
-    samples: int
-
-    @property
-    def chance(self) -> float:
-        return self.wins / self.samples if self.samples else 0.0
-
-    @property
-    def margin(self) -> float:
-        """Half the 95% interval (normal approximation)."""
-        p = self.chance
-        return 1.96 * math.sqrt(p * (1 - p) / self.samples) if self.samples else 1.0
 
 
 def _hit_chance(chances: tuple[int, ...]) -> float:
@@ -72,6 +60,11 @@ def _strike_chances(state: FightState, side: int, action: Action) -> tuple[int, 
     return tuple(attack_chance(state, ctx, i) for i in range(count))
 
 
+def best_defence(options: dict[Defence, int]) -> Defence:
+    """The policy's defence: the best chance left (the first of equals)."""
+    return max(options, key=lambda d: options[d])
+
+
 def policy(state: FightState) -> Command:
     """The decision the policy makes for the side the fight waits for."""
     awaiting = state.awaiting
@@ -81,17 +74,12 @@ def policy(state: FightState) -> Command:
         return ChooseOrder(side, True)
     if need is Need.DEFENCE:
         assert state.context is not None
-        options = defence_options(state, state.context)
-        return Defend(side, max(options, key=lambda d: options[d]))
+        return Defend(side, best_defence(defence_options(state, state.context)))
     if need is Need.YIELD_ANSWER:
         return AcceptYield(side)
     if need in (Need.ACTION, Need.LAST_TURN, Need.FLEE_ANSWER):
-        if need is Need.FLEE_ANSWER:  # the last turn is the next turn (R4.8)
-            from dataclasses import replace
-
-            view = replace(state, turn=state.turn + 1)
-        else:
-            view = state
+        # answering a flight, the last turn is the next turn (R4.8)
+        view = replace(state, turn=state.turn + 1) if need is Need.FLEE_ANSWER else state
         strikes = [a for a in (Action.DOUBLE, Action.ATTACK)
                    if action_problem(state, side, a) is None]
         if strikes and not state.fighters[side].must_draw:
@@ -119,42 +107,115 @@ def play_out(state: FightState, roll: Roller, limit: int = 5000) -> int | None:
     return None
 
 
-def estimate(
-    state: FightState, side: int, *, seconds: float = 1.0, max_samples: int = 20_000,
-    target_margin: float = 0.01, roll: Roller | None = None,
-) -> Estimate:
-    """How often ``side`` wins from ``state``: until the 95% margin falls below
-    ``target_margin`` (checked every 200 fights), ``max_samples`` fights are played, or
-    ``seconds`` pass (checked after every fight: at least one is played)."""
-    if roll is None:
-        rng = random.Random(os.urandom(16))
-        roll = lambda _side: rng.randint(1, 100)  # noqa: E731
+CHAINS = 8
+"""How many fights' chains the worker keeps (the least recently used goes first)."""
+_chains: OrderedDict[Hashable, Chain] = OrderedDict()
+
+
+def forget() -> None:
+    """Drop every kept chain (a benchmark's fresh start)."""
+    _chains.clear()
+
+
+def _identity(state: FightState) -> Hashable:
+    """What a fight's chain depends on besides the position: kind, sheets, loadouts."""
+    return (state.kind, tuple(
+        (f.sheet.name, f.sheet.armour, f.sheet.bp, tuple(sorted(
+            (skill.value, level) for skill, level in f.sheet.skills.items())),
+         f.loadout, f.defences) for f in state.fighters))
+
+
+def chain(state: FightState) -> Chain:
+    """The kept chain of ``state``'s fight (the challenger's chances), or a new one."""
+    identity = _identity(state)
+    found = _chains.get(identity)
+    if found is None:
+        found = _chains[identity] = Chain(0, state, policy, best_defence)
+        while len(_chains) > CHAINS:
+            _chains.popitem(last=False)
+    _chains.move_to_end(identity)
+    return found
+
+
+def _for(side: int, challenger: float) -> float:
+    """A side's chance from the challenger's: under the policy every fight ends with a
+    winner (it never asks a moderator to end it), so the two add up to one."""
+    return challenger if side == 0 else 1 - challenger
+
+
+@contextmanager
+def _no_collection() -> Iterator[None]:
+    """The chain makes a great many small objects and frees none: the cyclic garbage
+    collector would walk them again and again for nothing (a solve is about 1.5x
+    faster without it)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def odds(state: FightState, side: int) -> float:
+    """The exact chance that ``side`` wins from ``state`` under the policy."""
+    with _no_collection():
+        return _for(side, chain(state).value(state))
+
+
+def prepare(state: FightState, seconds: float) -> bool:
+    """Work on the chain of ``state``'s fight for the challenger, at both ranges (a
+    Close weighed in a fight leads to the other), for at most ``seconds``; True once
+    it is solved. The work is kept, so a later call goes on."""
     deadline = time.perf_counter() + seconds
-    wins = samples = 0
-    while samples < max_samples:
-        wins += play_out(state, roll) == side
-        samples += 1
-        if time.perf_counter() > deadline or (
-                samples % 200 == 0 and Estimate(wins, samples).margin < target_margin):
-            break
-    return Estimate(wins, samples)
+    solver = chain(state)
+    try:
+        with _no_collection():
+            for where in (state.range, *(r for r in Range if r is not state.range)):
+                solver.value(replace(state, range=where), deadline)
+    except TooLong:
+        return False
+    return True
 
 
-def weigh(state: FightState, seconds: float) -> list[tuple[Command, Estimate]]:
-    """The chance of the side to decide after each move open to it (bonus declarations
-    aside), ``seconds`` split between the moves."""
+def _defended(state: FightState) -> int:
+    """How many hits of the action under way wait for a defence."""
+    ctx = state.context
+    return 0 if ctx is None else sum(1 for s in ctx.strikes if s.hit and s.defence is None)
+
+
+def weigh(state: FightState) -> list[tuple[Command, float]]:
+    """The exact chance of the side to decide after each move open to it (bonus
+    declarations aside). A defence that a higher unused one dominates (one hit to
+    defend: same outcomes, a better chance of the good one) never shows above it."""
     awaiting = state.awaiting
     assert awaiting is not None and awaiting.need is not Need.ROLL
     side = awaiting.side
-    options = [o.command for o in legal_actions(state)
+    options = [o for o in legal_actions(state)
                if not isinstance(o.command, ModeratorEnd | DeclareBonus)
                and o.command.side == side]
-    weighed: list[tuple[Command, Estimate]] = []
-    for option in options:
-        try:
-            after, _ = apply(state, option)
-        except RulesError:
-            continue
-        weighed.append((option, estimate(after, side, seconds=seconds / len(options))))
+    weighed: list[tuple[Command, float]] = []
+    chances: dict[Command, int] = {}
+    with _no_collection():
+        solver = chain(state)
+        for option in options:
+            try:
+                after, _ = apply(state, option.command)
+            except RulesError:
+                continue
+            weighed.append((option.command, _for(side, solver.value(after))))
+            if isinstance(option.command, Defend) and option.chances:
+                chances[option.command] = option.chances[0]
+    if awaiting.need is Need.DEFENCE and _defended(state) == 1:
+        weighed = [(move, _capped(move, figure, weighed, chances)) for move, figure in weighed]
     return weighed
 
+
+def _capped(move: Command, figure: float, weighed: list[tuple[Command, float]],
+            chances: dict[Command, int]) -> float:
+    """``figure``, but no more than that of any defence with a higher chance."""
+    mine = chances.get(move)
+    if mine is None:
+        return figure
+    better = [f for m, f in weighed if chances.get(m, -1) > mine]
+    return min([figure, *better])

@@ -12,6 +12,7 @@ and the fight is read there as one attribute (fights are immutable snapshots).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import threading
@@ -27,7 +28,7 @@ from storage.store import OpenFight
 if TYPE_CHECKING:
     from bot.referee import Referee
 
-__all__ = ["WINDOW", "admit", "ask", "attach", "close", "wait"]
+__all__ = ["WINDOW", "admit", "ahead", "ask", "attach", "close", "executor", "wait"]
 
 log = logging.getLogger("ancath.odds")
 
@@ -47,14 +48,47 @@ class _Desk:
     out: int = 0
     closed: bool = False
     changed: threading.Condition = field(default_factory=threading.Condition)
+    ahead: bool = False
+    """Whether work ahead (:func:`ahead`) is done here."""
 
 
 _DESKS: weakref.WeakKeyDictionary[Referee, _Desk] = weakref.WeakKeyDictionary()
 
 
-def attach(referee: Referee, executor: Executor) -> None:
-    """Give ``referee`` a desk whose simulations run on ``executor``."""
-    _DESKS[referee] = _Desk(executor)
+def attach(referee: Referee, executor: Executor, *, work_ahead: bool = False) -> None:
+    """Give ``referee`` a desk whose jobs run on ``executor``; with ``work_ahead`` it
+    also does the work :func:`ahead` asks for (a bot on IRC; a console script would wait
+    for it at its end)."""
+    _DESKS[referee] = _Desk(executor, ahead=work_ahead)
+
+
+def executor(referee: Referee) -> Executor:
+    """Where ``referee``'s odds jobs run."""
+    return _DESKS[referee].executor
+
+
+def ahead(referee: Referee, piece: Callable[[], bool]) -> None:
+    """Run ``piece`` on the executor again and again until it returns True, each run
+    queued behind the requests already waiting, so a request waits for one piece at
+    most. Nothing where the desk does no work ahead; a failure is logged and ends it."""
+    desk = _DESKS[referee]
+    if not desk.ahead:
+        return
+
+    def again(future: Future[bool]) -> None:
+        if future.cancelled() or desk.closed:
+            return
+        error = future.exception()
+        if error is not None:
+            log.error("odds work ahead failed", exc_info=error)
+        elif not future.result():
+            submit()
+
+    def submit() -> None:
+        with contextlib.suppress(RuntimeError):  # shut down meanwhile
+            desk.executor.submit(piece).add_done_callback(again)
+
+    submit()
 
 
 def _channel(ctx: Ctx) -> str | None:

@@ -20,10 +20,10 @@ from club import Club
 
 from bot import console
 from bot.console import serve
-from bot.odds import advice, desk
+from bot.odds import advisor, desk
 
-MATCHUP = re.compile(r"ann: Olaf vs Gorbag \(practice\): Olaf wins \d+% ±\d+ "
-                     r"\(\d+ fights; policy: !help odds\)")
+MATCHUP = re.compile(r"ann: Olaf vs Gorbag \(practice\): Olaf wins \d+\.\d% "
+                     r"\(exact; policy: !help odds\)")
 BUSY = "the odds asked for here are still being worked out; ask again once they are out"
 
 
@@ -48,12 +48,6 @@ class Held(Executor):
         jobs, self.jobs = self.jobs, []
         for future, job in jobs:
             future.set_result(job())
-
-
-@pytest.fixture(autouse=True)
-def quick_odds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A hundredth of a second per answer: these tests are about who gets one."""
-    monkeypatch.setattr(advice, "SECONDS", 0.01)
 
 
 @pytest.fixture
@@ -141,8 +135,8 @@ def fight(club: Club) -> None:
 def test_in_a_fight_the_answer_weighs_each_move(club: Club) -> None:
     fight(club)
     (answer,) = club.say("ann !odds")
-    assert re.fullmatch(r"#arena ann: Olaf's chances: !attack \d+% ±\d+, .*!yield \d+% ±\d+",
-                        answer)
+    assert re.fullmatch(r"#arena ann: Olaf's chances \(exact\): !attack \d+\.\d%, .*"
+                        r"!yield \d+\.\d%", answer)
 
 
 def test_an_answer_for_a_fight_that_moved_on_names_its_turn(club: Club) -> None:
@@ -153,7 +147,7 @@ def test_an_answer_for_a_fight_that_moved_on_names_its_turn(club: Club) -> None:
     assert " Gorbag (gob) to act:" in club.say("olaf !attack")[-1]
     jobs.finish()
     (answer,) = club.wait(0)
-    assert answer.startswith("#arena ann: Olaf's chances: !attack")
+    assert answer.startswith("#arena ann: Olaf's chances (exact): !attack")
     assert answer.endswith(" (for turn 1)")
 
 
@@ -174,7 +168,7 @@ def test_a_failed_simulation_says_so_once_and_frees_the_channel(
         raise RuntimeError("a bug in the simulator")
 
     with monkeypatch.context() as patch:
-        patch.setattr(advice, "estimate", broken)
+        patch.setattr(advisor, "odds", broken)
         assert club.say("ann !odds Olaf vs Gorbag") == [
             "#arena ann: the odds went wrong on my side; a moderator can check the log"]
     assert club.say("bob !odds Olaf vs Gorbag")[0].startswith("#arena bob: Olaf vs Gorbag")

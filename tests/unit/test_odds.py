@@ -1,13 +1,18 @@
-"""The odds advisor: its policy, forced outcomes, intervals that shrink, a deadline
-kept to the fight, and each move weighed."""
+"""The odds advisor: its policy, exact forced outcomes, the same figures twice, each
+move weighed, the dominated-defence rule, and agreement with engine fights."""
 
+import math
 import random
+from dataclasses import replace
 
 from transcript import fight, play, warrior
 
-from bot.odds.advisor import Estimate, estimate, policy, weigh
+from bot.odds import advisor
+from bot.odds.advisor import best_defence, odds, play_out, policy, weigh
+from bot.odds.chain import Chain
 from rules.ancath.commands import Act, Defend
-from rules.ancath.state import Action, Defence
+from rules.ancath.state import Action, Defence, FightState, Need, Severity
+from rules.ancath.tables import Location
 
 
 def olaf_and_gorbag() -> tuple:
@@ -15,44 +20,90 @@ def olaf_and_gorbag() -> tuple:
             warrior("Gorbag", "goblin", "club", "spear"))
 
 
-def test_a_forced_outcome_is_exact() -> None:
-    """Olaf can never hit or defend (every roll 100); Gorbag always hits and kills
-    (every roll 1: a hit, and 1 is Kill on every armour column)."""
-    state = fight("practice", *olaf_and_gorbag())
-    result = estimate(state, 1, roll=lambda side: 100 if side == 0 else 1, max_samples=400,
-                      target_margin=0.0)
-    assert result == Estimate(400, 400) and result.chance == 1.0 and result.margin == 0.0
-    assert estimate(state, 0, roll=lambda side: 100 if side == 0 else 1,
-                    max_samples=400).chance == 0.0
-
-
-def test_the_interval_shrinks_as_samples_grow() -> None:
-    state = fight("practice", *olaf_and_gorbag())
-    margins = []
-    for samples in (200, 2000):
-        rng = random.Random(7)
-        result = estimate(state, 0, roll=lambda _side, r=rng: r.randint(1, 100),
-                          max_samples=samples, target_margin=0.0, seconds=60)
-        assert result.samples == samples
-        margins.append(result.margin)
-    assert margins[1] < margins[0] / 2.5  # ~ 1/sqrt(10)
-
-
-def test_the_deadline_is_checked_after_every_fight() -> None:
-    """No time at all still plays one fight, and only one (it used to be 200)."""
-    state = fight("practice", *olaf_and_gorbag())
-    assert estimate(state, 0, seconds=0.0, target_margin=0.0).samples == 1
-
-
-def test_each_move_open_is_weighed() -> None:
-    state, _ = play(fight("practice", *olaf_and_gorbag()), """
+def test_forced_outcomes_are_exactly_0_and_1() -> None:
+    """A yield accepted ends the fight: exactly 0. With both arms disabled against an
+    armed foe a warrior loses whatever the dice: exactly 0 for them, 1 for the foe."""
+    state, _ = play(fight("duel", *olaf_and_gorbag()), """
         Olaf rolls 60
         Gorbag rolls 20
         Olaf: first
     """)
-    weighed = weigh(state, 0.0)
+    assert dict(weigh(state))[Act(0, Action.YIELD)] == 0.0
+    armless = _hurt(state, 0, {Location.WEAPON_ARM: Severity.DISABLED,
+                               Location.OFF_ARM: Severity.DISABLED})
+    assert odds(armless, 0) == 0.0 and odds(armless, 1) == 1.0
+
+
+def _hurt(state: FightState, side: int, injuries: dict[Location, Severity]) -> FightState:
+    fighter = replace(state.fighters[side], injuries=injuries)
+    pair = (fighter, state.fighters[1]) if side == 0 else (state.fighters[0], fighter)
+    return replace(state, fighters=pair, started=True)
+
+
+def test_the_two_sides_chances_add_up_to_one() -> None:
+    """No fight under the policy ends without a winner: the defender's own chain gives
+    one less the challenger's."""
+    state = fight("duel", *olaf_and_gorbag())
+    theirs = Chain(1, state, policy, best_defence).value(state)
+    assert abs(odds(state, 1) - theirs) < 1e-12
+
+
+def test_the_same_position_asked_twice_gets_the_same_figures() -> None:
+    state, _ = play(fight("duel", *olaf_and_gorbag()), """
+        Olaf rolls 60
+        Gorbag rolls 20
+        Olaf: first
+    """)
+    first = weigh(state)
+    advisor._chains.clear()
+    assert weigh(state) == first
+
+
+def test_each_move_open_is_weighed() -> None:
+    state, _ = play(fight("duel", *olaf_and_gorbag()), """
+        Olaf rolls 60
+        Gorbag rolls 20
+        Olaf: first
+    """)
+    weighed = weigh(state)
     assert [move for move, _ in weighed][:2] == [Act(0, Action.ATTACK), Act(0, Action.PRESS)]
-    assert all(result.samples == 1 for _, result in weighed)
+    assert all(0.0 <= chance <= 1.0 for _, chance in weighed)
+
+
+def test_a_dominated_defence_never_shows_above_the_one_that_dominates_it() -> None:
+    """One hit to defend: Luck (5) against a Block of 30 has the same outcomes with a
+    worse chance of the good one, so it never shows higher, whatever the chain says."""
+    state, _ = play(fight("practice", *olaf_and_gorbag()), """
+        Olaf rolls 60
+        Gorbag rolls 20
+        Olaf: second
+        Gorbag: attack
+        Gorbag rolls 10
+    """)
+    assert state.awaiting is not None and state.awaiting.need is Need.DEFENCE
+    weighed = dict(weigh(state))
+    assert weighed[Defend(0, Defence.LUCK)] <= weighed[Defend(0, Defence.BLOCK)]
+    assert weighed[Defend(0, Defence.LUCK)] <= weighed[Defend(0, Defence.PARRY)]
+
+
+def test_the_engine_agrees_on_a_few_positions() -> None:
+    """1,500 engine fights a position, played by the policy with seeded dice: every
+    exact chance lies inside the sample's 99.9% Wilson interval."""
+    rng = random.Random(14)
+    for challenger, defender in (olaf_and_gorbag(), reversed(olaf_and_gorbag())):
+        state = fight("duel", challenger, defender)
+        exact = odds(state, 0)
+        wins = sum(play_out(state, lambda _side: rng.randint(1, 100)) == 0
+                   for _ in range(1500))
+        low, high = _wilson(wins, 1500, 3.29)
+        assert low <= exact <= high, (challenger.name, exact, wins)
+
+
+def _wilson(wins: int, n: int, z: float) -> tuple[float, float]:
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
 
 
 def test_policy_defends_with_the_best_chance_and_attacks() -> None:

@@ -1,0 +1,411 @@
+"""The fast steps of the exact chain: a *regular* turn worked out from cached parts.
+
+Most of a fight under the policy is regular turns: the side to act chooses an action in
+a started fight, with no flight under way and no Test bonus held. Such a state is a
+small key (:class:`Key`); its successors are built from parts cached per chain, each
+worked out once with the engine's own functions (``attack_chance``, ``defence_options``,
+``severity``, ``damage_result``, ``diverts``, ``injure``, ``choose_leg``,
+``secondary_weapon``) and the advisor's policy:
+
+- the policy's action and each strike's chance, per the attacker's weapon and arms, the
+  foe's weapon and the range;
+- which hits get through, per the defender's defensive situation (R4.11, R5);
+- what they do, per the defender's injuries (R6, R3.2, R6.5);
+- the turns that follow (flags cleared, a weapon drawn, R6.5) until someone must act.
+
+So this module writes down, a second time and in the engine's order, what a regular
+turn reads of the state; ``tests/unit/test_odds_exact.py`` checks its transitions
+against the engine's ``apply`` on positions from random fights, so the two cannot drift
+apart. One more step is derived: a side with both arms disabled whose foe still has an
+arm loses under the policy whatever the dice (it flees or yields, and the foe strikes,
+stops the flight or accepts; the test checks that too). Anything else (the first
+action, a flight, a bonus, both sides armless) goes through the engine step by step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import NamedTuple
+
+from rules.ancath.chances import TWO_HANDERS, attack_chance, defence_options, pair_rule
+from rules.ancath.chances import secondary_weapon as _secondary
+from rules.ancath.commands import Act, Command
+from rules.ancath.damage import choose_leg, diverts, injure, severity
+from rules.ancath.state import (
+    Action,
+    ActionContext,
+    Awaiting,
+    Defence,
+    FightState,
+    Kind,
+    Need,
+    Range,
+    Severity,
+    Strike,
+    succeeds,
+)
+from rules.ancath.tables import WEAPONS, Armour, Hit, Location, Weapon, damage_result
+
+__all__ = ["WEAPON_ORDER", "Dyn", "Key", "Regular", "Won"]
+
+WEAPON_ORDER = tuple(Weapon)
+"""Weapons by number: keys of ints hash fast (an enum member hashes in Python code)."""
+
+
+class Dyn(NamedTuple):
+    """What changes of a fighter in a regular fight."""
+
+    injuries: int
+    """An id of :attr:`Regular.injuries`."""
+    weapon: int
+    """The weapon in hand, by its place in :data:`WEAPON_ORDER`."""
+    press_penalty: bool
+    pair_doubled: bool
+    must_draw: bool
+    dodge_only: bool
+
+
+class Key(NamedTuple):
+    """A regular state: ``actor`` is to choose an action."""
+
+    actor: int
+    close: bool
+    """At close quarters (R4.9)."""
+    first: int
+    """The challenger's :class:`Dyn`, by its id in :attr:`Regular.dyns`."""
+    second: int
+    """The defender's."""
+
+
+class Won(NamedTuple):
+    """The fight is over: ``winner`` won it (None for a draw)."""
+
+    winner: int | None
+
+
+Next = Key | Won | FightState
+"""Where a regular turn leads: another regular state, an end, or an irregular state."""
+Branches = list[tuple[float, Next]]
+Landed = tuple[bool, ...]
+"""The hits that got through, in order: whether each is disabling (R6.2)."""
+
+_ARMS = (Location.WEAPON_ARM, Location.OFF_ARM)
+_LEGS = (Location.RIGHT_LEG, Location.LEFT_LEG)
+_DISABLED = Severity.DISABLED
+
+
+def _share(test: Callable[[int], object]) -> dict[object, int]:
+    """How many of the d100's values give each answer of ``test``."""
+    out: dict[object, int] = {}
+    for value in range(1, 101):
+        answer = test(value)
+        out[answer] = out.get(answer, 0) + 1
+    return out
+
+
+def _rows(armour: Armour) -> list[tuple[int, int, Hit]]:
+    """The damage table's rows for an armour column split by the roll's parity (R6.3
+    reads it): (a roll of the class, how many rolls, the row)."""
+    classes: dict[tuple[Hit, bool], list[int]] = {}
+    for value in range(1, 101):
+        classes.setdefault((damage_result(armour, value), value % 2 == 0), []).append(value)
+    return [(values[0], len(values), row) for (row, _), values in classes.items()]
+
+
+class Regular:
+    """The regular turns of one fight (its sheets, loadouts and kind fixed)."""
+
+    def __init__(self, template: FightState, decide: Callable[[FightState], Command],
+                 best: Callable[[dict[Defence, int]], Defence]) -> None:
+        self.template = template
+        self.decide = decide
+        self.best = best
+        self.injuries: list[Mapping[Location, Severity]] = []
+        self._ids: dict[frozenset[tuple[Location, Severity]], int] = {}
+        self._flags: list[tuple[bool, bool, bool, bool]] = []
+        """Per injuries id: weapon arm, off arm, both arms, a leg disabled."""
+        self._plans: dict[tuple[object, ...], tuple[Action, tuple[int, ...], bool]] = {}
+        self._landed: dict[tuple[object, ...], list[tuple[float, Landed, bool]]] = {}
+        self.dyns: list[Dyn] = []
+        self._dyn_ids: dict[Dyn, int] = {}
+        self._harm: dict[tuple[object, ...], list[tuple[float, int]]] = {}
+        self._wound: dict[tuple[object, ...], list[tuple[float, int, bool, bool]]] = {}
+        self._free: dict[tuple[object, ...], int] = {}
+        self._after: dict[tuple[object, ...], Next] = {}
+        self._table = [_rows(f.sheet.armour) for f in template.fighters]
+        self._loadout = tuple(WEAPON_ORDER.index(f.loadout.weapon) for f in template.fighters)
+        self._drawn = tuple(WEAPON_ORDER.index(_secondary(f.sheet) or f.loadout.weapon)
+                            for f in template.fighters)
+        self._slow = tuple(WEAPONS[w].slow for w in WEAPON_ORDER)
+        self._two_handed = tuple(w in TWO_HANDERS for w in WEAPON_ORDER)
+
+    # -- keys and states ---------------------------------------------------------------
+
+    def _id(self, injuries: Mapping[Location, Severity]) -> int:
+        frozen = frozenset(injuries.items())
+        found = self._ids.get(frozen)
+        if found is None:
+            found = self._ids[frozen] = len(self.injuries)
+            self.injuries.append(dict(injuries))
+            arms = [injuries.get(a) is _DISABLED for a in _ARMS]
+            down = any(injuries.get(leg) is _DISABLED for leg in _LEGS)
+            self._flags.append((arms[0], arms[1], all(arms), down))
+        return found
+
+    def key(self, state: FightState) -> Key | None:
+        """The regular key of ``state``, or None when it is not regular."""
+        awaiting = state.awaiting
+        if (awaiting is None or awaiting.need is not Need.ACTION or not state.started
+                or state.context is not None or state.fleeing is not None
+                or state.initiative != (None, None)):
+            return None
+        fighters = state.fighters
+        if any(f.bonus is not None or f.earned is not None for f in fighters):
+            return None
+        if fighters[0].armless and fighters[1].armless:
+            return None
+        first, second = (self.dyn_id(Dyn(self._id(f.injuries), WEAPON_ORDER.index(f.weapon),
+                                         f.press_penalty, f.pair_doubled, f.must_draw,
+                                         f.dodge_only)) for f in fighters)
+        return Key(awaiting.side, state.range is Range.CLOSE, first, second)
+
+    def dyn_id(self, dyn: Dyn) -> int:
+        found = self._dyn_ids.get(dyn)
+        if found is None:
+            found = self._dyn_ids[dyn] = len(self.dyns)
+            self.dyns.append(dyn)
+        return found
+
+    def state(self, key: Key) -> FightState:
+        """The engine's state for ``key`` (the template's sheets, loadouts and turn)."""
+        fighters = tuple(
+            replace(f, injuries=self.injuries[d.injuries], weapon=WEAPON_ORDER[d.weapon],
+                    press_penalty=d.press_penalty, pair_doubled=d.pair_doubled,
+                    must_draw=d.must_draw, dodge_only=d.dodge_only, bonus=None, earned=None)
+            for f, d in zip(self.template.fighters, self._pair(key), strict=True))
+        where = Range.CLOSE if key.close else Range.STANDARD
+        return replace(self.template, fighters=(fighters[0], fighters[1]), range=where,
+                       awaiting=Awaiting(key.actor, Need.ACTION), actor=key.actor,
+                       started=True, initiative=(None, None), fleeing=None, context=None,
+                       outcome=None)
+
+    # -- a turn ------------------------------------------------------------------------
+
+    def _pair(self, key: Key) -> tuple[Dyn, Dyn]:
+        return self.dyns[key.first], self.dyns[key.second]
+
+    def _sides(self, key: Key, side: int) -> tuple[int, int]:
+        """The ids of ``side``'s and the foe's :class:`Dyn`."""
+        return (key.first, key.second) if side == 0 else (key.second, key.first)
+
+    def turn(self, key: Key) -> Branches:
+        """Where the actor's turn leads, with its chances (not merged)."""
+        side = key.actor
+        mine_id, theirs_id = self._sides(key, side)
+        mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
+        if self._flags[mine.injuries][2]:
+            return [(1.0, Won(1 - side))]  # armless against an armed foe: see above
+        action, chances, pair = self._plan(key)
+        after = mine_id
+        if action is Action.DOUBLE:
+            after = self.dyn_id(mine._replace(pair_doubled=True) if pair
+                                else mine._replace(press_penalty=True))
+        free = (action is Action.ATTACK and self._slow[mine.weapon]
+                and not self._slow[theirs.weapon] and not theirs.must_draw
+                and not self._flags[theirs.injuries][2])  # R4.10
+        down = self._flags[mine.injuries][3]
+        out: Branches = []
+        for p, landed, high_miss in self._hits(key, side, chances, False):
+            if high_miss and free:
+                out += self._free_attack(key, p)
+                continue
+            for q, hurt in self._harms(side, down, theirs_id, landed):
+                out.append((p * q, Won(side) if hurt < 0 else self._next(key.close, side, after,
+                                                                         hurt)))
+        return out
+
+    def _plan(self, key: Key) -> tuple[Action, tuple[int, ...], bool]:
+        """The policy's action, its strikes' chances, and whether it Doubles by the
+        pair rule (R4.2): per the attacker's weapon and arms, the foe's weapon, range."""
+        side = key.actor
+        mine_id, theirs_id = self._sides(key, side)
+        mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
+        injuries = self.injuries[mine.injuries]
+        cache = (side, key.close, mine.weapon, theirs.weapon,
+                 injuries.get(_ARMS[0]), injuries.get(_ARMS[1]))
+        found = self._plans.get(cache)
+        if found is None:
+            state = self.state(key)
+            command = self.decide(state)
+            assert isinstance(command, Act)
+            action = command.action
+            count = 2 if action is Action.DOUBLE else 1
+            ctx = ActionContext(action, side, (Strike(WEAPON_ORDER[mine.weapon]),) * count)
+            chances = tuple(attack_chance(state, ctx, i) for i in range(count))
+            found = self._plans[cache] = (action, chances, pair_rule(state.fighters[side]))
+        return found
+
+    def _free_attack(self, key: Key, p: float) -> Branches:
+        """The foe's free attack (R4.10), then the foe's turn."""
+        side = key.actor
+        foe = 1 - side
+        mine_id, theirs_id = self._sides(key, side)
+        mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
+        injuries = self.injuries[theirs.injuries]
+        cache = (foe, key.close, theirs.weapon, mine.weapon,
+                 injuries.get(_ARMS[0]), injuries.get(_ARMS[1]))
+        chance = self._free.get(cache)
+        if chance is None:
+            ctx = ActionContext(Action.FREE_ATTACK, foe, (Strike(WEAPON_ORDER[theirs.weapon]),))
+            chance = self._free[cache] = attack_chance(self.state(key), ctx, 0)
+        down = self._flags[theirs.injuries][3]
+        out: Branches = []
+        for q, landed, _ in self._hits(key._replace(actor=foe), foe, (chance,), True):
+            for r, hurt in self._harms(foe, down, mine_id, landed):
+                out.append((p * q * r, Won(foe) if hurt < 0 else self._next(key.close, side, hurt,
+                                                                            theirs_id)))
+        return out
+
+    def _hits(self, key: Key, side: int, chances: tuple[int, ...],
+              free: bool) -> list[tuple[float, Landed, bool]]:
+        """The hits that get through the defences, with their chances, and whether the
+        first strike missed with 81 or more (R4.10)."""
+        mine_id, theirs_id = self._sides(key, side)
+        weapon = self.dyns[mine_id].weapon
+        foe = self.dyns[theirs_id]
+        flags = self._flags[foe.injuries]
+        cache = (side, chances, weapon, free, foe.press_penalty, foe.pair_doubled,
+                 foe.dodge_only, flags[0], flags[1], flags[3])
+        found = self._landed.get(cache)
+        if found is not None:
+            return found
+        state = self.state(key)
+        action = Action.FREE_ATTACK if free else Action.ATTACK
+        arm = WEAPON_ORDER[weapon]
+        merged: dict[tuple[Landed, bool], float] = {}
+
+        def defend(p: float, hits: Landed, used: frozenset[Defence], landed: Landed,
+                   high: bool) -> None:
+            if not hits:
+                merged[(landed, high)] = merged.get((landed, high), 0.0) + p
+                return
+            offered = defence_options(state, ActionContext(action, side, (Strike(arm),), used))
+            choice = self.best(offered) if len(offered) > 1 else Defence.LUCK
+            held = sum(succeeds(v, offered[choice]) for v in range(1, 101)) / 100
+            if not free and choice is not Defence.LUCK:
+                used = used | {choice}
+            if held:
+                defend(p * held, hits[1:], used, landed, high)
+            if held < 1:
+                defend(p * (1 - held), hits[1:], used, (*landed, hits[0]), high)
+
+        def attack(chance: int) -> Callable[[int], object]:
+            return lambda v: (severity(v, arm) is _DISABLED if succeeds(v, chance) else None,
+                              v >= 81)
+
+        rolls = [_share(attack(c)) for c in chances]
+
+        def strike(i: int, p: float, hits: Landed, high: bool) -> None:
+            if i == len(rolls):
+                defend(p, hits, frozenset(), (), high)
+                return
+            for answer, n in rolls[i].items():
+                assert isinstance(answer, tuple)
+                level, wild = answer
+                if level is None:
+                    strike(i + 1, p * n / 100, hits, high or (i == 0 and wild))
+                else:
+                    strike(i + 1, p * n / 100, (*hits, level), high)
+
+        strike(0, 1.0, (), False)
+        found = self._landed[cache] = [(p, landed, high) for (landed, high), p in merged.items()]
+        return found
+
+    def _harms(self, side: int, striker_down: bool, theirs: int,
+               landed: Landed) -> list[tuple[float, int]]:
+        """What the landed hits do to the foe (``theirs``), in order: the id of their
+        new :class:`Dyn`, or -1 when the fight ends in ``side``'s favour (a kill, or
+        first blood, R3.2)."""
+        cache = (side, striker_down, theirs, landed)
+        found = self._harm.get(cache)
+        if found is not None:
+            return found
+        merged: dict[int, float] = {}
+        rows = self._table[1 - side]
+        duel = self.template.kind is Kind.DUEL
+        loadout = self._loadout[1 - side]
+
+        def hit(p: float, target: Dyn, left: Landed) -> None:
+            if not left:
+                at = self.dyn_id(target)
+                merged[at] = merged.get(at, 0.0) + p
+                return
+            for q, injuries, hurt, arm_lost in self._wounds(target.injuries, left[0],
+                                                            striker_down, rows):
+                if injuries < 0 or (duel and hurt):  # a kill, or first blood (R3.2)
+                    merged[-1] = merged.get(-1, 0.0) + p * q
+                    continue
+                after = target._replace(injuries=injuries)
+                if arm_lost and self._two_handed[after.weapon] and after.weapon == loadout:
+                    after = after._replace(must_draw=True, dodge_only=True)  # R6.5
+                hit(p * q, after, left[1:])
+
+        hit(1.0, self.dyns[theirs], landed)
+        found = self._harm[cache] = [(p, t) for t, p in merged.items()]
+        return found
+
+    def _wounds(self, injuries_id: int, disabling: bool, striker_down: bool,
+                rows: list[tuple[int, int, Hit]]) -> list[tuple[float, int, bool, bool]]:
+        """One hit's damage roll on the injuries ``injuries_id`` (R6.1-R6.4): (chance,
+        the new injuries' id or -1 for a kill, whether it was a hit rather than No
+        Effect (R3.2), whether it disabled the weapon arm)."""
+        cache = (injuries_id, disabling, striker_down, id(rows))
+        found = self._wound.get(cache)
+        if found is not None:
+            return found
+        level = _DISABLED if disabling else Severity.WOUND
+        injuries = self.injuries[injuries_id]
+        down = self._flags[injuries_id][3]
+        merged: dict[tuple[int, bool, bool], float] = {}
+        for value, n, row in rows:
+            if diverts(row, value, striker_down, down):
+                harm = choose_leg(injuries, level)
+            elif row.location is None:
+                outcome = (-1, True, False) if row is Hit.KILL else (injuries_id, False, False)
+                merged[outcome] = merged.get(outcome, 0.0) + n / 100
+                continue
+            else:
+                harm = injure(injuries, row.location, level)
+            if harm.killed:
+                outcome = (-1, True, False)
+            else:
+                lost = harm.location is Location.WEAPON_ARM and harm.severity is _DISABLED
+                outcome = (self._id(harm.injuries), True, lost)
+            merged[outcome] = merged.get(outcome, 0.0) + n / 100
+        found = self._wound[cache] = [(q, *outcome) for outcome, q in merged.items()]
+        return found
+
+    def _next(self, close: bool, side: int, mine: int, theirs: int) -> Next:
+        """The turns after ``side``'s: flags cleared and weapons drawn (R5.4, R4.2,
+        R6.5) until someone must choose an action."""
+        cache = (close, side, mine, theirs)
+        found = self._after.get(cache)
+        if found is not None:
+            return found
+        dyns = [self.dyns[mine], self.dyns[theirs]]
+        if side == 1:
+            dyns.reverse()
+        actor = 1 - side
+        while True:
+            d = dyns[actor]._replace(press_penalty=False, pair_doubled=False)
+            if d.must_draw and not self._flags[d.injuries][2]:
+                dyns[actor] = d._replace(must_draw=False, weapon=self._drawn[actor])
+                actor = 1 - actor
+                continue
+            dyns[actor] = d._replace(must_draw=False, dodge_only=False)
+            break
+        following = Key(actor, close, self.dyn_id(dyns[0]), self.dyn_id(dyns[1]))
+        both = self._flags[dyns[0].injuries][2] and self._flags[dyns[1].injuries][2]
+        found = self._after[cache] = self.state(following) if both else following
+        return found
