@@ -1,5 +1,5 @@
 """Wiring: one function builds the referee from the configuration (store and its ledger
-keys, dice, clock, and where ``!odds`` simulations run)."""
+keys, dice, clock, and where ``!odds`` are worked out)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def build_referee(
     ``keyring`` (else the configured keys), with every open fight resumed. A SQLite
     database gets its own key on the first start only: once rows are keyed, a missing
     key stops the start (``KeyringError``) instead of starting a new one. Its ``!odds``
-    simulations run on ``odds_executor``, by default a worker process
+    chains are solved on ``odds_executor``, by default a worker process
     (:func:`bot.odds.worker.start_worker`, started first so it warms meanwhile); stop it
     with :func:`bot.odds.desk.close`. With ``odds_ahead`` (a bot on IRC) each fight's odds
     are worked out on it from the fight's start, behind the requests."""

@@ -1,2 +1,2 @@
-"""``!odds``: the advisor's simulation, the worker process it runs in, and the desk
+"""``!odds``: the advisor's exact chain, the worker process it is solved in, and the desk
 that admits requests and sends answers later."""

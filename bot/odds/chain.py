@@ -239,6 +239,7 @@ class Chain:
             for i in component:
                 self.edges[i] = []
         self._solved = len(self.values)
+        self.regular.settle()
 
     def _iterate(self, component: list[int]) -> None:
         """Solve one component: a lone node at once, a small one by elimination, a

@@ -190,6 +190,11 @@ class Regular:
                        started=True, initiative=(None, None), fleeing=None, context=None,
                        outcome=None)
 
+    def settle(self) -> None:
+        """Drop the links between turns worked out so far (the largest cache, needed only
+        while the chain grows; the chain keeps the values)."""
+        self._after.clear()
+
     # -- a turn ------------------------------------------------------------------------
 
     def _pair(self, key: Key) -> tuple[Dyn, Dyn]:

@@ -1,4 +1,4 @@
-"""Where ``!odds`` simulations run: a worker process beside the event loop, or, for tests
+"""Where ``!odds`` chains are solved: a worker process beside the event loop, or, for tests
 and transcripts, the caller's own thread."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ NICENESS = 10
 
 
 def _warm() -> None:
-    """The worker's start: below the bot in priority, the simulator imported, and a
+    """The worker's start: below the bot in priority, the advisor imported, and a
     watch on the bot: a worker whose bot was killed would otherwise wait for jobs
     forever (it holds its own job queue open)."""
     os.nice(NICENESS)

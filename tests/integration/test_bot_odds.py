@@ -21,6 +21,7 @@ from club import Club
 from bot import console
 from bot.console import serve
 from bot.odds import advisor, desk
+from bot.odds.worker import InlineExecutor
 
 MATCHUP = re.compile(r"ann: Olaf vs Gorbag \(practice\): Olaf wins \d+\.\d% "
                      r"\(exact; policy: !help odds\)")
@@ -202,3 +203,16 @@ def test_the_console_stops_waiting_after_its_timeout(
     written: list[str] = []
     serve(club.referee, ["ann !odds Olaf vs Gorbag"], written.append)
     assert written == [] and len(jobs.jobs) == 1  # never finished: nothing to write
+
+
+def test_a_fight_is_worked_out_ahead_when_it_begins(club: Club) -> None:
+    """On IRC the desk works a new fight's chances out from its start, in pieces behind
+    the requests (here, inline: before ``!accept`` returns)."""
+    desk.attach(club.referee, InlineExecutor(), work_ahead=True)
+    advisor.forget()
+    fight(club)
+    table = club.referee.table("#arena").fight
+    assert table is not None
+    assert advisor.prepare(table.state, 0.0)  # solved at both ranges: no time needed
+    (answer,) = club.say("ann !odds")
+    assert answer.startswith("#arena ann: Olaf's chances (exact): !attack")
