@@ -12,6 +12,7 @@ once.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time
 from collections import OrderedDict
@@ -165,18 +166,55 @@ def odds(state: FightState, side: int) -> float:
 
 
 def prepare(state: FightState, seconds: float) -> bool:
-    """Work on the chain of ``state``'s fight for the challenger, at both ranges (a
-    Close weighed in a fight leads to the other), for at most ``seconds``; True once
-    it is solved. The work is kept, so a later call goes on."""
+    """Work on the chain of a fight from its start ``state`` for at most ``seconds``:
+    at both ranges (a Close weighed in a fight leads to the other), and after each move
+    open at the first action, whoever takes it (a Test weighed there steps the engine
+    through two turns of its bonus); True once all is solved. The work is kept, so a
+    later call goes on."""
     deadline = time.perf_counter() + seconds
     solver = chain(state)
+    targets = [replace(state, range=where)
+               for where in (state.range, *(r for r in Range if r is not state.range))]
     try:
         with _no_collection():
-            for where in (state.range, *(r for r in Range if r is not state.range)):
-                solver.value(replace(state, range=where), deadline)
+            for target in targets + _openings(state):
+                solver.value(target, deadline)
     except TooLong:
         return False
     return True
+
+
+def _openings(state: FightState) -> list[FightState]:
+    """The states after each move open at the fight's first action, for either side
+    acting first; none once the fight has begun."""
+    out: list[FightState] = []
+    for first in (0, 1):
+        opening = _first_action(state, first)
+        if opening is None:
+            continue
+        for option in legal_actions(opening):
+            command = option.command
+            if isinstance(command, ModeratorEnd | DeclareBonus) or command.side != first:
+                continue
+            with contextlib.suppress(RulesError):
+                out.append(apply(opening, command)[0])
+    return out
+
+
+def _first_action(state: FightState, first: int) -> FightState | None:
+    """The first action with ``first`` to act, from a fight's start: the initiative
+    won by the challenger (60 against 40), then the order chosen (R3.6)."""
+    awaiting = state.awaiting
+    if state.started or awaiting is None:
+        return None
+    if awaiting.need is Need.ROLL and awaiting.side == 0:
+        state, _ = apply(state, Roll(0, 60))
+        state, _ = apply(state, Roll(1, 40))
+        awaiting = state.awaiting
+        assert awaiting is not None
+    if awaiting.need is not Need.ORDER:
+        return None
+    return apply(state, ChooseOrder(awaiting.side, awaiting.side == first))[0]
 
 
 def _defended(state: FightState) -> int:
