@@ -36,8 +36,14 @@ def foresee(referee: Referee, fight: OpenFight) -> None:
     """Work out an An Cath fight's chances ahead, from its start, in pieces behind the
     requests (where the desk does work ahead: a bot on IRC)."""
     state = fight.state
-    if fight.system.name == "ancath" and isinstance(state, FightState):
-        ahead(referee, partial(prepare, state, AHEAD))
+    if fight.system.name != "ancath" or not isinstance(state, FightState):
+        return
+
+    def alive() -> bool:
+        table = referee.tables.get(fight.channel)
+        return table is not None and table.fight is not None and table.fight.id == fight.id
+
+    ahead(referee, partial(prepare, state, AHEAD), alive)
 
 
 def _fighters_only(ctx: Ctx) -> str | None:

@@ -146,6 +146,21 @@ def _for(side: int, challenger: float) -> float:
 
 
 @contextmanager
+def _solving(state: FightState) -> Iterator[Chain]:
+    """The kept chain of ``state``'s fight, with the garbage collector off; a chain
+    whose solve failed (anything but its deadline) is dropped, not kept half-grown."""
+    solver = chain(state)
+    try:
+        with _no_collection():
+            yield solver
+    except TooLong:
+        raise
+    except Exception:
+        _chains.pop(_identity(state), None)
+        raise
+
+
+@contextmanager
 def _no_collection() -> Iterator[None]:
     """The chain makes a great many small objects and frees none: the cyclic garbage
     collector would walk them again and again for nothing (a solve is about 1.5x
@@ -161,8 +176,8 @@ def _no_collection() -> Iterator[None]:
 
 def odds(state: FightState, side: int) -> float:
     """The exact chance that ``side`` wins from ``state`` under the policy."""
-    with _no_collection():
-        return _for(side, chain(state).value(state))
+    with _solving(state) as solver:
+        return _for(side, solver.value(state))
 
 
 def prepare(state: FightState, seconds: float) -> bool:
@@ -172,11 +187,10 @@ def prepare(state: FightState, seconds: float) -> bool:
     through two turns of its bonus); True once all is solved. The work is kept, so a
     later call goes on."""
     deadline = time.perf_counter() + seconds
-    solver = chain(state)
     targets = [replace(state, range=where)
                for where in (state.range, *(r for r in Range if r is not state.range))]
     try:
-        with _no_collection():
+        with _solving(state) as solver:
             for target in targets + _openings(state):
                 solver.value(target, deadline)
     except TooLong:
@@ -235,8 +249,7 @@ def weigh(state: FightState) -> list[tuple[Command, float]]:
                and o.command.side == side]
     weighed: list[tuple[Command, float]] = []
     chances: dict[Command, int] = {}
-    with _no_collection():
-        solver = chain(state)
+    with _solving(state) as solver:
         for option in options:
             try:
                 after, _ = apply(state, option.command)

@@ -157,7 +157,9 @@ class Chain:
     _stack: list[tuple[int, Payload]] = field(default_factory=list)
     """Nodes added but not yet expanded."""
     _solved: int = 0
-    """Every node below this id has its value."""
+    """Every node below this id has its value or waits in ``_pending``."""
+    _pending: list[list[int]] = field(default_factory=list)
+    """Components found but not solved yet, the next to solve last."""
 
     def __post_init__(self) -> None:
         self.regular = Regular(self.template, self.decide, self.best)
@@ -209,8 +211,10 @@ class Chain:
     def _grow(self, deadline: float) -> None:
         """Add every node reachable from the nodes waiting on the stack."""
         ids, edges, stack = self.ids, self.edges, self._stack
+        expanded = 0
         while stack:
-            if len(stack) % 256 == 0 and time.perf_counter() > deadline:
+            expanded += 1
+            if expanded % 256 == 0 and time.perf_counter() > deadline:
                 raise TooLong
             at, current = stack.pop()
             if isinstance(current, Won):
@@ -230,15 +234,27 @@ class Chain:
 
     def _solve(self, deadline: float) -> None:
         """Values for the nodes grown since the last solve: components children first
-        (Tarjan). Solved nodes drop their edges: only their value is read again."""
-        unsolved = [i for i in range(self._solved, len(self.values)) if self.values[i] == UNSOLVED]
-        for count, component in enumerate(_components(unsolved, self.edges, self.values)):
-            if count % 1024 == 0 and time.perf_counter() > deadline:
-                raise TooLong
-            self._iterate(component)
-            for i in component:
-                self.edges[i] = []
-        self._solved = len(self.values)
+        (Tarjan), found once and solved until the deadline (the components left keep for
+        the next call; nodes grown since can only lead into them). Solved nodes drop
+        their edges: only their value is read again."""
+        pending = self._pending
+        while True:
+            if not pending:
+                unsolved = [i for i in range(self._solved, len(self.values))
+                            if self.values[i] == UNSOLVED]
+                self._solved = len(self.values)
+                if not unsolved:
+                    break
+                pending.extend(reversed(_components(unsolved, self.edges, self.values)))
+            count = 0
+            while pending:
+                count += 1
+                if count % 1024 == 0 and time.perf_counter() > deadline:
+                    raise TooLong
+                component = pending.pop()
+                self._iterate(component)
+                for i in component:
+                    self.edges[i] = []
         self.regular.settle()
 
     def _iterate(self, component: list[int]) -> None:

@@ -1,8 +1,9 @@
 """The odds desk of a referee: who may ask for odds now, the jobs out on its executor,
 and their answers, which go out through ``Referee.later`` when they are ready.
 
-Limits: one request at a time per channel, and one accepted request per player
-(identity) per ``WINDOW`` seconds of the referee's clock, in a channel or in private.
+Limits: one request at a time per channel, ``OUT`` at once over all, and one accepted
+request per player (identity) per ``WINDOW`` seconds of the referee's clock, in a
+channel or in private.
 An answer about a fight is checked when it is ready: if the fight has moved on it
 says which turn it was for; if the fight ended (or another began) it is dropped.
 
@@ -12,7 +13,6 @@ and the fight is read there as one attribute (fights are immutable snapshots).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import threading
@@ -28,7 +28,8 @@ from storage.store import OpenFight
 if TYPE_CHECKING:
     from bot.referee import Referee
 
-__all__ = ["WINDOW", "admit", "ahead", "ask", "attach", "close", "executor", "wait"]
+__all__ = ["AHEAD_FIGHTS", "AHEAD_PIECES", "OUT", "WINDOW", "admit", "ahead", "ask", "attach",
+           "close", "executor", "wait"]
 
 log = logging.getLogger("ancath.odds")
 
@@ -36,6 +37,13 @@ T = TypeVar("T")
 
 WINDOW = 30.0
 """Seconds between two accepted ``!odds`` of one player."""
+OUT = 4
+"""Requests out at once, over every channel and private message: beyond it, "ask again
+in a moment" (the worker answers one at a time; a cold chain takes it seconds)."""
+AHEAD_FIGHTS = 3
+"""Fights worked out ahead at once (fewer than the chains the worker keeps)."""
+AHEAD_PIECES = 400
+"""Runs of work ahead per fight at most (about 100 s of the worker's time)."""
 
 
 @dataclass
@@ -50,6 +58,8 @@ class _Desk:
     changed: threading.Condition = field(default_factory=threading.Condition)
     ahead: bool = False
     """Whether work ahead (:func:`ahead`) is done here."""
+    working: int = 0
+    """Fights being worked out ahead now."""
 
 
 _DESKS: weakref.WeakKeyDictionary[Referee, _Desk] = weakref.WeakKeyDictionary()
@@ -67,26 +77,38 @@ def executor(referee: Referee) -> Executor:
     return _DESKS[referee].executor
 
 
-def ahead(referee: Referee, piece: Callable[[], bool]) -> None:
-    """Run ``piece`` on the executor again and again until it returns True, each run
-    queued behind the requests already waiting, so a request waits for one piece at
-    most. Nothing where the desk does no work ahead; a failure is logged and ends it."""
+def ahead(referee: Referee, piece: Callable[[], bool], alive: Callable[[], bool]) -> None:
+    """Run ``piece`` on the executor again and again until it returns True or
+    ``alive()`` turns False (its fight ended), each run queued behind the requests
+    already waiting, so a request waits for one piece at most; at most ``AHEAD_FIGHTS``
+    at once and ``AHEAD_PIECES`` runs each. Nothing where the desk does no work ahead;
+    a failure is logged and ends it."""
     desk = _DESKS[referee]
-    if not desk.ahead:
-        return
+    with desk.changed:
+        if not desk.ahead or desk.working >= AHEAD_FIGHTS:
+            return
+        desk.working += 1
+    runs = 0
 
     def again(future: Future[bool]) -> None:
-        if future.cancelled() or desk.closed:
-            return
-        error = future.exception()
+        error = None if future.cancelled() else future.exception()
         if error is not None:
             log.error("odds work ahead failed", exc_info=error)
-        elif not future.result():
+        elif (not future.cancelled() and not future.result() and not desk.closed
+              and runs < AHEAD_PIECES and alive()):
             submit()
+            return
+        with desk.changed:
+            desk.working -= 1
 
     def submit() -> None:
-        with contextlib.suppress(RuntimeError):  # shut down meanwhile
+        nonlocal runs
+        runs += 1
+        try:
             desk.executor.submit(piece).add_done_callback(again)
+        except RuntimeError:  # shut down meanwhile
+            with desk.changed:
+                desk.working -= 1
 
     submit()
 
@@ -104,6 +126,8 @@ def _check(desk: _Desk, ctx: Ctx, now: float) -> None:
     if _channel(ctx) in desk.busy:
         raise Refusal("the odds asked for here are still being worked out; "
                       "ask again once they are out")
+    if desk.out >= OUT:
+        raise Refusal(f"{OUT} !odds are being worked out already; ask again in a minute")
 
 
 def admit(ctx: Ctx) -> None:

@@ -216,3 +216,30 @@ def test_a_fight_is_worked_out_ahead_when_it_begins(club: Club) -> None:
     assert advisor.prepare(table.state, 0.0)  # solved at both ranges: no time needed
     (answer,) = club.say("ann !odds")
     assert answer.startswith("#arena ann: Olaf's chances (exact): !attack")
+
+
+def test_work_ahead_stops_when_its_fight_ends(club: Club) -> None:
+    jobs = Held()
+    desk.attach(club.referee, jobs, work_ahead=True)
+    advisor.forget()
+    fight(club)
+    assert len(jobs.jobs) == 1  # the first piece
+    assert club.say("mod !mod end draw both left")[-1].startswith("#arena")
+    jobs.finish()
+    assert jobs.jobs == []  # not run again for a fight that is over
+
+
+def test_at_most_three_fights_are_worked_out_ahead(club: Club) -> None:
+    jobs = Held()
+    desk.attach(club.referee, jobs, work_ahead=True)
+    for _ in range(4):  # four fights begin
+        desk.ahead(club.referee, lambda: False, lambda: True)
+    assert len(jobs.jobs) == desk.AHEAD_FIGHTS == 3
+
+
+def test_four_odds_out_at_once_over_all_channels_are_the_most(club: Club) -> None:
+    held(club)
+    for who in ("ann", "bob", "cara", "dan"):
+        assert club.pm(f"{who} !odds Olaf vs Gorbag") == []
+    assert club.pm("eve !odds Olaf vs Gorbag") == [
+        "eve 4 !odds are being worked out already; ask again in a minute"]

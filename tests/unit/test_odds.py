@@ -9,7 +9,7 @@ from transcript import fight, play, warrior
 
 from bot.odds import advisor
 from bot.odds.advisor import best_defence, odds, play_out, policy, weigh
-from bot.odds.chain import Chain
+from bot.odds.chain import Chain, TooLong
 from rules.ancath.commands import Act, Defend
 from rules.ancath.state import Action, Defence, FightState, Need, Severity
 from rules.ancath.tables import Location
@@ -130,3 +130,21 @@ def test_policy_doubles_when_two_rolls_beat_one() -> None:
         Gob: first
     """)
     assert policy(state) == Act(0, Action.DOUBLE)  # 1-(0.35)^2 > 0.75
+
+
+def test_a_chain_interrupted_at_every_step_still_comes_to_the_same_value() -> None:
+    """Work done before a deadline is kept: a chain asked with no time at all, again and
+    again, gets there, and to the value of one asked without a deadline."""
+    state = fight("duel", warrior("Aine", "fairy", "countersword", shortsword=65,
+                                  countersword=55),
+                  warrior("Olaf", "free-clans", "greatsword", "axe", greatsword=70))
+    whole = Chain(0, state, policy, best_defence).value(state)
+    solver, calls = Chain(0, state, policy, best_defence), 0
+    while True:
+        calls += 1
+        try:
+            value = solver.value(state, deadline=0.0)
+            break
+        except TooLong:
+            assert calls < 1000
+    assert calls > 1 and value == whole
