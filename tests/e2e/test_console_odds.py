@@ -15,7 +15,7 @@ olaf !create Olaf free-clans axe shield
 
 
 def test_a_piped_odds_prints_its_answer_and_the_limits_hold(tmp_path: Path) -> None:
-    stdin = WARRIORS + ("ann !odds Olaf vs Gorbag\n"
+    stdin = WARRIORS + ("ann !odds Olaf vs Gorbag duel\n"
                         "bob !odds Olaf vs Gorbag\n"
                         "#side ann !odds Gorbag vs Olaf\n")
     result = subprocess.run(
@@ -31,5 +31,5 @@ def test_a_piped_odds_prints_its_answer_and_the_limits_hold(tmp_path: Path) -> N
     lines = result.stdout.splitlines()[2:]  # after the two warriors
     answers = [line for line in lines if line not in refusals]
     assert len(lines) == 3 and len(answers) == 1
-    assert re.fullmatch(r"#console ann: Olaf vs Gorbag \(practice\): Olaf wins \d+\.\d% "
+    assert re.fullmatch(r"#console ann: Olaf vs Gorbag \(duel\): Olaf wins \d+\.\d% "
                         r"\(exact; policy: !help odds\)", answers[0])

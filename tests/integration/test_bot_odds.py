@@ -125,9 +125,9 @@ def test_a_refused_request_does_not_count(club: Club) -> None:
     assert is_matchup(club.say("ann !odds Olaf vs Gorbag")[0])
 
 
-def fight(club: Club) -> None:
+def fight(club: Club, kind: str = "practice") -> None:
     """Olaf against Gorbag in #arena, Olaf to act on turn 1."""
-    club.say("olaf !challenge Gorbag")
+    club.say(f"olaf !challenge Gorbag {kind}")
     club.dice.push(50, 40)  # initiative: Olaf 50, Gorbag 40
     club.say("gob !accept")
     assert club.say("olaf !first")[-1].startswith("#arena Olaf acts first. Olaf (olaf) to act:")
@@ -210,7 +210,7 @@ def test_a_fight_is_worked_out_ahead_when_it_begins(club: Club) -> None:
     the requests (here, inline: before ``!accept`` returns)."""
     desk.attach(club.referee, InlineExecutor(), work_ahead=True)
     advisor.forget()
-    fight(club)
+    fight(club, "duel")
     table = club.referee.table("#arena").fight
     assert table is not None
     assert advisor.prepare(table.state, 0.0)  # solved at both ranges: no time needed
