@@ -20,17 +20,15 @@ a handful of nodes), or for a large one by Gauss-Seidel iteration to 1e-13.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
+from bot.odds.classes import classes
 from bot.odds.regular import Branches, Key, Regular, Won
 from rules.ancath import apply
 from rules.ancath.commands import Command, Roll
-from rules.ancath.damage import diverts, severity
-from rules.ancath.state import Action, Bonus, Defence, Fighter, FightState, Need, RollFor, succeeds
-from rules.ancath.tables import damage_result
+from rules.ancath.state import Action, Bonus, Defence, Fighter, FightState, Need, RollFor
 
 __all__ = ["Chain", "TooLong", "key", "roll_classes"]
 
@@ -73,65 +71,23 @@ def roll_classes(state: FightState) -> tuple[tuple[int, int], ...]:
     roll_for, chance, ctx = awaiting.roll_for, awaiting.chance or 0, state.context
     if roll_for is RollFor.INITIATIVE:
         first = state.initiative[0]
-        return _classes("initiative", None if awaiting.side == 0 else first)
+        return classes("initiative", None if awaiting.side == 0 else first)
     if roll_for is RollFor.ATTACK:
         assert ctx is not None
         weapon = next(s for s in ctx.strikes if s.roll is None).weapon
-        return _classes("attack", (chance, weapon))
+        return classes("attack", (chance, weapon))
     if roll_for is RollFor.TEST:
-        return _classes("test", chance)
+        return classes("test", chance)
     if roll_for is RollFor.DEFENCE:
         assert ctx is not None
         strike = next(s for s in ctx.strikes if s.hit and s.defence_roll is None)
         test_roll = (strike.roll or 0) if ctx.action is Action.TEST else 101
-        return _classes("defence", (chance, test_roll))
+        return classes("defence", (chance, test_roll))
     if roll_for is RollFor.DAMAGE:
         assert ctx is not None
         striker, target = state.fighters[ctx.actor], state.fighters[1 - ctx.actor]
-        return _classes("damage", (target.sheet.armour, striker.down, target.down))
-    return _classes("success", chance)  # manoeuvre, resist, stop
-
-
-@functools.cache
-def _classes(what: str, of: Hashable) -> tuple[tuple[int, int], ...]:
-    """The classes of one kind of roll (see :func:`roll_classes`), by what tells the
-    values apart: for an attack the chance and the weapon's damage rating (R6.2) and
-    81 or more (R4.10); a Test's exact roll (its defence compares, R4.4); for a defence
-    the chance and the Test roll; for damage the row and whether R6.3 diverts it;
-    for the second initiative roll how it compares with the first (R3.6)."""
-    answer: Callable[[int], Hashable]
-    if what == "initiative":
-        first = of if isinstance(of, int) else None
-        answer = (lambda v: v) if first is None else (lambda v: (v > first) - (v < first))
-    elif what == "attack":
-        assert isinstance(of, tuple)
-        chance, weapon = of
-        answer = lambda v: ((severity(v, weapon), False) if succeeds(v, chance)  # noqa: E731
-                            else (None, v >= 81))
-    elif what == "test":
-        assert isinstance(of, int)
-        answer = lambda v: v if succeeds(v, of) else 0  # noqa: E731
-    elif what == "defence":
-        assert isinstance(of, tuple)
-        chance, test_roll = of
-        answer = lambda v: (succeeds(v, chance), v > test_roll)  # noqa: E731
-    elif what == "damage":
-        assert isinstance(of, tuple)
-        armour, striker_down, target_down = of
-
-        def answer(v: int) -> Hashable:
-            hit = damage_result(armour, v)
-            return hit, diverts(hit, v, striker_down, target_down)
-    else:
-        assert isinstance(of, int)
-        answer = lambda v: succeeds(v, of)  # noqa: E731
-    first_value: dict[Hashable, int] = {}
-    count: dict[Hashable, int] = {}
-    for value in range(1, 101):
-        a = answer(value)
-        first_value.setdefault(a, value)
-        count[a] = count.get(a, 0) + 1
-    return tuple((first_value[a], count[a]) for a in first_value)
+        return classes("damage", (target.sheet.armour, striker.down, target.down))
+    return classes("success", chance)  # manoeuvre, resist, stop
 
 
 Payload = FightState | Key | Won

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import NamedTuple
 
+from bot.odds.classes import classes
 from rules.ancath.chances import TWO_HANDERS, attack_chance, defence_options, pair_rule
 from rules.ancath.chances import secondary_weapon as _secondary
 from rules.ancath.commands import Act, Command
@@ -95,24 +96,6 @@ _LEGS = (Location.RIGHT_LEG, Location.LEFT_LEG)
 _DISABLED = Severity.DISABLED
 
 
-def _share(test: Callable[[int], object]) -> dict[object, int]:
-    """How many of the d100's values give each answer of ``test``."""
-    out: dict[object, int] = {}
-    for value in range(1, 101):
-        answer = test(value)
-        out[answer] = out.get(answer, 0) + 1
-    return out
-
-
-def _rows(armour: Armour) -> list[tuple[int, int, Hit]]:
-    """The damage table's rows for an armour column split by the roll's parity (R6.3
-    reads it): (a roll of the class, how many rolls, the row)."""
-    classes: dict[tuple[Hit, bool], list[int]] = {}
-    for value in range(1, 101):
-        classes.setdefault((damage_result(armour, value), value % 2 == 0), []).append(value)
-    return [(values[0], len(values), row) for (row, _), values in classes.items()]
-
-
 class Regular:
     """The regular turns of one fight (its sheets, loadouts and kind fixed)."""
 
@@ -133,7 +116,7 @@ class Regular:
         self._wound: dict[tuple[object, ...], list[tuple[float, int, bool, bool]]] = {}
         self._free: dict[tuple[object, ...], int] = {}
         self._after: dict[tuple[object, ...], Next] = {}
-        self._table = [_rows(f.sheet.armour) for f in template.fighters]
+        self._armour = tuple(f.sheet.armour for f in template.fighters)
         self._loadout = tuple(WEAPON_ORDER.index(f.loadout.weapon) for f in template.fighters)
         self._drawn = tuple(WEAPON_ORDER.index(_secondary(f.sheet) or f.loadout.weapon)
                             for f in template.fighters)
@@ -235,10 +218,8 @@ class Regular:
         pair rule (R4.2): per the attacker's weapon and arms, the foe's weapon, range."""
         side = key.actor
         mine_id, theirs_id = self._sides(key, side)
-        mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
-        injuries = self.injuries[mine.injuries]
-        cache = (side, key.close, mine.weapon, theirs.weapon,
-                 injuries.get(_ARMS[0]), injuries.get(_ARMS[1]))
+        mine = self.dyns[mine_id]
+        cache = self._striking(side, key.close, mine, self.dyns[theirs_id])
         found = self._plans.get(cache)
         if found is None:
             state = self.state(key)
@@ -251,15 +232,20 @@ class Regular:
             found = self._plans[cache] = (action, chances, pair_rule(state.fighters[side]))
         return found
 
+    def _striking(self, side: int, close: bool, striker: Dyn, foe: Dyn) -> tuple[object, ...]:
+        """What a strike's chance reads (R4.1-R4.3, R4.9, R6.5): the striker's side,
+        weapon and arms, the foe's weapon, the range."""
+        injuries = self.injuries[striker.injuries]
+        return (side, close, striker.weapon, foe.weapon,
+                injuries.get(_ARMS[0]), injuries.get(_ARMS[1]))
+
     def _free_attack(self, key: Key, p: float) -> Branches:
         """The foe's free attack (R4.10), then the foe's turn."""
         side = key.actor
         foe = 1 - side
         mine_id, theirs_id = self._sides(key, side)
-        mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
-        injuries = self.injuries[theirs.injuries]
-        cache = (foe, key.close, theirs.weapon, mine.weapon,
-                 injuries.get(_ARMS[0]), injuries.get(_ARMS[1]))
+        theirs = self.dyns[theirs_id]
+        cache = self._striking(foe, key.close, theirs, self.dyns[mine_id])
         chance = self._free.get(cache)
         if chance is None:
             ctx = ActionContext(Action.FREE_ATTACK, foe, (Strike(WEAPON_ORDER[theirs.weapon]),))
@@ -297,7 +283,8 @@ class Regular:
                 return
             offered = defence_options(state, ActionContext(action, side, (Strike(arm),), used))
             choice = self.best(offered) if len(offered) > 1 else Defence.LUCK
-            held = sum(succeeds(v, offered[choice]) for v in range(1, 101)) / 100
+            chance = offered[choice]
+            held = sum(n for v, n in classes("success", chance) if succeeds(v, chance)) / 100
             if not free and choice is not Defence.LUCK:
                 used = used | {choice}
             if held:
@@ -305,19 +292,14 @@ class Regular:
             if held < 1:
                 defend(p * (1 - held), hits[1:], used, (*landed, hits[0]), high)
 
-        def attack(chance: int) -> Callable[[int], object]:
-            return lambda v: (severity(v, arm) is _DISABLED if succeeds(v, chance) else None,
-                              v >= 81)
-
-        rolls = [_share(attack(c)) for c in chances]
+        rolls = [[(severity(v, arm) is _DISABLED if succeeds(v, c) else None, v >= 81, n)
+                  for v, n in classes("attack", (c, arm))] for c in chances]
 
         def strike(i: int, p: float, hits: Landed, high: bool) -> None:
             if i == len(rolls):
                 defend(p, hits, frozenset(), (), high)
                 return
-            for answer, n in rolls[i].items():
-                assert isinstance(answer, tuple)
-                level, wild = answer
+            for level, wild, n in rolls[i]:
                 if level is None:
                     strike(i + 1, p * n / 100, hits, high or (i == 0 and wild))
                 else:
@@ -337,7 +319,7 @@ class Regular:
         if found is not None:
             return found
         merged: dict[int, float] = {}
-        rows = self._table[1 - side]
+        armour = self._armour[1 - side]
         duel = self.template.kind is Kind.DUEL
         loadout = self._loadout[1 - side]
 
@@ -347,7 +329,7 @@ class Regular:
                 merged[at] = merged.get(at, 0.0) + p
                 return
             for q, injuries, hurt, arm_lost in self._wounds(target.injuries, left[0],
-                                                            striker_down, rows):
+                                                            striker_down, armour):
                 if injuries < 0 or (duel and hurt):  # a kill, or first blood (R3.2)
                     merged[-1] = merged.get(-1, 0.0) + p * q
                     continue
@@ -361,11 +343,11 @@ class Regular:
         return found
 
     def _wounds(self, injuries_id: int, disabling: bool, striker_down: bool,
-                rows: list[tuple[int, int, Hit]]) -> list[tuple[float, int, bool, bool]]:
+                armour: Armour) -> list[tuple[float, int, bool, bool]]:
         """One hit's damage roll on the injuries ``injuries_id`` (R6.1-R6.4): (chance,
         the new injuries' id or -1 for a kill, whether it was a hit rather than No
         Effect (R3.2), whether it disabled the weapon arm)."""
-        cache = (injuries_id, disabling, striker_down, id(rows))
+        cache = (injuries_id, disabling, striker_down, armour)
         found = self._wound.get(cache)
         if found is not None:
             return found
@@ -373,7 +355,8 @@ class Regular:
         injuries = self.injuries[injuries_id]
         down = self._flags[injuries_id][3]
         merged: dict[tuple[int, bool, bool], float] = {}
-        for value, n, row in rows:
+        for value, n in classes("damage", (armour, striker_down, down)):
+            row = damage_result(armour, value)
             if diverts(row, value, striker_down, down):
                 harm = choose_leg(injuries, level)
             elif row.location is None:

@@ -20,14 +20,20 @@ def olaf_and_gorbag() -> tuple:
             warrior("Gorbag", "goblin", "club", "spear"))
 
 
-def test_forced_outcomes_are_exactly_0_and_1() -> None:
-    """A yield accepted ends the fight: exactly 0. With both arms disabled against an
-    armed foe a warrior loses whatever the dice: exactly 0 for them, 1 for the foe."""
+def olaf_to_act() -> FightState:
+    """A duel of Olaf and Gorbag, Olaf to act first."""
     state, _ = play(fight("duel", *olaf_and_gorbag()), """
         Olaf rolls 60
         Gorbag rolls 20
         Olaf: first
     """)
+    return state
+
+
+def test_forced_outcomes_are_exactly_0_and_1() -> None:
+    """A yield accepted ends the fight: exactly 0. With both arms disabled against an
+    armed foe a warrior loses whatever the dice: exactly 0 for them, 1 for the foe."""
+    state = olaf_to_act()
     assert dict(weigh(state))[Act(0, Action.YIELD)] == 0.0
     armless = _hurt(state, 0, {Location.WEAPON_ARM: Severity.DISABLED,
                                Location.OFF_ARM: Severity.DISABLED})
@@ -49,22 +55,14 @@ def test_the_two_sides_chances_add_up_to_one() -> None:
 
 
 def test_the_same_position_asked_twice_gets_the_same_figures() -> None:
-    state, _ = play(fight("duel", *olaf_and_gorbag()), """
-        Olaf rolls 60
-        Gorbag rolls 20
-        Olaf: first
-    """)
+    state = olaf_to_act()
     first = weigh(state)
     advisor._chains.clear()
     assert weigh(state) == first
 
 
 def test_each_move_open_is_weighed() -> None:
-    state, _ = play(fight("duel", *olaf_and_gorbag()), """
-        Olaf rolls 60
-        Gorbag rolls 20
-        Olaf: first
-    """)
+    state = olaf_to_act()
     weighed = weigh(state)
     assert [move for move, _ in weighed][:2] == [Act(0, Action.ATTACK), Act(0, Action.PRESS)]
     assert all(0.0 <= chance <= 1.0 for _, chance in weighed)
