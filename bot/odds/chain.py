@@ -12,32 +12,32 @@ weighted by the class's size. Regular turns, most of a fight, take the fast path
 fast path against the engine, on positions from random fights.
 
 States that differ only in what no rule reads are one node (:func:`key`: the turn
-counts only relative to a Test bonus). Injuries only grow, so the chain's cycles are
-short (a round of misses comes back to the same node): the values are solved per
-strongly connected component, children first: by Gaussian elimination (a component is
-a handful of nodes), or for a large one by Gauss-Seidel iteration to 1e-13.
+counts only relative to a Test bonus). The values solve as one sparse linear system
+(:func:`solve`, with SciPy: the chain's shape makes it block triangular).
 """
 
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
+import numpy as np
+from scipy.sparse import csr_array, eye_array
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import splu
+
 from bot.odds.classes import classes
-from bot.odds.regular import Branches, Key, Regular, Won
+from bot.odds.regular import WON, Branches, Regular, Won
 from rules.ancath import apply
 from rules.ancath.commands import Command, Roll
 from rules.ancath.state import Action, Bonus, Defence, Fighter, FightState, Need, RollFor
 
-__all__ = ["Chain", "TooLong", "key", "roll_classes"]
+__all__ = ["Chain", "TooLong", "key", "roll_classes", "solve"]
 
-TOLERANCE = 1e-13
-"""A large component's iteration stops when no value moved by more than this."""
 UNSOLVED = -1.0
 """The value of a node not solved yet (a chance is never negative)."""
-DIRECT = 60
-"""Components up to this many nodes are solved by elimination."""
 
 
 class TooLong(Exception):
@@ -90,7 +90,8 @@ def roll_classes(state: FightState) -> tuple[tuple[int, int], ...]:
     return classes("success", chance)  # manoeuvre, resist, stop
 
 
-Payload = FightState | Key | Won
+Payload = FightState | int | Won
+"""What a node is grown from: an engine state, a regular key, or an end."""
 
 
 @dataclass
@@ -106,16 +107,17 @@ class Chain:
     applies: int = 0
     """Engine steps taken (the slow path)."""
     ids: dict[Hashable, int] = field(default_factory=dict)
-    edges: list[list[tuple[float, int]]] = field(default_factory=list)
     values: list[float] = field(default_factory=list)
     """Per node id its value, or :data:`UNSOLVED`."""
     regular: Regular = field(init=False)
-    _stack: list[tuple[int, Payload]] = field(default_factory=list)
+    _stack: list[tuple[int, FightState | int]] = field(default_factory=list)
     """Nodes added but not yet expanded."""
     _solved: int = 0
-    """Every node below this id has its value or waits in ``_pending``."""
-    _pending: list[list[int]] = field(default_factory=list)
-    """Components found but not solved yet, the next to solve last."""
+    """Every node below this id has its value."""
+    _rows: array[int] = field(default_factory=lambda: array("q"))
+    _cols: array[int] = field(default_factory=lambda: array("q"))
+    _probs: array[float] = field(default_factory=lambda: array("d"))
+    """The steps of the nodes grown since the last solve: from, to, chance."""
 
     def __post_init__(self) -> None:
         self.regular = Regular(self.template, self.decide, self.best)
@@ -126,16 +128,16 @@ class Chain:
         work done: the next call goes on from there."""
         node, payload = self._node(state)
         if node not in self.ids:
-            self._stack.append((self._add(node, payload), payload))
+            self._add(node, payload)
         self._grow(deadline)
-        self._solve(deadline)
+        self._solve()
         solved = self.values[self.ids[node]]
         assert solved != UNSOLVED
         return solved
 
     def _node(self, state: FightState) -> tuple[Hashable, Payload]:
         if state.outcome is not None:
-            won = Won(state.outcome.winner)
+            won = WON[state.outcome.winner] if state.outcome.winner is not None else Won(None)
             return won, won
         regular = self.regular.key(state)
         if regular is not None:
@@ -144,16 +146,14 @@ class Chain:
 
     def _add(self, node: Hashable, payload: Payload) -> int:
         index = self.ids[node] = len(self.values)
-        self.edges.append([])
         if isinstance(payload, Won):
             self.values.append(1.0 if payload.winner == self.side else 0.0)
         else:
             self.values.append(UNSOLVED)
+            self._stack.append((index, payload))
         return index
 
-    def _successors(self, payload: FightState | Key) -> Branches:
-        if isinstance(payload, Key):
-            return self.regular.turn(payload)
+    def _successors(self, payload: FightState) -> Branches:
         awaiting = payload.awaiting
         assert awaiting is not None
         self.applies += 1
@@ -166,163 +166,65 @@ class Chain:
 
     def _grow(self, deadline: float) -> None:
         """Add every node reachable from the nodes waiting on the stack."""
-        ids, edges, stack = self.ids, self.edges, self._stack
+        ids, stack, turn = self.ids, self._stack, self.regular.turn
+        rows, cols, probs = self._rows.append, self._cols.append, self._probs.append
         expanded = 0
         while stack:
             expanded += 1
             if expanded % 256 == 0 and time.perf_counter() > deadline:
                 raise TooLong
             at, current = stack.pop()
-            if isinstance(current, Won):
-                continue
-            merged: dict[int, float] = {}
-            for p, child in self._successors(current):
+            branches = turn(current) if isinstance(current, int) else self._successors(current)
+            for p, child in branches:
                 if isinstance(child, FightState):
-                    k, child = self._node(child)
+                    node, child = self._node(child)
                 else:
-                    k = child
-                index = ids.get(k)
+                    node = child
+                index = ids.get(node)
                 if index is None:
-                    index = self._add(k, child)
-                    stack.append((index, child))
-                merged[index] = merged.get(index, 0.0) + p
-            edges[at] = [(p, i) for i, p in merged.items()]
+                    index = self._add(node, child)
+                rows(at)
+                cols(index)
+                probs(p)
 
-    def _solve(self, deadline: float) -> None:
-        """Values for the nodes grown since the last solve: components children first
-        (Tarjan), found once and solved until the deadline (the components left keep for
-        the next call; nodes grown since can only lead into them). Solved nodes drop
-        their edges: only their value is read again."""
-        pending = self._pending
-        while True:
-            if not pending:
-                unsolved = [i for i in range(self._solved, len(self.values))
-                            if self.values[i] == UNSOLVED]
-                self._solved = len(self.values)
-                if not unsolved:
-                    break
-                pending.extend(reversed(_components(unsolved, self.edges, self.values)))
-            count = 0
-            while pending:
-                count += 1
-                if count % 1024 == 0 and time.perf_counter() > deadline:
-                    raise TooLong
-                component = pending.pop()
-                self._iterate(component)
-                for i in component:
-                    self.edges[i] = []
+    def _solve(self) -> None:
+        """Values for the nodes grown since the last solve (their steps lead to them or
+        to nodes solved before), then the steps are dropped: only values are read again."""
+        base = self._solved
+        if base == len(self.values):
+            return
+        self.values[base:] = solve(base, self.values, self._rows, self._cols, self._probs)
+        self._solved = len(self.values)
+        del self._rows[:], self._cols[:], self._probs[:]
         self.regular.settle()
 
-    def _iterate(self, component: list[int]) -> None:
-        """Solve one component: a lone node at once, a small one by elimination, a
-        large one by Gauss-Seidel iteration."""
-        values, edges = self.values, self.edges
-        todo = [i for i in component if values[i] == UNSOLVED]
-        if not todo:
-            return
-        if len(todo) == 1:
-            i = todo[0]
-            loop, rest = 0.0, 0.0
-            for p, j in edges[i]:
-                if j == i:
-                    loop += p
-                else:
-                    rest += p * values[j]
-            values[i] = rest / (1 - loop)
-            return
-        if len(todo) <= DIRECT:
-            for i, v in zip(todo, _eliminate(todo, edges, values), strict=True):
-                values[i] = v
-            return
-        for i in todo:
-            values[i] = 0.0
-        while True:
-            moved = 0.0
-            for i in todo:
-                v = sum(p * values[j] for p, j in edges[i])
-                moved = max(moved, abs(v - values[i]))
-                values[i] = v
-            if moved <= TOLERANCE:
-                return
 
-
-def _eliminate(todo: list[int], edges: list[list[tuple[float, int]]],
-               values: list[float]) -> list[float]:
-    """Solve ``v = P v + b`` on the nodes ``todo`` by Gaussian elimination (partial
-    pivoting); ``b`` comes from the edges that leave them, to solved nodes."""
-    n = len(todo)
-    where = {node: k for k, node in enumerate(todo)}
-    rows = []
-    for node in todo:
-        row = [0.0] * (n + 1)
-        row[where[node]] = 1.0
-        for p, j in edges[node]:
-            k = where.get(j)
-            if k is None:
-                row[n] += p * values[j]
-            else:
-                row[k] -= p
-        rows.append(row)
-    for col in range(n):
-        pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
-        rows[col], rows[pivot] = rows[pivot], rows[col]
-        head = rows[col]
-        for r in range(n):
-            if r != col and rows[r][col]:
-                factor = rows[r][col] / head[col]
-                target = rows[r]
-                for c in range(col, n + 1):
-                    target[c] -= factor * head[c]
-    return [rows[k][n] / rows[k][k] for k in range(n)]
-
-
-def _components(nodes: list[int], edges: list[list[tuple[float, int]]],
-                values: list[float]) -> list[list[int]]:
-    """Strongly connected components of the unsolved ``nodes`` (solved nodes left out),
-    each after every component it reaches (Tarjan, without recursion)."""
-    index: dict[int, int] = {}
-    low: dict[int, int] = {}
-    on_stack: set[int] = set()
-    stack: list[int] = []
-    out: list[list[int]] = []
-    counter = 0
-    for start in nodes:
-        if start in index:
-            continue
-        work: list[tuple[int, int]] = [(start, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                index[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on_stack.add(v)
-            out_edges = edges[v]
-            recurse = False
-            while i < len(out_edges):
-                w = out_edges[i][1]
-                i += 1
-                if values[w] != UNSOLVED:
-                    continue
-                if w not in index:
-                    work.append((v, i))
-                    work.append((w, 0))
-                    recurse = True
-                    break
-                if w in on_stack:
-                    low[v] = min(low[v], index[w])
-            if recurse:
-                continue
-            if low[v] == index[v]:
-                component = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    component.append(w)
-                    if w == v:
-                        break
-                out.append(component)
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[v])
-    return out
+def solve(base: int, values: list[float], rows: array[int], cols: array[int],
+          probs: array[float]) -> list[float]:
+    """The values of the nodes from ``base`` on: ``v = P v + b``, where ``P`` holds the
+    steps among them and ``b`` the steps to the nodes below ``base`` (solved) and the
+    ends' own values. Injuries only grow, so the chain's cycles are short (a round of
+    misses comes back to the same node): ordered by strongly connected component, the
+    system is block triangular with small blocks, and a sparse LU factorisation without
+    pivoting (``I - P`` is an M-matrix, for which that is stable) solves it exactly in
+    floating point, with no fill-in outside the blocks."""
+    count = len(values) - base
+    frm = np.frombuffer(rows, dtype=np.int64) - base
+    to = np.frombuffer(cols, dtype=np.int64)
+    chance = np.frombuffer(probs, dtype=np.float64)
+    known = np.asarray(values, dtype=np.float64)
+    old = to < base
+    b = np.bincount(frm[old], weights=chance[old] * known[to[old]], minlength=count)
+    fresh = known[base:]
+    ends = fresh != UNSOLVED
+    b[ends] = fresh[ends]
+    new = ~old
+    step = csr_array((chance[new], (frm[new], to[new] - base)), shape=(count, count))
+    _, labels = connected_components(step, directed=True, connection="strong")
+    order = np.argsort(labels, kind="stable")
+    system = (eye_array(count, format="csr") - step)[order][:, order]
+    factor = splu(system.tocsc(), permc_spec="NATURAL", diag_pivot_thresh=0.0)
+    out = np.empty(count)
+    out[order] = factor.solve(b[order])
+    result: list[float] = out.tolist()
+    return result

@@ -2,7 +2,7 @@
 
 Most of a fight under the policy is regular turns: the side to act chooses an action in
 a started fight, with no flight under way and no Test bonus held. Such a state is a
-small key (:class:`Key`); its successors are built from parts cached per chain, each
+small int (:func:`encode`); its successors are built from parts cached per chain, each
 worked out once with the engine's own functions (``attack_chance``, ``defence_options``,
 ``severity``, ``damage_result``, ``diverts``, ``injure``, ``choose_leg``,
 ``secondary_weapon``) and the advisor's policy:
@@ -48,7 +48,7 @@ from rules.ancath.state import (
 )
 from rules.ancath.tables import WEAPONS, Armour, Hit, Location, Weapon, damage_result
 
-__all__ = ["WEAPON_ORDER", "Dyn", "Key", "Regular", "Won"]
+__all__ = ["WEAPON_ORDER", "Dyn", "Regular", "Won", "decode", "encode"]
 
 WEAPON_ORDER = tuple(Weapon)
 """Weapons by number: keys of ints hash fast (an enum member hashes in Python code)."""
@@ -67,16 +67,20 @@ class Dyn(NamedTuple):
     dodge_only: bool
 
 
-class Key(NamedTuple):
-    """A regular state: ``actor`` is to choose an action."""
+SHIFT = 20
+"""Bits of a regular key for the defender's :class:`Dyn` id (a chain has far fewer)."""
 
-    actor: int
-    close: bool
-    """At close quarters (R4.9)."""
-    first: int
-    """The challenger's :class:`Dyn`, by its id in :attr:`Regular.dyns`."""
-    second: int
-    """The defender's."""
+
+def encode(actor: int, close: bool, first: int, second: int) -> int:
+    """A regular state's key: ``actor`` is to choose an action, at close quarters or
+    not (R4.9), the challenger's and the defender's :class:`Dyn` by their ids in
+    :attr:`Regular.dyns`. An int, since a chain hashes keys millions of times."""
+    return ((first << SHIFT | second) << 2) | (close << 1) | actor
+
+
+def decode(key: int) -> tuple[int, bool, int, int]:
+    """(actor, close, first, second) of a key made by :func:`encode`."""
+    return key & 1, bool(key & 2), key >> (SHIFT + 2), (key >> 2) & ((1 << SHIFT) - 1)
 
 
 class Won(NamedTuple):
@@ -85,7 +89,9 @@ class Won(NamedTuple):
     winner: int | None
 
 
-Next = Key | Won | FightState
+WON = (Won(0), Won(1))
+
+Next = int | Won | FightState
 """Where a regular turn leads: another regular state, an end, or an irregular state."""
 Branches = list[tuple[float, Next]]
 Landed = tuple[bool, ...]
@@ -115,7 +121,8 @@ class Regular:
         self._harm: dict[tuple[object, ...], list[tuple[float, int]]] = {}
         self._wound: dict[tuple[object, ...], list[tuple[float, int, bool, bool]]] = {}
         self._free: dict[tuple[object, ...], int] = {}
-        self._after: dict[tuple[object, ...], Next] = {}
+        self._merged: dict[tuple[object, ...], tuple[list[tuple[float, int]], float]] = {}
+        self._after: dict[int, Next] = {}
         self._armour = tuple(f.sheet.armour for f in template.fighters)
         self._loadout = tuple(WEAPON_ORDER.index(f.loadout.weapon) for f in template.fighters)
         self._drawn = tuple(WEAPON_ORDER.index(_secondary(f.sheet) or f.loadout.weapon)
@@ -136,8 +143,8 @@ class Regular:
             self._flags.append((arms[0], arms[1], all(arms), down))
         return found
 
-    def key(self, state: FightState) -> Key | None:
-        """The regular key of ``state``, or None when it is not regular."""
+    def key(self, state: FightState) -> int | None:
+        """The regular key of ``state`` (:func:`encode`), or None when it is not regular."""
         awaiting = state.awaiting
         if (awaiting is None or awaiting.need is not Need.ACTION or not state.started
                 or state.context is not None or state.fleeing is not None
@@ -151,7 +158,7 @@ class Regular:
         first, second = (self.dyn_id(Dyn(self._id(f.injuries), WEAPON_ORDER.index(f.weapon),
                                          f.press_penalty, f.pair_doubled, f.must_draw,
                                          f.dodge_only)) for f in fighters)
-        return Key(awaiting.side, state.range is Range.CLOSE, first, second)
+        return encode(awaiting.side, state.range is Range.CLOSE, first, second)
 
     def dyn_id(self, dyn: Dyn) -> int:
         found = self._dyn_ids.get(dyn)
@@ -160,16 +167,18 @@ class Regular:
             self.dyns.append(dyn)
         return found
 
-    def state(self, key: Key) -> FightState:
+    def state(self, key: int) -> FightState:
         """The engine's state for ``key`` (the template's sheets, loadouts and turn)."""
+        actor, close, first, second = decode(key)
         fighters = tuple(
             replace(f, injuries=self.injuries[d.injuries], weapon=WEAPON_ORDER[d.weapon],
                     press_penalty=d.press_penalty, pair_doubled=d.pair_doubled,
                     must_draw=d.must_draw, dodge_only=d.dodge_only, bonus=None, earned=None)
-            for f, d in zip(self.template.fighters, self._pair(key), strict=True))
-        where = Range.CLOSE if key.close else Range.STANDARD
+            for f, d in zip(self.template.fighters, (self.dyns[first], self.dyns[second]),
+                            strict=True))
+        where = Range.CLOSE if close else Range.STANDARD
         return replace(self.template, fighters=(fighters[0], fighters[1]), range=where,
-                       awaiting=Awaiting(key.actor, Need.ACTION), actor=key.actor,
+                       awaiting=Awaiting(actor, Need.ACTION), actor=actor,
                        started=True, initiative=(None, None), fleeing=None, context=None,
                        outcome=None)
 
@@ -180,21 +189,15 @@ class Regular:
 
     # -- a turn ------------------------------------------------------------------------
 
-    def _pair(self, key: Key) -> tuple[Dyn, Dyn]:
-        return self.dyns[key.first], self.dyns[key.second]
-
-    def _sides(self, key: Key, side: int) -> tuple[int, int]:
-        """The ids of ``side``'s and the foe's :class:`Dyn`."""
-        return (key.first, key.second) if side == 0 else (key.second, key.first)
-
-    def turn(self, key: Key) -> Branches:
-        """Where the actor's turn leads, with its chances (not merged)."""
-        side = key.actor
-        mine_id, theirs_id = self._sides(key, side)
-        mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
+    def turn(self, key: int) -> Branches:
+        """Where the actor's turn leads, with its chances (a target may come twice)."""
+        side, close, first, second = decode(key)
+        mine_id, theirs_id = (first, second) if side == 0 else (second, first)
+        dyns = self.dyns
+        mine, theirs = dyns[mine_id], dyns[theirs_id]
         if self._flags[mine.injuries][2]:
-            return [(1.0, Won(1 - side))]  # armless against an armed foe: see above
-        action, chances, pair = self._plan(key)
+            return [(1.0, WON[1 - side])]  # armless against an armed foe: see above
+        action, chances, pair = self._plan(key, side, close, mine, theirs)
         after = mine_id
         if action is Action.DOUBLE:
             after = self.dyn_id(mine._replace(pair_doubled=True) if pair
@@ -202,24 +205,19 @@ class Regular:
         free = (action is Action.ATTACK and self._slow[mine.weapon]
                 and not self._slow[theirs.weapon] and not theirs.must_draw
                 and not self._flags[theirs.injuries][2])  # R4.10
-        down = self._flags[mine.injuries][3]
-        out: Branches = []
-        for p, landed, high_miss in self._hits(key, side, chances, False):
-            if high_miss and free:
-                out += self._free_attack(key, p)
-                continue
-            for q, hurt in self._harms(side, down, theirs_id, landed):
-                out.append((p * q, Won(side) if hurt < 0 else self._next(key.close, side, after,
-                                                                         hurt)))
+        hurts, high = self._outcomes(key, side, chances, mine, False, free, theirs_id)
+        follow, won = self._next, WON[side]
+        out: Branches = [(p, won if hurt < 0 else follow(close, side, after, hurt))
+                         for p, hurt in hurts]
+        if high:
+            out += self._free_attack(key, side, close, mine_id, theirs_id, high)
         return out
 
-    def _plan(self, key: Key) -> tuple[Action, tuple[int, ...], bool]:
+    def _plan(self, key: int, side: int, close: bool, mine: Dyn,
+              theirs: Dyn) -> tuple[Action, tuple[int, ...], bool]:
         """The policy's action, its strikes' chances, and whether it Doubles by the
         pair rule (R4.2): per the attacker's weapon and arms, the foe's weapon, range."""
-        side = key.actor
-        mine_id, theirs_id = self._sides(key, side)
-        mine = self.dyns[mine_id]
-        cache = self._striking(side, key.close, mine, self.dyns[theirs_id])
+        cache = self._striking(side, close, mine, theirs)
         found = self._plans.get(cache)
         if found is None:
             state = self.state(key)
@@ -239,30 +237,51 @@ class Regular:
         return (side, close, striker.weapon, foe.weapon,
                 injuries.get(_ARMS[0]), injuries.get(_ARMS[1]))
 
-    def _free_attack(self, key: Key, p: float) -> Branches:
-        """The foe's free attack (R4.10), then the foe's turn."""
-        side = key.actor
+    def _outcomes(self, key: int, side: int, chances: tuple[int, ...], striker: Dyn,
+                  free: bool, answered: bool, target: int) -> tuple[list[tuple[float, int]],
+                                                                    float]:
+        """What ``side``'s strikes do to the foe's :class:`Dyn` ``target``: the new ids
+        with their chances (-1: the fight ends in ``side``'s favour), merged over the hits
+        that land; and, when a miss of 81 or more is ``answered`` by a free attack
+        (R4.10), that miss's chance, left out of the list. ``free``: this is the free
+        attack."""
+        down = self._flags[striker.injuries][3]
+        cache = (side, chances, striker.weapon, free, answered, down, target)
+        found = self._merged.get(cache)
+        if found is None:
+            merged: dict[int, float] = {}
+            high = 0.0
+            for p, landed, high_miss in self._hits(key, side, chances, free):
+                if high_miss and answered:
+                    high += p
+                    continue
+                for q, hurt in self._harms(side, down, target, landed):
+                    merged[hurt] = merged.get(hurt, 0.0) + p * q
+            found = self._merged[cache] = ([(p, t) for t, p in merged.items()], high)
+        return found
+
+    def _free_attack(self, key: int, side: int, close: bool, mine_id: int, theirs_id: int,
+                     p: float) -> Branches:
+        """The foe's free attack (R4.10), after ``side``'s miss of chance ``p``; then the
+        foe's turn."""
         foe = 1 - side
-        mine_id, theirs_id = self._sides(key, side)
-        theirs = self.dyns[theirs_id]
-        cache = self._striking(foe, key.close, theirs, self.dyns[mine_id])
+        mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
+        cache = self._striking(foe, close, theirs, mine)
         chance = self._free.get(cache)
         if chance is None:
             ctx = ActionContext(Action.FREE_ATTACK, foe, (Strike(WEAPON_ORDER[theirs.weapon]),))
             chance = self._free[cache] = attack_chance(self.state(key), ctx, 0)
-        down = self._flags[theirs.injuries][3]
-        out: Branches = []
-        for q, landed, _ in self._hits(key._replace(actor=foe), foe, (chance,), True):
-            for r, hurt in self._harms(foe, down, mine_id, landed):
-                out.append((p * q * r, Won(foe) if hurt < 0 else self._next(key.close, side, hurt,
-                                                                            theirs_id)))
-        return out
+        hurts, _ = self._outcomes(key ^ 1, foe, (chance,), theirs, True, False, mine_id)
+        follow, won = self._next, WON[foe]
+        return [(p * q, won if hurt < 0 else follow(close, side, hurt, theirs_id))
+                for q, hurt in hurts]
 
-    def _hits(self, key: Key, side: int, chances: tuple[int, ...],
+    def _hits(self, key: int, side: int, chances: tuple[int, ...],
               free: bool) -> list[tuple[float, Landed, bool]]:
         """The hits that get through the defences, with their chances, and whether the
-        first strike missed with 81 or more (R4.10)."""
-        mine_id, theirs_id = self._sides(key, side)
+        first strike missed with 81 or more (R4.10). ``key``'s actor is ``side``."""
+        _, _, first, second = decode(key)
+        mine_id, theirs_id = (first, second) if side == 0 else (second, first)
         weapon = self.dyns[mine_id].weapon
         foe = self.dyns[theirs_id]
         flags = self._flags[foe.injuries]
@@ -377,7 +396,7 @@ class Regular:
     def _next(self, close: bool, side: int, mine: int, theirs: int) -> Next:
         """The turns after ``side``'s: flags cleared and weapons drawn (R5.4, R4.2,
         R6.5) until someone must choose an action."""
-        cache = (close, side, mine, theirs)
+        cache = ((mine << SHIFT | theirs) << 2) | (close << 1) | side
         found = self._after.get(cache)
         if found is not None:
             return found
@@ -393,7 +412,7 @@ class Regular:
                 continue
             dyns[actor] = d._replace(must_draw=False, dodge_only=False)
             break
-        following = Key(actor, close, self.dyn_id(dyns[0]), self.dyn_id(dyns[1]))
+        following = encode(actor, close, self.dyn_id(dyns[0]), self.dyn_id(dyns[1]))
         both = self._flags[dyns[0].injuries][2] and self._flags[dyns[1].injuries][2]
         found = self._after[cache] = self.state(following) if both else following
         return found
