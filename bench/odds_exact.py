@@ -27,6 +27,7 @@ steps, and stops at a decision: that is the position. Figures, one per line:
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
 import random
 import statistics
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     kinds = tuple(Kind(k) for k in args.kind) if args.kind else KINDS
     drawn = positions(args.positions, args.seed, kinds)
+    importlib.import_module("bot.odds.linear")  # as the worker does when it starts
     matchup, cold, warm, nodes, ahead = [], [], [], [], []
     for first, position in drawn:
         advisor.forget()

@@ -107,6 +107,7 @@ class Referee:
                 log.error("fight %d in %s: its due rolls were not made: %s",
                           fight.id, fight.channel, error)
             play.restart_timer(self, table)   # the time to decide starts again (R7.4)
+            advice.foresee(self, fight)   # its odds worked out ahead again, from here
         challenges.resume_challenges(self)
         for problem in problems:
             log.error("not resumed: %s", problem)

@@ -13,7 +13,7 @@ fast path against the engine, on positions from random fights.
 
 States that differ only in what no rule reads are one node (:func:`key`: the turn
 counts only relative to a Test bonus). The values solve as one sparse linear system
-(:func:`solve`, with SciPy: the chain's shape makes it block triangular).
+(:func:`bot.odds.linear.solve`).
 """
 
 from __future__ import annotations
@@ -23,21 +23,17 @@ from array import array
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
-import numpy as np
-from scipy.sparse import csr_array, eye_array
-from scipy.sparse.csgraph import connected_components
-from scipy.sparse.linalg import splu
-
 from bot.odds.classes import classes
-from bot.odds.regular import WON, Branches, Regular, Won
+from bot.odds.regular import WON, Next, Regular, Won
 from rules.ancath import apply
 from rules.ancath.commands import Command, Roll
 from rules.ancath.state import Action, Bonus, Defence, Fighter, FightState, Need, RollFor
 
-__all__ = ["Chain", "TooLong", "key", "roll_classes", "solve"]
+__all__ = ["Chain", "TooLong", "key", "roll_classes"]
 
 UNSOLVED = -1.0
-"""The value of a node not solved yet (a chance is never negative)."""
+"""The value of a node not solved yet (a chance is never negative; as in
+:mod:`bot.odds.linear`, which this module imports only to solve)."""
 
 
 class TooLong(Exception):
@@ -109,7 +105,7 @@ class Chain:
     ids: dict[Hashable, int] = field(default_factory=dict)
     values: list[float] = field(default_factory=list)
     """Per node id its value, or :data:`UNSOLVED`."""
-    regular: Regular = field(init=False)
+    regular: Regular[int] = field(init=False)
     _stack: list[tuple[int, FightState | int]] = field(default_factory=list)
     """Nodes added but not yet expanded."""
     _solved: int = 0
@@ -120,7 +116,7 @@ class Chain:
     """The steps of the nodes grown since the last solve: from, to, chance."""
 
     def __post_init__(self) -> None:
-        self.regular = Regular(self.template, self.decide, self.best)
+        self.regular = Regular(self.template, self.decide, self.best, self._place)
 
     def value(self, state: FightState, deadline: float = float("inf")) -> float:
         """The chance that ``side`` wins from ``state``. When the deadline (of
@@ -153,39 +149,44 @@ class Chain:
             self._stack.append((index, payload))
         return index
 
-    def _successors(self, payload: FightState) -> Branches:
+    def _place(self, target: Next) -> int:
+        """The node id of ``target``, added if new."""
+        if isinstance(target, FightState):
+            node, payload = self._node(target)
+        else:
+            node = payload = target
+        index = self.ids.get(node)
+        return self._add(node, payload) if index is None else index
+
+    def _successors(self, payload: FightState) -> list[tuple[float, FightState]]:
         awaiting = payload.awaiting
         assert awaiting is not None
         self.applies += 1
         if awaiting.need is not Need.ROLL:
             return [(1.0, apply(payload, self.decide(payload))[0])]
-        out: Branches = []
+        out: list[tuple[float, FightState]] = []
         for value, count in roll_classes(payload):
             out.append((count / 100, apply(payload, Roll(awaiting.side, value))[0]))
         return out
 
     def _grow(self, deadline: float) -> None:
         """Add every node reachable from the nodes waiting on the stack."""
-        ids, stack, turn = self.ids, self._stack, self.regular.turn
-        rows, cols, probs = self._rows.append, self._cols.append, self._probs.append
+        stack, turn, place = self._stack, self.regular.turn, self._place
+        rows, cols, probs = self._rows.extend, self._cols.extend, self._probs.extend
         expanded = 0
         while stack:
             expanded += 1
             if expanded % 256 == 0 and time.perf_counter() > deadline:
                 raise TooLong
             at, current = stack.pop()
-            branches = turn(current) if isinstance(current, int) else self._successors(current)
-            for p, child in branches:
-                if isinstance(child, FightState):
-                    node, child = self._node(child)
-                else:
-                    node = child
-                index = ids.get(node)
-                if index is None:
-                    index = self._add(node, child)
-                rows(at)
-                cols(index)
-                probs(p)
+            if isinstance(current, int):
+                ps, targets = turn(current)
+            else:
+                steps = self._successors(current)
+                ps, targets = [p for p, _ in steps], [place(child) for _, child in steps]
+            rows([at] * len(ps))
+            cols(targets)
+            probs(ps)
 
     def _solve(self) -> None:
         """Values for the nodes grown since the last solve (their steps lead to them or
@@ -193,38 +194,9 @@ class Chain:
         base = self._solved
         if base == len(self.values):
             return
-        self.values[base:] = solve(base, self.values, self._rows, self._cols, self._probs)
+        from bot.odds import linear  # SciPy: a second's import the bot itself never needs
+
+        self.values[base:] = linear.solve(base, self.values, self._rows, self._cols, self._probs)
         self._solved = len(self.values)
         del self._rows[:], self._cols[:], self._probs[:]
         self.regular.settle()
-
-
-def solve(base: int, values: list[float], rows: array[int], cols: array[int],
-          probs: array[float]) -> list[float]:
-    """The values of the nodes from ``base`` on: ``v = P v + b``, where ``P`` holds the
-    steps among them and ``b`` the steps to the nodes below ``base`` (solved) and the
-    ends' own values. Injuries only grow, so the chain's cycles are short (a round of
-    misses comes back to the same node): ordered by strongly connected component, the
-    system is block triangular with small blocks, and a sparse LU factorisation without
-    pivoting (``I - P`` is an M-matrix, for which that is stable) solves it exactly in
-    floating point, with no fill-in outside the blocks."""
-    count = len(values) - base
-    frm = np.frombuffer(rows, dtype=np.int64) - base
-    to = np.frombuffer(cols, dtype=np.int64)
-    chance = np.frombuffer(probs, dtype=np.float64)
-    known = np.asarray(values, dtype=np.float64)
-    old = to < base
-    b = np.bincount(frm[old], weights=chance[old] * known[to[old]], minlength=count)
-    fresh = known[base:]
-    ends = fresh != UNSOLVED
-    b[ends] = fresh[ends]
-    new = ~old
-    step = csr_array((chance[new], (frm[new], to[new] - base)), shape=(count, count))
-    _, labels = connected_components(step, directed=True, connection="strong")
-    order = np.argsort(labels, kind="stable")
-    system = (eye_array(count, format="csr") - step)[order][:, order]
-    factor = splu(system.tocsc(), permc_spec="NATURAL", diag_pivot_thresh=0.0)
-    out = np.empty(count)
-    out[order] = factor.solve(b[order])
-    result: list[float] = out.tolist()
-    return result

@@ -16,7 +16,12 @@ worked out once with the engine's own functions (``attack_chance``, ``defence_op
 So this module writes down, a second time and in the engine's order, what a regular
 turn reads of the state; ``tests/unit/test_odds_exact.py`` checks its transitions
 against the engine's ``apply`` on positions from random fights, so the two cannot drift
-apart. One more step is derived: a side with both arms disabled whose foe still has an
+apart. One symmetry is used: no rule tells the legs apart (the damage table gives each
+the same number of values in every armour column, R6.1; R6.3 and R6.4 treat both alike,
+the right one first only on a tie; a leg is named only in refusals), so injuries that
+mirror each other leg for leg are one, kept with the worse leg on the right (a mortal
+fight has 93 kinds of injuries a side instead of 140, a chain 2.3 times fewer nodes).
+One more step is derived: a side with both arms disabled whose foe still has an
 arm loses under the policy whatever the dice (it flees or yields, and the foe strikes,
 stops the flight or accepts; the test checks that too). Anything else (the first
 action, a flight, a bonus, both sides armless) goes through the engine step by step.
@@ -26,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Generic, NamedTuple, TypeVar
 
 from bot.odds.classes import classes
 from rules.ancath.chances import TWO_HANDERS, attack_chance, defence_options, pair_rule
@@ -93,27 +98,48 @@ WON = (Won(0), Won(1))
 
 Next = int | Won | FightState
 """Where a regular turn leads: another regular state, an end, or an irregular state."""
-Branches = list[tuple[float, Next]]
+T = TypeVar("T")
 Landed = tuple[bool, ...]
 """The hits that got through, in order: whether each is disabling (R6.2)."""
 
 _ARMS = (Location.WEAPON_ARM, Location.OFF_ARM)
 _LEGS = (Location.RIGHT_LEG, Location.LEFT_LEG)
 _DISABLED = Severity.DISABLED
+_MIRROR = {_LEGS[0]: _LEGS[1], _LEGS[1]: _LEGS[0]}
 
 
-class Regular:
-    """The regular turns of one fight (its sheets, loadouts and kind fixed)."""
+class _Links(dict[int, T]):
+    """A cache that works out what it lacks on first use (a lookup stays in C)."""
+
+    def __init__(self, make: Callable[[int], T]) -> None:
+        super().__init__()
+        self.make = make
+
+    def __missing__(self, key: int) -> T:
+        value = self[key] = self.make(key)
+        return value
+
+
+class Regular(Generic[T]):
+    """The regular turns of one fight (its sheets, loadouts and kind fixed). A turn's
+    targets are given as ``place`` makes them of a :data:`Next` (the chain: its node
+    id), once per target, since a chain meets the same target many times."""
 
     def __init__(self, template: FightState, decide: Callable[[FightState], Command],
-                 best: Callable[[dict[Defence, int]], Defence]) -> None:
+                 best: Callable[[dict[Defence, int]], Defence],
+                 place: Callable[[Next], T]) -> None:
         self.template = template
         self.decide = decide
         self.best = best
+        self.place = place
+        self._won: tuple[T, T] | None = None
         self.injuries: list[Mapping[Location, Severity]] = []
         self._ids: dict[frozenset[tuple[Location, Severity]], int] = {}
         self._flags: list[tuple[bool, bool, bool, bool]] = []
         """Per injuries id: weapon arm, off arm, both arms, a leg disabled."""
+        self._arms: list[int] = []
+        """Per injuries id: the weapon arm's and the off arm's injuries, as an id."""
+        self._arm_ids: dict[tuple[Severity | None, Severity | None], int] = {}
         self._plans: dict[tuple[object, ...], tuple[Action, tuple[int, ...], bool]] = {}
         self._landed: dict[tuple[object, ...], list[tuple[float, Landed, bool]]] = {}
         self.dyns: list[Dyn] = []
@@ -121,8 +147,9 @@ class Regular:
         self._harm: dict[tuple[object, ...], list[tuple[float, int]]] = {}
         self._wound: dict[tuple[object, ...], list[tuple[float, int, bool, bool]]] = {}
         self._free: dict[tuple[object, ...], int] = {}
-        self._merged: dict[tuple[object, ...], tuple[list[tuple[float, int]], float]] = {}
-        self._after: dict[int, Next] = {}
+        self._merged: dict[tuple[object, ...], tuple[list[float], list[int], float]] = {}
+        self._after: _Links[T] = _Links(self._link)
+        self._ready: dict[int, tuple[int, int | None]] = {}
         self._armour = tuple(f.sheet.armour for f in template.fighters)
         self._loadout = tuple(WEAPON_ORDER.index(f.loadout.weapon) for f in template.fighters)
         self._drawn = tuple(WEAPON_ORDER.index(_secondary(f.sheet) or f.loadout.weapon)
@@ -133,14 +160,23 @@ class Regular:
     # -- keys and states ---------------------------------------------------------------
 
     def _id(self, injuries: Mapping[Location, Severity]) -> int:
+        """The id of ``injuries``, or of their leg-for-leg mirror (see above)."""
         frozen = frozenset(injuries.items())
         found = self._ids.get(frozen)
-        if found is None:
+        if found is not None:
+            return found
+        right, left = (injuries.get(leg) for leg in _LEGS)
+        if left is _DISABLED and right is not _DISABLED:
+            mirror = {_MIRROR.get(place, place): hurt for place, hurt in injuries.items()}
+            found = self._ids[frozen] = self._id(mirror)
+        else:
             found = self._ids[frozen] = len(self.injuries)
             self.injuries.append(dict(injuries))
             arms = [injuries.get(a) is _DISABLED for a in _ARMS]
             down = any(injuries.get(leg) is _DISABLED for leg in _LEGS)
             self._flags.append((arms[0], arms[1], all(arms), down))
+            arm_injuries = (injuries.get(_ARMS[0]), injuries.get(_ARMS[1]))
+            self._arms.append(self._arm_ids.setdefault(arm_injuries, len(self._arm_ids)))
         return found
 
     def key(self, state: FightState) -> int | None:
@@ -189,14 +225,18 @@ class Regular:
 
     # -- a turn ------------------------------------------------------------------------
 
-    def turn(self, key: int) -> Branches:
-        """Where the actor's turn leads, with its chances (a target may come twice)."""
+    def turn(self, key: int) -> tuple[list[float], list[T]]:
+        """Where the actor's turn leads: the chances and their targets (one may come
+        twice)."""
         side, close, first, second = decode(key)
         mine_id, theirs_id = (first, second) if side == 0 else (second, first)
         dyns = self.dyns
         mine, theirs = dyns[mine_id], dyns[theirs_id]
+        won = self._won
+        if won is None:
+            won = self._won = (self.place(WON[0]), self.place(WON[1]))
         if self._flags[mine.injuries][2]:
-            return [(1.0, WON[1 - side])]  # armless against an armed foe: see above
+            return [1.0], [won[1 - side]]  # armless against an armed foe: see above
         action, chances, pair = self._plan(key, side, close, mine, theirs)
         after = mine_id
         if action is Action.DOUBLE:
@@ -205,13 +245,20 @@ class Regular:
         free = (action is Action.ATTACK and self._slow[mine.weapon]
                 and not self._slow[theirs.weapon] and not theirs.must_draw
                 and not self._flags[theirs.injuries][2])  # R4.10
-        hurts, high = self._outcomes(key, side, chances, mine, False, free, theirs_id)
-        follow, won = self._next, WON[side]
-        out: Branches = [(p, won if hurt < 0 else follow(close, side, after, hurt))
-                         for p, hurt in hurts]
-        if high:
-            out += self._free_attack(key, side, close, mine_id, theirs_id, high)
-        return out
+        ps, hurts, high = self._outcomes(key, side, chances, mine, False, free, theirs_id)
+        links, winner, low = self._after, won[side], (close << 1) | side
+        high_bits = after << SHIFT
+        targets = [winner if hurt < 0 else links[((high_bits | hurt) << 2) | low]
+                   for hurt in hurts]
+        if not high:
+            return ps, targets
+        ps = list(ps)
+        foe = self._free_attack(key, side, close, mine_id, theirs_id)
+        ps += [high * q for q in foe[0]]
+        winner = won[1 - side]
+        targets += [winner if hurt < 0 else links[((hurt << SHIFT | theirs_id) << 2) | low]
+                    for hurt in foe[1]]
+        return ps, targets
 
     def _plan(self, key: int, side: int, close: bool, mine: Dyn,
               theirs: Dyn) -> tuple[Action, tuple[int, ...], bool]:
@@ -233,18 +280,15 @@ class Regular:
     def _striking(self, side: int, close: bool, striker: Dyn, foe: Dyn) -> tuple[object, ...]:
         """What a strike's chance reads (R4.1-R4.3, R4.9, R6.5): the striker's side,
         weapon and arms, the foe's weapon, the range."""
-        injuries = self.injuries[striker.injuries]
-        return (side, close, striker.weapon, foe.weapon,
-                injuries.get(_ARMS[0]), injuries.get(_ARMS[1]))
+        return (side, close, striker.weapon, foe.weapon, self._arms[striker.injuries])
 
     def _outcomes(self, key: int, side: int, chances: tuple[int, ...], striker: Dyn,
-                  free: bool, answered: bool, target: int) -> tuple[list[tuple[float, int]],
-                                                                    float]:
-        """What ``side``'s strikes do to the foe's :class:`Dyn` ``target``: the new ids
-        with their chances (-1: the fight ends in ``side``'s favour), merged over the hits
-        that land; and, when a miss of 81 or more is ``answered`` by a free attack
-        (R4.10), that miss's chance, left out of the list. ``free``: this is the free
-        attack."""
+                  free: bool, answered: bool,
+                  target: int) -> tuple[list[float], list[int], float]:
+        """What ``side``'s strikes do to the foe's :class:`Dyn` ``target``: chances and the
+        new ids (-1: the fight ends in ``side``'s favour), merged over the hits that land;
+        and, when a miss of 81 or more is ``answered`` by a free attack (R4.10), that
+        miss's chance, left out of the lists. ``free``: this is the free attack."""
         down = self._flags[striker.injuries][3]
         cache = (side, chances, striker.weapon, free, answered, down, target)
         found = self._merged.get(cache)
@@ -257,13 +301,12 @@ class Regular:
                     continue
                 for q, hurt in self._harms(side, down, target, landed):
                     merged[hurt] = merged.get(hurt, 0.0) + p * q
-            found = self._merged[cache] = ([(p, t) for t, p in merged.items()], high)
+            found = self._merged[cache] = (list(merged.values()), list(merged), high)
         return found
 
-    def _free_attack(self, key: int, side: int, close: bool, mine_id: int, theirs_id: int,
-                     p: float) -> Branches:
-        """The foe's free attack (R4.10), after ``side``'s miss of chance ``p``; then the
-        foe's turn."""
+    def _free_attack(self, key: int, side: int, close: bool, mine_id: int,
+                     theirs_id: int) -> tuple[list[float], list[int]]:
+        """The foe's free attack on ``side`` (R4.10): chances and ``side``'s new ids."""
         foe = 1 - side
         mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
         cache = self._striking(foe, close, theirs, mine)
@@ -271,10 +314,8 @@ class Regular:
         if chance is None:
             ctx = ActionContext(Action.FREE_ATTACK, foe, (Strike(WEAPON_ORDER[theirs.weapon]),))
             chance = self._free[cache] = attack_chance(self.state(key), ctx, 0)
-        hurts, _ = self._outcomes(key ^ 1, foe, (chance,), theirs, True, False, mine_id)
-        follow, won = self._next, WON[foe]
-        return [(p * q, won if hurt < 0 else follow(close, side, hurt, theirs_id))
-                for q, hurt in hurts]
+        ps, hurts, _ = self._outcomes(key ^ 1, foe, (chance,), theirs, True, False, mine_id)
+        return ps, hurts
 
     def _hits(self, key: int, side: int, chances: tuple[int, ...],
               free: bool) -> list[tuple[float, Landed, bool]]:
@@ -337,29 +378,40 @@ class Regular:
         found = self._harm.get(cache)
         if found is not None:
             return found
-        merged: dict[int, float] = {}
-        armour = self._armour[1 - side]
+        if len(landed) == 1:
+            found = self._struck(side, striker_down, theirs, landed[0])
+        elif not landed:
+            found = [(1.0, theirs)]
+        else:  # the first hit, then the rest on each injured foe
+            merged: dict[int, float] = {}
+            for p, after in self._harms(side, striker_down, theirs, landed[:1]):
+                if after < 0:
+                    merged[-1] = merged.get(-1, 0.0) + p
+                    continue
+                for q, target in self._harms(side, striker_down, after, landed[1:]):
+                    merged[target] = merged.get(target, 0.0) + p * q
+            found = [(p, t) for t, p in merged.items()]
+        self._harm[cache] = found
+        return found
+
+    def _struck(self, side: int, striker_down: bool, theirs: int,
+                disabling: bool) -> list[tuple[float, int]]:
+        """One hit on the foe's :class:`Dyn` ``theirs``, as :meth:`_harms` gives it."""
+        target = self.dyns[theirs]
         duel = self.template.kind is Kind.DUEL
         loadout = self._loadout[1 - side]
-
-        def hit(p: float, target: Dyn, left: Landed) -> None:
-            if not left:
-                at = self.dyn_id(target)
-                merged[at] = merged.get(at, 0.0) + p
-                return
-            for q, injuries, hurt, arm_lost in self._wounds(target.injuries, left[0],
-                                                            striker_down, armour):
-                if injuries < 0 or (duel and hurt):  # a kill, or first blood (R3.2)
-                    merged[-1] = merged.get(-1, 0.0) + p * q
-                    continue
-                after = target._replace(injuries=injuries)
-                if arm_lost and self._two_handed[after.weapon] and after.weapon == loadout:
-                    after = after._replace(must_draw=True, dodge_only=True)  # R6.5
-                hit(p * q, after, left[1:])
-
-        hit(1.0, self.dyns[theirs], landed)
-        found = self._harm[cache] = [(p, t) for t, p in merged.items()]
-        return found
+        merged: dict[int, float] = {}
+        for q, injuries, hurt, arm_lost in self._wounds(target.injuries, disabling,
+                                                        striker_down, self._armour[1 - side]):
+            if injuries < 0 or (duel and hurt):  # a kill, or first blood (R3.2)
+                merged[-1] = merged.get(-1, 0.0) + q
+                continue
+            after = target._replace(injuries=injuries)
+            if arm_lost and self._two_handed[after.weapon] and after.weapon == loadout:
+                after = after._replace(must_draw=True, dodge_only=True)  # R6.5
+            at = self.dyn_id(after)
+            merged[at] = merged.get(at, 0.0) + q
+        return [(p, t) for t, p in merged.items()]
 
     def _wounds(self, injuries_id: int, disabling: bool, striker_down: bool,
                 armour: Armour) -> list[tuple[float, int, bool, bool]]:
@@ -393,26 +445,37 @@ class Regular:
         found = self._wound[cache] = [(q, *outcome) for outcome, q in merged.items()]
         return found
 
-    def _next(self, close: bool, side: int, mine: int, theirs: int) -> Next:
-        """The turns after ``side``'s: flags cleared and weapons drawn (R5.4, R4.2,
-        R6.5) until someone must choose an action."""
-        cache = ((mine << SHIFT | theirs) << 2) | (close << 1) | side
-        found = self._after.get(cache)
-        if found is not None:
-            return found
-        dyns = [self.dyns[mine], self.dyns[theirs]]
-        if side == 1:
-            dyns.reverse()
+    def _link(self, cache: int) -> T:
+        """The turns after a side's, placed: flags cleared and weapons drawn (R5.4, R4.2,
+        R6.5) until someone must choose an action. ``cache`` packs the side, the range
+        and the side's and the foe's :class:`Dyn` ids as :attr:`_after` is keyed."""
+        side, close = cache & 1, bool(cache & 2)
+        mine, theirs = cache >> (SHIFT + 2), (cache >> 2) & ((1 << SHIFT) - 1)
+        ids = [mine, theirs] if side == 0 else [theirs, mine]
         actor = 1 - side
         while True:
-            d = dyns[actor]._replace(press_penalty=False, pair_doubled=False)
+            cleared, drawn = self._readied(actor, ids[actor])
+            if drawn is None:
+                ids[actor] = cleared
+                break
+            ids[actor] = drawn
+            actor = 1 - actor
+        following = encode(actor, close, ids[0], ids[1])
+        flags, dyns = self._flags, self.dyns
+        both = flags[dyns[ids[0]].injuries][2] and flags[dyns[ids[1]].injuries][2]
+        return self.place(self.state(following) if both else following)
+
+    def _readied(self, side: int, dyn: int) -> tuple[int, int | None]:
+        """``side``'s :class:`Dyn` when its turn comes: its flags cleared (R5.4, R4.2);
+        and, when it must draw and can (R6.5), its Dyn after drawing instead (the turn
+        goes by)."""
+        cache = dyn << 1 | side
+        found = self._ready.get(cache)
+        if found is None:
+            d = self.dyns[dyn]._replace(press_penalty=False, pair_doubled=False)
+            drawn = None
             if d.must_draw and not self._flags[d.injuries][2]:
-                dyns[actor] = d._replace(must_draw=False, weapon=self._drawn[actor])
-                actor = 1 - actor
-                continue
-            dyns[actor] = d._replace(must_draw=False, dodge_only=False)
-            break
-        following = encode(actor, close, self.dyn_id(dyns[0]), self.dyn_id(dyns[1]))
-        both = self._flags[dyns[0].injuries][2] and self._flags[dyns[1].injuries][2]
-        found = self._after[cache] = self.state(following) if both else following
+                drawn = self.dyn_id(d._replace(must_draw=False, weapon=self._drawn[side]))
+            cleared = self.dyn_id(d._replace(must_draw=False, dodge_only=False))
+            found = self._ready[cache] = (cleared, drawn)
         return found

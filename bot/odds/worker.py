@@ -27,6 +27,7 @@ def _warm() -> None:
     forever (it holds its own job queue open)."""
     os.nice(NICENESS)
     importlib.import_module("bot.odds.advisor")
+    importlib.import_module("bot.odds.linear")
     bot = multiprocessing.parent_process()
     if bot is not None:
         threading.Thread(target=_exit_with, args=(bot.sentinel,), name="odds-watch",

@@ -45,19 +45,20 @@ def lines(out: list[Outgoing]) -> list[str]:
 class Club:
     def __init__(self, tmp_path: Path, *, moderators: tuple[str, ...] = ("mod",),
                  rolls: str = "auto", timeout_minutes: float = 10,
-                 fairy: bool = False) -> None:
+                 fairy: bool = False, odds_ahead: bool = False) -> None:
         self.db = str(tmp_path / "club.sqlite3")
         self.config = BotConfig(database=self.db, moderators=list(moderators), rolls=rolls,
                                 turn_timeout_minutes=timeout_minutes, fairy_folk_open=fairy)
         self.dice = ScriptedDice([])
         self.clock = FakeClock()
         self.sent: list[str] = []
+        self.odds_ahead = odds_ahead
         self._later: list[Outgoing] = []
         self.referee = self._referee()
 
     def _referee(self) -> Referee:
         referee = build_referee(self.config, dice=self.dice, clock=self.clock,
-                                odds_executor=InlineExecutor())
+                                odds_executor=InlineExecutor(), odds_ahead=self.odds_ahead)
         referee.later = self._later.extend
         return referee
 

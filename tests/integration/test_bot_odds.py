@@ -213,9 +213,24 @@ def test_a_fight_is_worked_out_ahead_when_it_begins(club: Club) -> None:
     fight(club, "duel")
     table = club.referee.table("#arena").fight
     assert table is not None
-    assert advisor.prepare(table.state, 0.0)  # solved at both ranges: no time needed
+    assert advisor.chain(table.state).values  # grown and solved before anyone asked
+    assert advisor.prepare(table.state, 0.0)  # at both ranges: no time needed
     (answer,) = club.say("ann !odds")
     assert answer.startswith("#arena ann: Olaf's chances (exact): !attack")
+
+
+def test_a_fight_resumed_after_a_restart_is_worked_out_ahead_again(tmp_path: Path) -> None:
+    """The worker lost its chains with the bot: a resumed fight is worked out ahead from
+    where it stands (here, inline: before the restart returns)."""
+    club = Club(tmp_path, odds_ahead=True)
+    club.say("gob !create Gorbag goblin club spear")
+    club.say("olaf !create Olaf free-clans broadsword shield")
+    fight(club, "duel")
+    advisor.forget()
+    assert club.restart() == []
+    table = club.referee.table("#arena").fight
+    assert table is not None
+    assert advisor.chain(table.state).values  # grown and solved before anyone asked
 
 
 def test_work_ahead_stops_when_its_fight_ends(club: Club) -> None:

@@ -20,7 +20,7 @@ from engine_fights import KINDS, warriors
 
 from bot.odds.advisor import best_defence, policy
 from bot.odds.chain import Chain, key, roll_classes
-from bot.odds.regular import Regular, Won
+from bot.odds.regular import Next, Regular, Won
 from rules.ancath import apply, start
 from rules.ancath.chances import TWO_HANDERS, secondary_weapon
 from rules.ancath.commands import Roll
@@ -68,7 +68,7 @@ def test_a_roll_is_worth_the_mean_over_its_100_values() -> None:
     assert rolls > 25
 
 
-def _engine_turn(regular: Regular, state: FightState) -> dict[Hashable, float]:
+def _engine_turn(regular: Regular[Next], state: FightState) -> dict[Hashable, float]:
     """Where a regular state's turn leads, worked out through the engine: every roll by
     its classes, every decision by the policy, until the next regular state, an end,
     or both sides armless."""
@@ -101,11 +101,15 @@ def _both_armless(state: FightState) -> bool:
             and all(f.armless for f in state.fighters))
 
 
-def _fast_turn(regular: Regular, state: FightState) -> dict[Hashable, float]:
+def _as_is(target: Next) -> Next:
+    return target
+
+
+def _fast_turn(regular: Regular[Next], state: FightState) -> dict[Hashable, float]:
     found = regular.key(state)
     assert found is not None
     out: dict[Hashable, float] = {}
-    for p, target in regular.turn(found):
+    for p, target in zip(*regular.turn(found), strict=True):
         node = key(target) if isinstance(target, FightState) else target
         out[node] = out.get(node, 0.0) + p
     return out
@@ -155,19 +159,22 @@ def _regular_states() -> Iterator[FightState]:
 
 
 def test_every_regular_turn_matches_the_engine() -> None:
-    regulars: dict[Hashable, Regular] = {}
-    checked = 0
+    regulars: dict[Hashable, Regular[Next]] = {}
+    checked = mirrored = 0
     for state in _regular_states():
         if state.fighters[state.actor or 0].armless:
             continue  # the derived step: next test
         names = (state.kind, *(f.sheet.name for f in state.fighters))
-        regular = regulars.setdefault(names, Regular(state, policy, best_defence))
+        regular = regulars.setdefault(names, Regular(state, policy, best_defence, _as_is))
         if regular.key(state) is None:
             continue
         fast, engine = _fast_turn(regular, state), _engine_turn(regular, state)
         assert _same(fast, engine), state
         checked += 1
+        mirrored += any(f.disabled(Location.LEFT_LEG) and not f.disabled(Location.RIGHT_LEG)
+                        for f in state.fighters)
     assert checked > 150
+    assert mirrored > 10  # a left leg down: the fast path keeps its mirror (the right)
 
 
 def test_both_arms_disabled_against_an_armed_foe_loses_whatever_the_dice() -> None:
@@ -185,7 +192,7 @@ def test_both_arms_disabled_against_an_armed_foe_loses_whatever_the_dice() -> No
                                    awaiting=replace(state.awaiting, side=0, need=Need.ACTION)
                                    if state.awaiting else None)
                 solver = Chain(0, position, policy, best_defence)
-                solver.regular.key = lambda _state: None  # type: ignore[method-assign]
+                solver.regular.key = lambda _state: None  # type: ignore[method-assign,assignment]
                 assert solver.value(position) == 0.0
                 checked += 1
     assert checked == 8

@@ -1,0 +1,50 @@
+"""The chain's values as one sparse linear system, solved with SciPy.
+
+Imported by the odds worker only (:mod:`bot.odds.worker` warms it): the bot and its
+command line never pay for SciPy's import.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import numpy as np
+from scipy.sparse import csr_array, eye_array
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import splu
+
+__all__ = ["solve"]
+
+UNSOLVED = -1.0
+"""The value of a node not solved yet, as in :mod:`bot.odds.chain`."""
+
+
+def solve(base: int, values: list[float], rows: array[int], cols: array[int],
+          probs: array[float]) -> list[float]:
+    """The values of the nodes from ``base`` on: ``v = P v + b``, where ``P`` holds the
+    steps among them and ``b`` the steps to the nodes below ``base`` (solved) and the
+    ends' own values. Injuries only grow, so the chain's cycles are short (a round of
+    misses comes back to the same node): ordered by strongly connected component, the
+    system is block triangular with small blocks, and a sparse LU factorisation without
+    pivoting (``I - P`` is an M-matrix, for which that is stable) solves it exactly in
+    floating point, with no fill-in outside the blocks."""
+    count = len(values) - base
+    frm = np.frombuffer(rows, dtype=np.int64) - base
+    to = np.frombuffer(cols, dtype=np.int64)
+    chance = np.frombuffer(probs, dtype=np.float64)
+    known = np.asarray(values, dtype=np.float64)
+    old = to < base
+    b = np.bincount(frm[old], weights=chance[old] * known[to[old]], minlength=count)
+    fresh = known[base:]
+    ends = fresh != UNSOLVED
+    b[ends] = fresh[ends]
+    new = ~old
+    step = csr_array((chance[new], (frm[new], to[new] - base)), shape=(count, count))
+    _, labels = connected_components(step, directed=True, connection="strong")
+    order = np.argsort(labels, kind="stable")
+    system = (eye_array(count, format="csr") - step)[order][:, order]
+    factor = splu(system.tocsc(), permc_spec="NATURAL", diag_pivot_thresh=0.0)
+    out = np.empty(count)
+    out[order] = factor.solve(b[order])
+    result: list[float] = out.tolist()
+    return result
