@@ -42,6 +42,7 @@ from rules.ancath.state import (
     Action,
     ActionContext,
     Awaiting,
+    Bonus,
     Defence,
     FightState,
     Kind,
@@ -70,6 +71,9 @@ class Dyn(NamedTuple):
     pair_doubled: bool
     must_draw: bool
     dodge_only: bool
+    bonus: int = 0
+    """A Test bonus held, undeclared (R4.5): 0 for none, else its amount times 4 plus its
+    age (the turns since the one that earned it: 1 or 2)."""
 
 
 SHIFT = 20
@@ -106,6 +110,17 @@ _ARMS = (Location.WEAPON_ARM, Location.OFF_ARM)
 _LEGS = (Location.RIGHT_LEG, Location.LEFT_LEG)
 _DISABLED = Severity.DISABLED
 _MIRROR = {_LEGS[0]: _LEGS[1], _LEGS[1]: _LEGS[0]}
+
+
+def _held(bonus: Bonus | None, turn: int) -> int:
+    """A fighter's bonus as :attr:`Dyn.bonus`; -1 for one the fast path leaves to the
+    engine (declared, or of an age no regular turn sees)."""
+    if bonus is None:
+        return 0
+    age = turn - bonus.earned_turn
+    if bonus.use is not None or not 1 <= age <= 2 or bonus.amount <= 0:
+        return -1
+    return bonus.amount << 2 | age
 
 
 class _Links(dict[int, T]):
@@ -187,13 +202,15 @@ class Regular(Generic[T]):
                 or state.initiative != (None, None)):
             return None
         fighters = state.fighters
-        if any(f.bonus is not None or f.earned is not None for f in fighters):
+        bonuses = [_held(f.bonus, state.turn) for f in fighters]
+        if any(f.earned is not None for f in fighters) or -1 in bonuses:
             return None
         if fighters[0].armless and fighters[1].armless:
             return None
         first, second = (self.dyn_id(Dyn(self._id(f.injuries), WEAPON_ORDER.index(f.weapon),
                                          f.press_penalty, f.pair_doubled, f.must_draw,
-                                         f.dodge_only)) for f in fighters)
+                                         f.dodge_only, held))
+                         for f, held in zip(fighters, bonuses, strict=True))
         return encode(awaiting.side, state.range is Range.CLOSE, first, second)
 
     def dyn_id(self, dyn: Dyn) -> int:
@@ -206,10 +223,12 @@ class Regular(Generic[T]):
     def state(self, key: int) -> FightState:
         """The engine's state for ``key`` (the template's sheets, loadouts and turn)."""
         actor, close, first, second = decode(key)
+        turn = self.template.turn
         fighters = tuple(
             replace(f, injuries=self.injuries[d.injuries], weapon=WEAPON_ORDER[d.weapon],
                     press_penalty=d.press_penalty, pair_doubled=d.pair_doubled,
-                    must_draw=d.must_draw, dodge_only=d.dodge_only, bonus=None, earned=None)
+                    must_draw=d.must_draw, dodge_only=d.dodge_only, earned=None,
+                    bonus=Bonus(d.bonus >> 2, turn - (d.bonus & 3)) if d.bonus else None)
             for f, d in zip(self.template.fighters, (self.dyns[first], self.dyns[second]),
                             strict=True))
         where = Range.CLOSE if close else Range.STANDARD
@@ -280,7 +299,8 @@ class Regular(Generic[T]):
     def _striking(self, side: int, close: bool, striker: Dyn, foe: Dyn) -> tuple[object, ...]:
         """What a strike's chance reads (R4.1-R4.3, R4.9, R6.5): the striker's side,
         weapon and arms, the foe's weapon, the range."""
-        return (side, close, striker.weapon, foe.weapon, self._arms[striker.injuries])
+        return (side, close, striker.weapon, foe.weapon, self._arms[striker.injuries],
+                striker.bonus)
 
     def _outcomes(self, key: int, side: int, chances: tuple[int, ...], striker: Dyn,
                   free: bool, answered: bool,
@@ -290,7 +310,7 @@ class Regular(Generic[T]):
         and, when a miss of 81 or more is ``answered`` by a free attack (R4.10), that
         miss's chance, left out of the lists. ``free``: this is the free attack."""
         down = self._flags[striker.injuries][3]
-        cache = (side, chances, striker.weapon, free, answered, down, target)
+        cache = (side, chances, striker.weapon, striker.bonus, free, answered, down, target)
         found = self._merged.get(cache)
         if found is None:
             merged: dict[int, float] = {}
@@ -323,11 +343,12 @@ class Regular(Generic[T]):
         first strike missed with 81 or more (R4.10). ``key``'s actor is ``side``."""
         _, _, first, second = decode(key)
         mine_id, theirs_id = (first, second) if side == 0 else (second, first)
-        weapon = self.dyns[mine_id].weapon
+        mine = self.dyns[mine_id]
+        weapon = mine.weapon
         foe = self.dyns[theirs_id]
         flags = self._flags[foe.injuries]
         cache = (side, chances, weapon, free, foe.press_penalty, foe.pair_doubled,
-                 foe.dodge_only, flags[0], flags[1], flags[3])
+                 foe.dodge_only, flags[0], flags[1], flags[3], mine.bonus, foe.bonus)
         found = self._landed.get(cache)
         if found is not None:
             return found
@@ -453,7 +474,8 @@ class Regular(Generic[T]):
         mine, theirs = cache >> (SHIFT + 2), (cache >> 2) & ((1 << SHIFT) - 1)
         ids = [mine, theirs] if side == 0 else [theirs, mine]
         actor = 1 - side
-        while True:
+        while True:  # a turn starts: bonuses age (R4.5), the actor readies
+            ids = [self._aged(ids[0]), self._aged(ids[1])]
             cleared, drawn = self._readied(actor, ids[actor])
             if drawn is None:
                 ids[actor] = cleared
@@ -464,6 +486,14 @@ class Regular(Generic[T]):
         flags, dyns = self._flags, self.dyns
         both = flags[dyns[ids[0]].injuries][2] and flags[dyns[ids[1]].injuries][2]
         return self.place(self.state(following) if both else following)
+
+    def _aged(self, dyn: int) -> int:
+        """``dyn`` one turn on: a bonus a turn older, gone after its holder's next turn
+        (R4.5)."""
+        d = self.dyns[dyn]
+        if not d.bonus:
+            return dyn
+        return self.dyn_id(d._replace(bonus=d.bonus + 1 if d.bonus & 3 < 2 else 0))
 
     def _readied(self, side: int, dyn: int) -> tuple[int, int | None]:
         """``side``'s :class:`Dyn` when its turn comes: its flags cleared (R5.4, R4.2);

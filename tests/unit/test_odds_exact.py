@@ -25,7 +25,7 @@ from rules.ancath import apply, start
 from rules.ancath.chances import TWO_HANDERS, secondary_weapon
 from rules.ancath.commands import Roll
 from rules.ancath.damage import injure
-from rules.ancath.state import FightState, Kind, Need, Range, Severity
+from rules.ancath.state import Bonus, FightState, Kind, Need, Range, Severity
 from rules.ancath.tables import Location
 
 
@@ -151,6 +151,9 @@ def _regular_states() -> Iterator[FightState]:
                 f = replace(f, press_penalty=rng.random() < 0.3,
                             pair_doubled=rng.random() < 0.3, must_draw=drawing,
                             dodge_only=drawing)
+            if rng.random() < 0.3:  # a Test bonus held, undeclared (R4.5)
+                f = replace(f, bonus=Bonus(rng.choice((5, 10, 20)),
+                                           state.turn - rng.choice((1, 2))))
             fighters[side] = f
         yield replace(state, fighters=(fighters[0], fighters[1]), started=True,
                       range=rng.choice(list(Range)), actor=actor,
@@ -160,7 +163,7 @@ def _regular_states() -> Iterator[FightState]:
 
 def test_every_regular_turn_matches_the_engine() -> None:
     regulars: dict[Hashable, Regular[Next]] = {}
-    checked = mirrored = 0
+    checked = mirrored = bonuses = 0
     for state in _regular_states():
         if state.fighters[state.actor or 0].armless:
             continue  # the derived step: next test
@@ -173,8 +176,10 @@ def test_every_regular_turn_matches_the_engine() -> None:
         checked += 1
         mirrored += any(f.disabled(Location.LEFT_LEG) and not f.disabled(Location.RIGHT_LEG)
                         for f in state.fighters)
+        bonuses += any(f.bonus is not None for f in state.fighters)
     assert checked > 150
     assert mirrored > 10  # a left leg down: the fast path keeps its mirror (the right)
+    assert bonuses > 40
 
 
 def test_both_arms_disabled_against_an_armed_foe_loses_whatever_the_dice() -> None:
