@@ -116,7 +116,8 @@ _chains: OrderedDict[Hashable, Chain] = OrderedDict()
 
 def forget() -> None:
     """Drop every kept chain (a benchmark's fresh start)."""
-    _chains.clear()
+    while _chains:
+        _chains.popitem()[1].close()
 
 
 def _identity(state: FightState) -> Hashable:
@@ -134,7 +135,7 @@ def chain(state: FightState) -> Chain:
     if found is None:
         found = _chains[identity] = Chain(0, state, policy, best_defence)
         while len(_chains) > CHAINS:
-            _chains.popitem(last=False)
+            _chains.popitem(last=False)[1].close()
     _chains.move_to_end(identity)
     return found
 
@@ -156,7 +157,9 @@ def _solving(state: FightState) -> Iterator[Chain]:
     except TooLong:
         raise
     except Exception:
-        _chains.pop(_identity(state), None)
+        dropped = _chains.pop(_identity(state), None)
+        if dropped is not None:
+            dropped.close()
         raise
 
 

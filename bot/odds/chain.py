@@ -19,7 +19,6 @@ counts only relative to a Test bonus). The values solve as one sparse linear sys
 from __future__ import annotations
 
 import time
-from array import array
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
@@ -110,13 +109,16 @@ class Chain:
     """Nodes added but not yet expanded."""
     _solved: int = 0
     """Every node below this id has its value."""
-    _rows: array[int] = field(default_factory=lambda: array("q"))
-    _cols: array[int] = field(default_factory=lambda: array("q"))
-    _probs: array[float] = field(default_factory=lambda: array("d"))
-    """The steps of the nodes grown since the last solve: from, to, chance."""
+    _steps: list[tuple[int, list[float], list[int]]] = field(default_factory=list)
+    """The steps of the nodes grown since the last solve: from, chances, targets."""
 
     def __post_init__(self) -> None:
         self.regular = Regular(self.template, self.decide, self.best, self._place)
+
+    def close(self) -> None:
+        """Unlink the chain from its fast path (which places targets through it), so
+        that dropping it frees it at once: see :meth:`Regular.close`."""
+        self.regular.close()
 
     def value(self, state: FightState, deadline: float = float("inf")) -> float:
         """The chance that ``side`` wins from ``state``. When the deadline (of
@@ -172,7 +174,7 @@ class Chain:
     def _grow(self, deadline: float) -> None:
         """Add every node reachable from the nodes waiting on the stack."""
         stack, turn, place = self._stack, self.regular.turn, self._place
-        rows, cols, probs = self._rows.extend, self._cols.extend, self._probs.extend
+        grown = self._steps.append
         expanded = 0
         while stack:
             expanded += 1
@@ -184,9 +186,7 @@ class Chain:
             else:
                 steps = self._successors(current)
                 ps, targets = [p for p, _ in steps], [place(child) for _, child in steps]
-            rows([at] * len(ps))
-            cols(targets)
-            probs(ps)
+            grown((at, ps, targets))
 
     def _solve(self) -> None:
         """Values for the nodes grown since the last solve (their steps lead to them or
@@ -196,7 +196,7 @@ class Chain:
             return
         from bot.odds import linear  # SciPy: a second's import the bot itself never needs
 
-        self.values[base:] = linear.solve(base, self.values, self._rows, self._cols, self._probs)
+        self.values[base:] = linear.solve(base, self.values, self._steps)
         self._solved = len(self.values)
-        del self._rows[:], self._cols[:], self._probs[:]
+        self._steps.clear()
         self.regular.settle()

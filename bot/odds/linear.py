@@ -6,7 +6,7 @@ command line never pay for SciPy's import.
 
 from __future__ import annotations
 
-from array import array
+from itertools import chain
 
 import numpy as np
 from scipy.sparse import csr_array, eye_array
@@ -19,19 +19,24 @@ UNSOLVED = -1.0
 """The value of a node not solved yet, as in :mod:`bot.odds.chain`."""
 
 
-def solve(base: int, values: list[float], rows: array[int], cols: array[int],
-          probs: array[float]) -> list[float]:
-    """The values of the nodes from ``base`` on: ``v = P v + b``, where ``P`` holds the
-    steps among them and ``b`` the steps to the nodes below ``base`` (solved) and the
-    ends' own values. Injuries only grow, so the chain's cycles are short (a round of
-    misses comes back to the same node): ordered by strongly connected component, the
-    system is block triangular with small blocks, and a sparse LU factorisation without
-    pivoting (``I - P`` is an M-matrix, for which that is stable) solves it exactly in
-    floating point, with no fill-in outside the blocks."""
+def solve(base: int, values: list[float],
+          steps: list[tuple[int, list[float], list[int]]]) -> list[float]:
+    """The values of the nodes from ``base`` on, given each grown node's ``steps`` (its
+    id, chances, targets): ``v = P v + b``, where ``P`` holds the steps among them and
+    ``b`` the steps to the nodes below ``base`` (solved) and the ends' own values.
+    Injuries only grow, so the chain's cycles are short (a round of misses comes back to
+    the same node): ordered by strongly connected component, the system is block
+    triangular with small blocks, and a sparse LU factorisation without pivoting
+    (``I - P`` is an M-matrix, for which that is stable) solves it exactly in floating
+    point, with no fill-in outside the blocks."""
     count = len(values) - base
-    frm = np.frombuffer(rows, dtype=np.int64) - base
-    to = np.frombuffer(cols, dtype=np.int64)
-    chance = np.frombuffer(probs, dtype=np.float64)
+    sizes = np.fromiter((len(ps) for _, ps, _ in steps), dtype=np.int64, count=len(steps))
+    total = int(sizes.sum())
+    frm = np.repeat(np.fromiter((at for at, _, _ in steps), dtype=np.int64,
+                                count=len(steps)), sizes) - base
+    to = np.fromiter(chain.from_iterable(t for _, _, t in steps), dtype=np.int64, count=total)
+    chance = np.fromiter(chain.from_iterable(p for _, p, _ in steps), dtype=np.float64,
+                         count=total)
     known = np.asarray(values, dtype=np.float64)
     old = to < base
     b = np.bincount(frm[old], weights=chance[old] * known[to[old]], minlength=count)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Generic, NamedTuple, TypeVar
+from typing import Generic, NamedTuple, NoReturn, TypeVar
 
 from bot.odds.classes import classes
 from rules.ancath.chances import TWO_HANDERS, attack_chance, defence_options, pair_rule
@@ -121,6 +121,10 @@ def _held(bonus: Bonus | None, turn: int) -> int:
     if bonus.use is not None or not 1 <= age <= 2 or bonus.amount <= 0:
         return -1
     return bonus.amount << 2 | age
+
+
+def _closed(_target: object) -> NoReturn:
+    raise RuntimeError("this chain was closed")
 
 
 class _Links(dict[int, T]):
@@ -237,6 +241,13 @@ class Regular(Generic[T]):
                        started=True, initiative=(None, None), fleeing=None, context=None,
                        outcome=None)
 
+    def close(self) -> None:
+        """Drop the links back to the chain and to this fast path itself (``place``, the
+        cache of links), so that a chain dropped is freed at once by reference counting:
+        the solve keeps the garbage collector off, and a chain is millions of objects."""
+        self._after.clear()
+        self._after.make = self.place = _closed
+
     def settle(self) -> None:
         """Drop the links between turns worked out so far (the largest cache, needed only
         while the chain grows; the chain keeps the values)."""
@@ -266,17 +277,15 @@ class Regular(Generic[T]):
                 and not self._flags[theirs.injuries][2])  # R4.10
         ps, hurts, high = self._outcomes(key, side, chances, mine, False, free, theirs_id)
         links, winner, low = self._after, won[side], (close << 1) | side
-        high_bits = after << SHIFT
-        targets = [winner if hurt < 0 else links[((high_bits | hurt) << 2) | low]
-                   for hurt in hurts]
+        base = (after << (SHIFT + 2)) | low  # the link's key (see _link) but the foe's id
+        targets = [winner if hurt < 0 else links[base | hurt] for hurt in hurts]
         if not high:
             return ps, targets
         ps = list(ps)
         foe = self._free_attack(key, side, close, mine_id, theirs_id)
         ps += [high * q for q in foe[0]]
-        winner = won[1 - side]
-        targets += [winner if hurt < 0 else links[((hurt << SHIFT | theirs_id) << 2) | low]
-                    for hurt in foe[1]]
+        winner, base = won[1 - side], (theirs_id << 2) | low
+        targets += [winner if hurt < 0 else links[(hurt << SHIFT) | base] for hurt in foe[1]]
         return ps, targets
 
     def _plan(self, key: int, side: int, close: bool, mine: Dyn,
@@ -306,7 +315,8 @@ class Regular(Generic[T]):
                   free: bool, answered: bool,
                   target: int) -> tuple[list[float], list[int], float]:
         """What ``side``'s strikes do to the foe's :class:`Dyn` ``target``: chances and the
-        new ids (-1: the fight ends in ``side``'s favour), merged over the hits that land;
+        new ids shifted 2 bits left, as a link's key holds them (-1: the fight ends in
+        ``side``'s favour), merged over the hits that land;
         and, when a miss of 81 or more is ``answered`` by a free attack (R4.10), that
         miss's chance, left out of the lists. ``free``: this is the free attack."""
         down = self._flags[striker.injuries][3]
@@ -321,12 +331,14 @@ class Regular(Generic[T]):
                     continue
                 for q, hurt in self._harms(side, down, target, landed):
                     merged[hurt] = merged.get(hurt, 0.0) + p * q
-            found = self._merged[cache] = (list(merged.values()), list(merged), high)
+            found = self._merged[cache] = (list(merged.values()),
+                                           [-1 if t < 0 else t << 2 for t in merged], high)
         return found
 
     def _free_attack(self, key: int, side: int, close: bool, mine_id: int,
                      theirs_id: int) -> tuple[list[float], list[int]]:
-        """The foe's free attack on ``side`` (R4.10): chances and ``side``'s new ids."""
+        """The foe's free attack on ``side`` (R4.10): chances and ``side``'s new ids (as
+        :meth:`_outcomes` gives them)."""
         foe = 1 - side
         mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
         cache = self._striking(foe, close, theirs, mine)
