@@ -181,11 +181,15 @@ class Chain:
             if expanded % 256 == 0 and time.perf_counter() > deadline:
                 raise TooLong
             at, current = stack.pop()
-            if isinstance(current, int):
-                ps, targets = turn(current)
-            else:
-                steps = self._successors(current)
-                ps, targets = [p for p, _ in steps], [place(child) for _, child in steps]
+            try:
+                if isinstance(current, int):
+                    ps, targets = turn(current)
+                else:
+                    steps = self._successors(current)
+                    ps, targets = [p for p, _ in steps], [place(child) for _, child in steps]
+            except BaseException:
+                stack.append((at, current))  # not expanded: a later call does it
+                raise
             grown((at, ps, targets))
 
     def _solve(self) -> None:

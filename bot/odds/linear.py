@@ -13,7 +13,7 @@ from scipy.sparse import csr_array, eye_array
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
-__all__ = ["solve"]
+__all__ = ["components", "solve"]
 
 UNSOLVED = -1.0
 """The value of a node not solved yet, as in :mod:`bot.odds.chain`."""
@@ -25,10 +25,13 @@ def solve(base: int, values: list[float],
     id, chances, targets): ``v = P v + b``, where ``P`` holds the steps among them and
     ``b`` the steps to the nodes below ``base`` (solved) and the ends' own values.
     Injuries only grow, so the chain's cycles are short (a round of misses comes back to
-    the same node): ordered by strongly connected component, the system is block
-    triangular with small blocks, and a sparse LU factorisation without pivoting
-    (``I - P`` is an M-matrix, for which that is stable) solves it exactly in floating
-    point, with no fill-in outside the blocks."""
+    the same node). ``I - P`` is a nonsingular M-matrix (every fight can end), so a
+    sparse LU factorisation without pivoting is stable in any symmetric order, and the
+    values come out within a few 1e-15 of any other solve. The order is SciPy's strongly
+    connected component labels, which come out children first (undocumented;
+    ``tests/unit/test_odds_linear.py`` checks it): the system is then block triangular
+    with small blocks and has no fill-in outside them (in another order it stays right
+    but grows about 16 times)."""
     count = len(values) - base
     sizes = np.fromiter((len(ps) for _, ps, _ in steps), dtype=np.int64, count=len(steps))
     total = int(sizes.sum())
@@ -45,11 +48,18 @@ def solve(base: int, values: list[float],
     b[ends] = fresh[ends]
     new = ~old
     step = csr_array((chance[new], (frm[new], to[new] - base)), shape=(count, count))
-    _, labels = connected_components(step, directed=True, connection="strong")
-    order = np.argsort(labels, kind="stable")
+    order = np.argsort(components(step), kind="stable")
     system = (eye_array(count, format="csr") - step)[order][:, order]
     factor = splu(system.tocsc(), permc_spec="NATURAL", diag_pivot_thresh=0.0)
     out = np.empty(count)
     out[order] = factor.solve(b[order])
     result: list[float] = out.tolist()
+    return result
+
+
+def components(step: csr_array) -> np.ndarray:
+    """Each node's strongly connected component among the steps ``step`` (SciPy's
+    labels: a component's label is never below that of one it leads to)."""
+    _, labels = connected_components(step, directed=True, connection="strong")
+    result: np.ndarray = labels
     return result

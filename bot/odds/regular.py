@@ -1,7 +1,8 @@
 """The fast steps of the exact chain: a *regular* turn worked out from cached parts.
 
 Most of a fight under the policy is regular turns: the side to act chooses an action in
-a started fight, with no flight under way and no Test bonus held. Such a state is a
+a started fight, with no flight under way and no Test bonus declared (an undeclared one,
+R4.5, is part of the state: it ages as turns start and lapses). Such a state is a
 small int (:func:`encode`); its successors are built from parts cached per chain, each
 worked out once with the engine's own functions (``attack_chance``, ``defence_options``,
 ``severity``, ``damage_result``, ``diverts``, ``injure``, ``choose_leg``,
@@ -11,20 +12,23 @@ worked out once with the engine's own functions (``attack_chance``, ``defence_op
   foe's weapon and the range;
 - which hits get through, per the defender's defensive situation (R4.11, R5);
 - what they do, per the defender's injuries (R6, R3.2, R6.5);
-- the turns that follow (flags cleared, a weapon drawn, R6.5) until someone must act.
+- the turns that follow (flags cleared, bonuses aged, a weapon drawn, R6.5) until
+  someone must act.
 
 So this module writes down, a second time and in the engine's order, what a regular
 turn reads of the state; ``tests/unit/test_odds_exact.py`` checks its transitions
 against the engine's ``apply`` on positions from random fights, so the two cannot drift
-apart. One symmetry is used: no rule tells the legs apart (the damage table gives each
-the same number of values in every armour column, R6.1; R6.3 and R6.4 treat both alike,
-the right one first only on a tie; a leg is named only in refusals), so injuries that
-mirror each other leg for leg are one, kept with the worse leg on the right (a mortal
-fight has 93 kinds of injuries a side instead of 140, a chain 2.3 times fewer nodes).
+apart. One symmetry is used: once a leg is disabled no rule tells the legs apart (the
+damage table gives each the same number of values in every armour column, R6.1; R6.4
+treats both alike; R6.3's divert, whose tie goes to the right leg, never strikes a
+downed warrior; a leg is named only in refusals), so injuries with the left leg
+disabled and the right one not are kept as their mirror (a mortal chain has about 1.5
+times fewer nodes).
 One more step is derived: a side with both arms disabled whose foe still has an
 arm loses under the policy whatever the dice (it flees or yields, and the foe strikes,
 stops the flight or accepts; the test checks that too). Anything else (the first
-action, a flight, a bonus, both sides armless) goes through the engine step by step.
+action, a flight, a declared bonus, both sides armless) goes through the engine step
+by step.
 """
 
 from __future__ import annotations
