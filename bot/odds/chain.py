@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from bot.odds.classes import classes
-from bot.odds.regular import WON, Next, Regular, Won
+from bot.odds.regular import Next, Regular, Won
 from rules.ancath import apply
 from rules.ancath.commands import Command, Roll
 from rules.ancath.state import Action, Bonus, Defence, Fighter, FightState, Need, RollFor
@@ -31,8 +31,7 @@ from rules.ancath.state import Action, Bonus, Defence, Fighter, FightState, Need
 __all__ = ["Chain", "TooLong", "key", "roll_classes"]
 
 UNSOLVED = -1.0
-"""The value of a node not solved yet (a chance is never negative; as in
-:mod:`bot.odds.linear`, which this module imports only to solve)."""
+"""The value of a node not solved yet (a chance is never negative)."""
 
 
 class TooLong(Exception):
@@ -135,7 +134,7 @@ class Chain:
 
     def _node(self, state: FightState) -> tuple[Hashable, Payload]:
         if state.outcome is not None:
-            won = WON[state.outcome.winner] if state.outcome.winner is not None else Won(None)
+            won = Won(state.outcome.winner)
             return won, won
         regular = self.regular.key(state)
         if regular is not None:

@@ -13,10 +13,10 @@ from scipy.sparse import csr_array, eye_array
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
+from bot.odds.chain import UNSOLVED
+
 __all__ = ["components", "solve"]
 
-UNSOLVED = -1.0
-"""The value of a node not solved yet, as in :mod:`bot.odds.chain`."""
 
 
 def solve(base: int, values: list[float],

@@ -3,8 +3,8 @@
 Most of a fight under the policy is regular turns: the side to act chooses an action in
 a started fight, with no flight under way and no Test bonus declared (an undeclared one,
 R4.5, is part of the state: it ages as turns start and lapses). Such a state is a
-small int (:func:`encode`); its successors are built from parts cached per chain, each
-worked out once with the engine's own functions (``attack_chance``, ``defence_options``,
+small int (:mod:`bot.odds.fighters`); its successors are built from parts cached per
+chain, each worked out once with the engine's own functions (``attack_chance``, ``defence_options``,
 ``severity``, ``damage_result``, ``diverts``, ``injure``, ``choose_leg``,
 ``secondary_weapon``) and the advisor's policy:
 
@@ -18,13 +18,8 @@ worked out once with the engine's own functions (``attack_chance``, ``defence_op
 So this module writes down, a second time and in the engine's order, what a regular
 turn reads of the state; ``tests/unit/test_odds_exact.py`` checks its transitions
 against the engine's ``apply`` on positions from random fights, so the two cannot drift
-apart. One symmetry is used: once a leg is disabled no rule tells the legs apart (the
-damage table gives each the same number of values in every armour column, R6.1; R6.4
-treats both alike; R6.3's divert, whose tie goes to the right leg, never strikes a
-downed warrior; a leg is named only in refusals), so injuries with the left leg
-disabled and the right one not are kept as their mirror (a mortal chain has about 1.5
-times fewer nodes).
-One more step is derived: a side with both arms disabled whose foe still has an
+apart (the one symmetry used, the legs', is in :mod:`bot.odds.fighters`). One more
+step is derived: a side with both arms disabled whose foe still has an
 arm loses under the policy whatever the dice (it flees or yields, and the foe strikes,
 stops the flight or accepts; the test checks that too). Anything else (the first
 action, a flight, a declared bonus, both sides armless) goes through the engine step
@@ -33,11 +28,11 @@ by step.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Callable
 from typing import Generic, NamedTuple, NoReturn, TypeVar
 
 from bot.odds.classes import classes
+from bot.odds.fighters import SHIFT, WEAPON_ORDER, Dyn, Fighters, decode, encode
 from rules.ancath.chances import TWO_HANDERS, attack_chance, defence_options, pair_rule
 from rules.ancath.chances import secondary_weapon as _secondary
 from rules.ancath.commands import Act, Command
@@ -45,56 +40,16 @@ from rules.ancath.damage import choose_leg, diverts, injure, severity
 from rules.ancath.state import (
     Action,
     ActionContext,
-    Awaiting,
-    Bonus,
     Defence,
     FightState,
     Kind,
-    Need,
-    Range,
     Severity,
     Strike,
     succeeds,
 )
-from rules.ancath.tables import WEAPONS, Armour, Hit, Location, Weapon, damage_result
+from rules.ancath.tables import WEAPONS, Armour, Hit, Location, damage_result
 
-__all__ = ["WEAPON_ORDER", "Dyn", "Regular", "Won", "decode", "encode"]
-
-WEAPON_ORDER = tuple(Weapon)
-"""Weapons by number: keys of ints hash fast (an enum member hashes in Python code)."""
-
-
-class Dyn(NamedTuple):
-    """What changes of a fighter in a regular fight."""
-
-    injuries: int
-    """An id of :attr:`Regular.injuries`."""
-    weapon: int
-    """The weapon in hand, by its place in :data:`WEAPON_ORDER`."""
-    press_penalty: bool
-    pair_doubled: bool
-    must_draw: bool
-    dodge_only: bool
-    bonus: int = 0
-    """A Test bonus held, undeclared (R4.5): 0 for none, else its amount times 4 plus its
-    age (the turns since the one that earned it: 1 or 2)."""
-
-
-SHIFT = 20
-"""Bits of a regular key for the defender's :class:`Dyn` id (a chain has far fewer)."""
-
-
-def encode(actor: int, close: bool, first: int, second: int) -> int:
-    """A regular state's key: ``actor`` is to choose an action, at close quarters or
-    not (R4.9), the challenger's and the defender's :class:`Dyn` by their ids in
-    :attr:`Regular.dyns`. An int, since a chain hashes keys millions of times."""
-    return ((first << SHIFT | second) << 2) | (close << 1) | actor
-
-
-def decode(key: int) -> tuple[int, bool, int, int]:
-    """(actor, close, first, second) of a key made by :func:`encode`."""
-    return key & 1, bool(key & 2), key >> (SHIFT + 2), (key >> 2) & ((1 << SHIFT) - 1)
-
+__all__ = ["Next", "Regular", "Won"]
 
 class Won(NamedTuple):
     """The fight is over: ``winner`` won it (None for a draw)."""
@@ -102,29 +57,19 @@ class Won(NamedTuple):
     winner: int | None
 
 
-WON = (Won(0), Won(1))
-
 Next = int | Won | FightState
 """Where a regular turn leads: another regular state, an end, or an irregular state."""
 T = TypeVar("T")
 Landed = tuple[bool, ...]
 """The hits that got through, in order: whether each is disabling (R6.2)."""
 
-_ARMS = (Location.WEAPON_ARM, Location.OFF_ARM)
-_LEGS = (Location.RIGHT_LEG, Location.LEFT_LEG)
 _DISABLED = Severity.DISABLED
-_MIRROR = {_LEGS[0]: _LEGS[1], _LEGS[1]: _LEGS[0]}
 
 
-def _held(bonus: Bonus | None, turn: int) -> int:
-    """A fighter's bonus as :attr:`Dyn.bonus`; -1 for one the fast path leaves to the
-    engine (declared, or of an age no regular turn sees)."""
-    if bonus is None:
-        return 0
-    age = turn - bonus.earned_turn
-    if bonus.use is not None or not 1 <= age <= 2 or bonus.amount <= 0:
-        return -1
-    return bonus.amount << 2 | age
+def _sides(key: int) -> tuple[int, bool, int, int]:
+    """(actor, close, the actor's :class:`Dyn` id, the foe's) of a regular key."""
+    actor, close, first, second = decode(key)
+    return (actor, close, first, second) if actor == 0 else (actor, close, second, first)
 
 
 def _closed(_target: object) -> NoReturn:
@@ -156,17 +101,13 @@ class Regular(Generic[T]):
         self.best = best
         self.place = place
         self._won: tuple[T, T] | None = None
-        self.injuries: list[Mapping[Location, Severity]] = []
-        self._ids: dict[frozenset[tuple[Location, Severity]], int] = {}
-        self._flags: list[tuple[bool, bool, bool, bool]] = []
-        """Per injuries id: weapon arm, off arm, both arms, a leg disabled."""
-        self._arms: list[int] = []
-        """Per injuries id: the weapon arm's and the off arm's injuries, as an id."""
-        self._arm_ids: dict[tuple[Severity | None, Severity | None], int] = {}
+        fighters = Fighters(template)
+        self.key, self.state, self.dyn_id = fighters.key, fighters.state, fighters.dyn_id
+        self._id = fighters.injuries_id
+        self.injuries, self.dyns = fighters.injuries, fighters.dyns
+        self._flags, self._arms = fighters.flags, fighters.arms
         self._plans: dict[tuple[object, ...], tuple[Action, tuple[int, ...], bool]] = {}
         self._landed: dict[tuple[object, ...], list[tuple[float, Landed, bool]]] = {}
-        self.dyns: list[Dyn] = []
-        self._dyn_ids: dict[Dyn, int] = {}
         self._harm: dict[tuple[object, ...], list[tuple[float, int]]] = {}
         self._wound: dict[tuple[object, ...], list[tuple[float, int, bool, bool]]] = {}
         self._free: dict[tuple[object, ...], int] = {}
@@ -179,71 +120,6 @@ class Regular(Generic[T]):
                             for f in template.fighters)
         self._slow = tuple(WEAPONS[w].slow for w in WEAPON_ORDER)
         self._two_handed = tuple(w in TWO_HANDERS for w in WEAPON_ORDER)
-
-    # -- keys and states ---------------------------------------------------------------
-
-    def _id(self, injuries: Mapping[Location, Severity]) -> int:
-        """The id of ``injuries``, or of their leg-for-leg mirror (see above)."""
-        frozen = frozenset(injuries.items())
-        found = self._ids.get(frozen)
-        if found is not None:
-            return found
-        right, left = (injuries.get(leg) for leg in _LEGS)
-        if left is _DISABLED and right is not _DISABLED:
-            mirror = {_MIRROR.get(place, place): hurt for place, hurt in injuries.items()}
-            found = self._ids[frozen] = self._id(mirror)
-        else:
-            found = self._ids[frozen] = len(self.injuries)
-            self.injuries.append(dict(injuries))
-            arms = [injuries.get(a) is _DISABLED for a in _ARMS]
-            down = any(injuries.get(leg) is _DISABLED for leg in _LEGS)
-            self._flags.append((arms[0], arms[1], all(arms), down))
-            arm_injuries = (injuries.get(_ARMS[0]), injuries.get(_ARMS[1]))
-            self._arms.append(self._arm_ids.setdefault(arm_injuries, len(self._arm_ids)))
-        return found
-
-    def key(self, state: FightState) -> int | None:
-        """The regular key of ``state`` (:func:`encode`), or None when it is not regular."""
-        awaiting = state.awaiting
-        if (awaiting is None or awaiting.need is not Need.ACTION or not state.started
-                or state.context is not None or state.fleeing is not None
-                or state.initiative != (None, None)):
-            return None
-        fighters = state.fighters
-        bonuses = [_held(f.bonus, state.turn) for f in fighters]
-        if any(f.earned is not None for f in fighters) or -1 in bonuses:
-            return None
-        if fighters[0].armless and fighters[1].armless:
-            return None
-        first, second = (self.dyn_id(Dyn(self._id(f.injuries), WEAPON_ORDER.index(f.weapon),
-                                         f.press_penalty, f.pair_doubled, f.must_draw,
-                                         f.dodge_only, held))
-                         for f, held in zip(fighters, bonuses, strict=True))
-        return encode(awaiting.side, state.range is Range.CLOSE, first, second)
-
-    def dyn_id(self, dyn: Dyn) -> int:
-        found = self._dyn_ids.get(dyn)
-        if found is None:
-            found = self._dyn_ids[dyn] = len(self.dyns)
-            self.dyns.append(dyn)
-        return found
-
-    def state(self, key: int) -> FightState:
-        """The engine's state for ``key`` (the template's sheets, loadouts and turn)."""
-        actor, close, first, second = decode(key)
-        turn = self.template.turn
-        fighters = tuple(
-            replace(f, injuries=self.injuries[d.injuries], weapon=WEAPON_ORDER[d.weapon],
-                    press_penalty=d.press_penalty, pair_doubled=d.pair_doubled,
-                    must_draw=d.must_draw, dodge_only=d.dodge_only, earned=None,
-                    bonus=Bonus(d.bonus >> 2, turn - (d.bonus & 3)) if d.bonus else None)
-            for f, d in zip(self.template.fighters, (self.dyns[first], self.dyns[second]),
-                            strict=True))
-        where = Range.CLOSE if close else Range.STANDARD
-        return replace(self.template, fighters=(fighters[0], fighters[1]), range=where,
-                       awaiting=Awaiting(actor, Need.ACTION), actor=actor,
-                       started=True, initiative=(None, None), fleeing=None, context=None,
-                       outcome=None)
 
     def close(self) -> None:
         """Drop the links back to the chain and to this fast path itself (``place``, the
@@ -262,14 +138,13 @@ class Regular(Generic[T]):
     def turn(self, key: int) -> tuple[list[float], list[T]]:
         """Where the actor's turn leads: the chances and their targets (one may come
         twice)."""
-        side, close, first, second = decode(key)
-        mine_id, theirs_id = (first, second) if side == 0 else (second, first)
+        side, close, mine_id, theirs_id = _sides(key)
         dyns = self.dyns
         mine, theirs = dyns[mine_id], dyns[theirs_id]
         won = self._won
         if won is None:
-            won = self._won = (self.place(WON[0]), self.place(WON[1]))
-        if self._flags[mine.injuries][2]:
+            won = self._won = (self.place(Won(0)), self.place(Won(1)))
+        if self._flags[mine.injuries].armless:
             return [1.0], [won[1 - side]]  # armless against an armed foe: see above
         action, chances, pair = self._plan(key, side, close, mine, theirs)
         after = mine_id
@@ -278,7 +153,7 @@ class Regular(Generic[T]):
                                 else mine._replace(press_penalty=True))
         free = (action is Action.ATTACK and self._slow[mine.weapon]
                 and not self._slow[theirs.weapon] and not theirs.must_draw
-                and not self._flags[theirs.injuries][2])  # R4.10
+                and not self._flags[theirs.injuries].armless)  # R4.10
         ps, hurts, high = self._outcomes(key, side, chances, mine, False, free, theirs_id)
         links, winner, low = self._after, won[side], (close << 1) | side
         base = (after << (SHIFT + 2)) | low  # the link's key (see _link) but the foe's id
@@ -323,7 +198,7 @@ class Regular(Generic[T]):
         ``side``'s favour), merged over the hits that land;
         and, when a miss of 81 or more is ``answered`` by a free attack (R4.10), that
         miss's chance, left out of the lists. ``free``: this is the free attack."""
-        down = self._flags[striker.injuries][3]
+        down = self._flags[striker.injuries].down
         cache = (side, chances, striker.weapon, striker.bonus, free, answered, down, target)
         found = self._merged.get(cache)
         if found is None:
@@ -357,14 +232,14 @@ class Regular(Generic[T]):
               free: bool) -> list[tuple[float, Landed, bool]]:
         """The hits that get through the defences, with their chances, and whether the
         first strike missed with 81 or more (R4.10). ``key``'s actor is ``side``."""
-        _, _, first, second = decode(key)
-        mine_id, theirs_id = (first, second) if side == 0 else (second, first)
+        _, _, mine_id, theirs_id = _sides(key)
         mine = self.dyns[mine_id]
         weapon = mine.weapon
         foe = self.dyns[theirs_id]
         flags = self._flags[foe.injuries]
         cache = (side, chances, weapon, free, foe.press_penalty, foe.pair_doubled,
-                 foe.dodge_only, flags[0], flags[1], flags[3], mine.bonus, foe.bonus)
+                 foe.dodge_only, flags.weapon_arm, flags.off_arm, flags.down, mine.bonus,
+                 foe.bonus)
         found = self._landed.get(cache)
         if found is not None:
             return found
@@ -461,7 +336,7 @@ class Regular(Generic[T]):
             return found
         level = _DISABLED if disabling else Severity.WOUND
         injuries = self.injuries[injuries_id]
-        down = self._flags[injuries_id][3]
+        down = self._flags[injuries_id].down
         merged: dict[tuple[int, bool, bool], float] = {}
         for value, n in classes("damage", (armour, striker_down, down)):
             row = damage_result(armour, value)
@@ -500,7 +375,7 @@ class Regular(Generic[T]):
             actor = 1 - actor
         following = encode(actor, close, ids[0], ids[1])
         flags, dyns = self._flags, self.dyns
-        both = flags[dyns[ids[0]].injuries][2] and flags[dyns[ids[1]].injuries][2]
+        both = flags[dyns[ids[0]].injuries].armless and flags[dyns[ids[1]].injuries].armless
         return self.place(self.state(following) if both else following)
 
     def _aged(self, dyn: int) -> int:
@@ -520,7 +395,7 @@ class Regular(Generic[T]):
         if found is None:
             d = self.dyns[dyn]._replace(press_penalty=False, pair_doubled=False)
             drawn = None
-            if d.must_draw and not self._flags[d.injuries][2]:
+            if d.must_draw and not self._flags[d.injuries].armless:
                 drawn = self.dyn_id(d._replace(must_draw=False, weapon=self._drawn[side]))
             cleared = self.dyn_id(d._replace(must_draw=False, dodge_only=False))
             found = self._ready[cache] = (cleared, drawn)
