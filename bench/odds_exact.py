@@ -9,9 +9,14 @@ dice (a benchmark may seed its dice; the bot never does, R1.4) for a random numb
 steps, and stops at a decision: that is the position. Figures, one per line:
 
 - ``odds_exact.matchup_cold_s_min``, ``_median``, ``_max``: ``!odds A vs B`` from the
-  fight's start with no chain kept (the worker's first question about a matchup);
+  fight's start with no chain kept (a worker's first question about a matchup), worked
+  out here, on one core;
 - ``odds_exact.in_fight_cold_s_*``: ``!odds`` in the fight (each legal move weighed)
-  with no chain kept;
+  with no chain kept, both ranges here, one after the other;
+- ``odds_exact.request_matchup_s_*``, ``odds_exact.request_in_fight_s_*``: the same
+  two questions as the bot asks them, from sending the jobs to the last part's return:
+  one part per range, each on the worker that keeps that range's chain
+  (``bot.odds.worker.start_workers``: two processes), nothing kept;
 - ``odds_exact.in_fight_warm_s_*``: the same after the fight's chain was worked out
   ahead from its start (what a bot on IRC does when a fight begins);
 - ``odds_exact.ahead_s_*``: that work ahead, in 0.25 s pieces, in all;
@@ -42,9 +47,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 from engine_fights import KINDS, warriors  # noqa: E402
 
 from bot.odds import advisor  # noqa: E402
+from bot.odds.worker import start_workers  # noqa: E402
 from rules.ancath import apply, start  # noqa: E402
 from rules.ancath.commands import Roll  # noqa: E402
-from rules.ancath.state import FightState, Kind, Need  # noqa: E402
+from rules.ancath.state import FightState, Kind, Need, Range  # noqa: E402
 
 
 def positions(count: int, seed: int,
@@ -77,6 +83,21 @@ def _timed(job: object) -> float:
     assert callable(job)
     began = time.perf_counter()
     job()
+    return time.perf_counter() - began
+
+
+def _requested(workers: list[ProcessPoolExecutor], state: FightState) -> float:
+    """Seconds from sending ``state``'s question to its workers, one part per range as
+    the desk does, to the last part's return; nothing kept before."""
+    for worker in workers:
+        worker.submit(advisor.forget).result()
+    part = (advisor.weigh_part if state.awaiting and state.awaiting.need is not Need.ROLL
+            else advisor.chance_part)
+    began = time.perf_counter()
+    futures = [workers[advisor.shard(state, where) % len(workers)].submit(part, state, where)
+               for where in Range]
+    for future in futures:
+        future.result()
     return time.perf_counter() - began
 
 
@@ -125,12 +146,24 @@ def main(argv: list[str] | None = None) -> int:
         nodes.append(float(len(advisor.chain(position).values)))
         advisor.forget()
         began = time.perf_counter()
-        while not advisor.prepare(first, 0.25):
-            pass
+        for where in Range:
+            while not advisor.prepare(first, 0.1, where):
+                pass
         ahead.append(time.perf_counter() - began)
         warm.append(_timed(lambda p=position: advisor.weigh(p)))
+    workers = start_workers()
+    try:
+        for worker in workers:
+            worker.submit(advisor.forget).result()  # started and warmed
+        asked = [(_requested(workers, first), _requested(workers, position))
+                 for first, position in drawn]
+    finally:
+        for worker in workers:
+            worker.shutdown()
     _spread("matchup_cold_s", matchup)
     _spread("in_fight_cold_s", cold)
+    _spread("request_matchup_s", [m for m, _ in asked])
+    _spread("request_in_fight_s", [f for _, f in asked])
     _spread("in_fight_warm_s", warm)
     _spread("ahead_s", ahead)
     _spread("nodes", nodes)

@@ -122,7 +122,8 @@ async def measure(bursts: int, warmup: int, quiet: int, server: NgircdServer,
         answers: list[float] = []
         try:
             for index in range(warmup + bursts):
-                await asyncio.wrap_future(desk.executor(run.referee).submit(advisor.forget))
+                for worker in desk.workers(run.referee):
+                    await asyncio.wrap_future(worker.submit(advisor.forget))
                 latencies, seconds = await burst(olaf, fans)
                 still = [await round_trip(olaf) for _ in range(quiet)]
                 if index >= warmup:

@@ -4,13 +4,14 @@ keys, dice, clock, and where ``!odds`` are worked out)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from concurrent.futures import Executor
 
 from bot.clock import Clock, SystemClock
 from bot.config import BotConfig
 from bot.dice import DiceSource, OsDice
 from bot.odds import desk
-from bot.odds.worker import start_worker
+from bot.odds.worker import start_workers
 from bot.referee import Referee
 from storage import ledger
 from storage.db import open_database
@@ -28,7 +29,7 @@ def build_referee(
     database: str | None = None,
     dice: DiceSource | None = None,
     clock: Clock | None = None,
-    odds_executor: Executor | None = None,
+    odds_workers: Executor | Sequence[Executor] | None = None,
     keyring: Keyring | None = None,
     key_file: str | None = None,
     odds_ahead: bool = False,
@@ -37,9 +38,9 @@ def build_referee(
     ``keyring`` (else the configured keys), with every open fight resumed. A SQLite
     database gets its own key on the first start only: once rows are keyed, a missing
     key stops the start (``KeyringError``) instead of starting a new one. Its ``!odds``
-    chains are solved on ``odds_executor``, by default a worker process
-    (:func:`bot.odds.worker.start_worker`, started first so it warms meanwhile); stop it
-    with :func:`bot.odds.desk.close`. With ``odds_ahead`` (a bot on IRC) each fight's odds
+    chains are solved on ``odds_workers``, by default worker processes
+    (:func:`bot.odds.worker.start_workers`, started first so they warm meanwhile); stop
+    them with :func:`bot.odds.desk.close`. With ``odds_ahead`` (a bot on IRC) each fight's odds
     are worked out on it from the fight's start, behind the requests."""
     url = database or config.database
     key_file = key_file or config.ledger_key_file
@@ -54,8 +55,8 @@ def build_referee(
     if sealed:
         log.warning("the ledger was not keyed yet: %d rows now record its warriors and "
                     "finished fights as they are, under key %s", sealed, keyring.ids[0])
-    executor = odds_executor if odds_executor is not None else start_worker()
+    workers = odds_workers if odds_workers is not None else start_workers()
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock())
-    desk.attach(referee, executor, work_ahead=odds_ahead)
+    desk.attach(referee, workers, work_ahead=odds_ahead)
     referee.resume()
     return referee

@@ -34,7 +34,7 @@ from bot.dice import DiceExhausted, DiceSource, ScriptedDice
 from bot.irc.supervisor import IrcBot
 from bot.logs import setup_logging
 from bot.odds import desk
-from bot.odds.worker import start_worker
+from bot.odds.worker import start_workers
 from bot.systems.registry import PLUGINS
 from storage.backup import backup_sqlite
 from storage.db import (
@@ -264,7 +264,7 @@ def _serve(args: argparse.Namespace) -> int:
                               "run it in a terminal")
         setup_logging(config.log)
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice,
-                            odds_executor=start_worker(warm=on_irc), key_file=args.key_file,
+                            odds_workers=start_workers(warm=on_irc), key_file=args.key_file,
                             odds_ahead=on_irc)
     try:
         if on_irc:

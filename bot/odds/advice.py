@@ -1,22 +1,23 @@
 """``!odds``: the odds advisor in chat. The exact solve (:mod:`bot.odds.advisor`) runs on the
-referee's odds desk (:mod:`bot.odds.desk`), off the event loop; its answer comes later. A
-fight's chain is worked out ahead when the fight begins (:func:`foresee`)."""
+referee's odds desk (:mod:`bot.odds.desk`), off the event loop, in one part per range on
+the worker keeping that range's chain; its answer comes later. A fight's chains are
+worked out ahead when the fight begins (:func:`foresee`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from bot.chat.registry import Ctx, Example, Precondition, Refusal, command
 from bot.odds import advisor
-from bot.odds.advisor import POLICY, prepare, weigh
-from bot.odds.desk import WINDOW, admit, ahead, ask
+from bot.odds.advisor import POLICY, prepare, shard, weighed
+from bot.odds.desk import WINDOW, Job, admit, ahead, ask
 from bot.systems.ancath import AN_CATH
 from rules.ancath import start
-from rules.ancath.commands import Command
 from rules.ancath.sheet import Sheet
-from rules.ancath.state import FightState, Kind, Need
+from rules.ancath.state import FightState, Kind, Need, Range
 from storage.store import OpenFight
 
 if TYPE_CHECKING:
@@ -24,12 +25,20 @@ if TYPE_CHECKING:
 
 __all__ = ["AHEAD", "foresee"]
 
-AHEAD = 0.25
-"""Seconds of one piece of the work done ahead: a request waits for one piece at most."""
+T = TypeVar("T")
+
+AHEAD = 0.1
+"""Seconds of one piece of the work done ahead: a request waits for one piece at most
+(and the solve that may end it)."""
 
 
 def _pct(chance: float) -> str:
     return f"{100 * chance:.1f}%"
+
+
+def _per_range(state: FightState, part: Callable[[FightState, Range], T]) -> list[Job[T]]:
+    """One job per range, each on the worker that keeps the fight's chain there."""
+    return [Job(partial(part, state, where), shard(state, where)) for where in Range]
 
 
 def foresee(referee: Referee, fight: OpenFight) -> None:
@@ -43,7 +52,8 @@ def foresee(referee: Referee, fight: OpenFight) -> None:
         table = referee.tables.get(fight.channel)
         return table is not None and table.fight is not None and table.fight.id == fight.id
 
-    ahead(referee, partial(prepare, state, AHEAD), alive)
+    ahead(referee, [Job(partial(prepare, state, AHEAD, where), shard(state, where))
+                    for where in Range], alive)
 
 
 def _fighters_only(ctx: Ctx) -> str | None:
@@ -96,10 +106,11 @@ def _matchup(ctx: Ctx) -> None:
     state, _ = start(kind, replace(one, status=one.status.FREE),
                      replace(other, status=other.status.FREE))
 
-    def answer(chance: float) -> str:
-        return f"{a} vs {b} ({kind.value}): {a} wins {_pct(chance)} (exact; policy: !help odds)"
+    def answer(parts: list[float]) -> str:
+        return (f"{a} vs {b} ({kind.value}): {a} wins {_pct(sum(parts))} "
+                "(exact; policy: !help odds)")
 
-    ask(ctx, partial(advisor.odds, state, 0), answer)
+    ask(ctx, _per_range(state, advisor.chance_part), answer)
 
 
 def _in_fight(ctx: Ctx) -> None:
@@ -114,14 +125,16 @@ def _in_fight(ctx: Ctx) -> None:
     name = state.fighters[awaiting.side].name
     if awaiting.need is Need.ROLL:
 
-        def from_here(chance: float) -> str:
-            return f"{name} wins {_pct(chance)} from here (exact)"
+        side = awaiting.side
 
-        ask(ctx, partial(advisor.odds, state, awaiting.side), from_here, fight)
+        def from_here(parts: list[float]) -> str:
+            return f"{name} wins {_pct(advisor.for_side(side, sum(parts)))} from here (exact)"
+
+        ask(ctx, _per_range(state, advisor.chance_part), from_here, fight)
         return
 
-    def per_move(weighed: list[tuple[Command, float]]) -> str:
+    def per_move(parts: list[advisor.Part]) -> str:
         return f"{name}'s chances (exact): " + ", ".join(
-            f"{AN_CATH.word(move)} {_pct(chance)}" for move, chance in weighed)
+            f"{AN_CATH.word(move)} {_pct(chance)}" for move, chance in weighed(state, parts))
 
-    ask(ctx, partial(weigh, state), per_move, fight)
+    ask(ctx, _per_range(state, advisor.weigh_part), per_move, fight)

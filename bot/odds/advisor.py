@@ -5,9 +5,16 @@ Double when it gives a better chance of at least one hit than a single Attack, e
 Attack (never Press, Test, Close, Open, Flee or Yield, unless both arms are disabled:
 then Flee where allowed, else Yield); defend with the best chance left; accept a yield;
 answer a flight with a last Attack. Under it a fight is a Markov chain, solved exactly
-(:mod:`bot.odds.chain`); the worker keeps the chains of the last few fights, so a
+(:mod:`bot.odds.chain`); the workers keep the chains of the last few fights, so a
 fight's later questions, and a fight warmed when it began (:func:`prepare`), answer at
 once.
+
+The policy never changes the range, so once a Close or Open under way is settled a
+fight stays at its range: the two ranges are two chains that share no node. A request
+is answered in two parts, one per range (:func:`chance_part`, :func:`weigh_part`), each
+on the worker that keeps that range's chain of the fight (:func:`shard`), and the parts
+are added up (:func:`weighed`): a question that weighs a Close takes the time of the
+larger chain, not of both.
 """
 
 from __future__ import annotations
@@ -15,12 +22,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
+import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
-from bot.odds.chain import Chain, TooLong
+from bot.odds.chain import Chain, TooLong, roll_classes
 from rules.ancath import apply, legal_actions
 from rules.ancath.chances import action_problem, attack_chance, defence_options
 from rules.ancath.commands import (
@@ -38,8 +46,9 @@ from rules.ancath.state import Action, ActionContext, Defence, FightState, Need,
 from rules.ancath.state import succeeds as _succeeds
 from rules.errors import RulesError
 
-__all__ = ["CHAINS", "POLICY", "best_defence", "chain", "forget", "odds", "play_out", "policy",
-           "prepare", "succeeds", "weigh"]
+__all__ = ["CHAINS", "POLICY", "Part", "best_defence", "chain", "chance_part", "for_side",
+           "forget", "odds", "play_out", "policy", "prepare", "shard", "succeeds", "weigh",
+           "weigh_part", "weighed"]
 
 POLICY = ("both sides: go first; Double if it gives a better chance of a hit than "
           "Attack, else Attack; best defence left; accept a yield; strike a fleeing foe")
@@ -140,7 +149,7 @@ def chain(state: FightState) -> Chain:
     return found
 
 
-def _for(side: int, challenger: float) -> float:
+def for_side(side: int, challenger: float) -> float:
     """A side's chance from the challenger's: under the policy every fight ends with a
     winner (it never asks a moderator to end it), so the two add up to one."""
     return challenger if side == 0 else 1 - challenger
@@ -177,24 +186,117 @@ def _no_collection() -> Iterator[None]:
             gc.enable()
 
 
+def shard(state: FightState, where: Range) -> int:
+    """Which worker keeps the chain of ``state``'s fight at ``where`` (the desk takes it
+    modulo the number of workers): a fight's two ranges go to neighbouring workers, and
+    fights spread by what their chain depends on."""
+    return zlib.crc32(repr(_identity(state)).encode()) + list(Range).index(where)
+
+
+def _leaves(state: FightState) -> list[tuple[float, FightState]]:
+    """Where ``state`` leads once its range is settled, with the chances: a Close or Open
+    under way is followed through its rolls (the policy makes no other range change);
+    any other state is settled already."""
+    ctx, awaiting = state.context, state.awaiting
+    if (state.outcome is not None or awaiting is None or ctx is None
+            or ctx.action not in (Action.CLOSE, Action.OPEN)):
+        return [(1.0, state)]
+    if awaiting.need is Need.ROLL:
+        steps = [(count / 100, apply(state, Roll(awaiting.side, value))[0])
+                 for value, count in roll_classes(state)]
+    else:
+        steps = [(1.0, apply(state, policy(state))[0])]
+    return [(p * q, leaf) for p, step in steps for q, leaf in _leaves(step)]
+
+
+def _settled_at(state: FightState, where: Range) -> list[tuple[float, FightState]]:
+    return [(p, leaf) for p, leaf in _leaves(state) if leaf.range is where]
+
+
+def chance_part(state: FightState, where: Range) -> float:
+    """The challenger's chance from ``state``, over the futures settled at ``where``
+    only: the two ranges' parts add up to the whole (:func:`odds`)."""
+    leaves = _settled_at(state, where)
+    if not leaves:
+        return 0.0
+    with _solving(state) as solver:
+        return sum((p * solver.value(leaf) for p, leaf in leaves), 0.0)
+
+
 def odds(state: FightState, side: int) -> float:
     """The exact chance that ``side`` wins from ``state`` under the policy."""
+    return for_side(side, sum((chance_part(state, where) for where in Range), 0.0))
+
+
+Part = list[tuple[Command, float, int | None]]
+"""Each move open, the challenger's chance after it over the futures settled at one
+range (:func:`chance_part`), and a defence's chance of success (else None)."""
+
+
+def weigh_part(state: FightState, where: Range) -> Part:
+    """One range's part of :func:`weigh`: the moves open to the side to decide (bonus
+    declarations aside), in the engine's order."""
+    moves = _moves(state)
+    leaves = [_settled_at(after, where) for _, after, _ in moves]
+    if not any(leaves):
+        return [(move, 0.0, chance) for move, _, chance in moves]
     with _solving(state) as solver:
-        return _for(side, solver.value(state))
+        return [(move, sum((p * solver.value(leaf) for p, leaf in found), 0.0), chance)
+                for (move, _, chance), found in zip(moves, leaves, strict=True)]
 
 
-def prepare(state: FightState, seconds: float) -> bool:
-    """Work on the chain of a fight from its start ``state`` for at most ``seconds``:
-    at both ranges (a Close weighed in a fight leads to the other), and after each move
-    open at the first action, whoever takes it (a Test weighed there steps the engine
-    through two turns of its bonus); True once all is solved. The work is kept, so a
-    later call goes on."""
+def _moves(state: FightState) -> list[tuple[Command, FightState, int | None]]:
+    """The moves open to the side to decide, the state after each, and a defence's
+    chance."""
+    awaiting = state.awaiting
+    assert awaiting is not None and awaiting.need is not Need.ROLL
+    out: list[tuple[Command, FightState, int | None]] = []
+    for option in legal_actions(state):
+        command = option.command
+        if isinstance(command, ModeratorEnd | DeclareBonus) or command.side != awaiting.side:
+            continue
+        try:
+            after, _ = apply(state, command)
+        except RulesError:
+            continue
+        defends = isinstance(command, Defend) and bool(option.chances)
+        out.append((command, after, option.chances[0] if defends else None))
+    return out
+
+
+def weighed(state: FightState, parts: Sequence[Part]) -> list[tuple[Command, float]]:
+    """The exact chance of the side to decide after each move, the ranges' parts added
+    up. A defence that a higher unused one dominates (one hit to defend: same outcomes,
+    a better chance of the good one) never shows above it."""
+    awaiting = state.awaiting
+    assert awaiting is not None and parts
+    moves = [move for move, _, _ in parts[0]]
+    assert all([move for move, _, _ in part] == moves for part in parts)
+    figures = [(move, for_side(awaiting.side, sum((part[i][1] for part in parts), 0.0)))
+               for i, move in enumerate(moves)]
+    if awaiting.need is Need.DEFENCE and _defended(state) == 1:
+        chances = {move: chance for move, _, chance in parts[0] if chance is not None}
+        figures = [(move, _capped(move, figure, figures, chances)) for move, figure in figures]
+    return figures
+
+
+def weigh(state: FightState) -> list[tuple[Command, float]]:
+    """:func:`weighed` with every part worked out here."""
+    return weighed(state, [weigh_part(state, where) for where in Range])
+
+
+def prepare(state: FightState, seconds: float, where: Range) -> bool:
+    """Work on the chain of a fight from its start ``state`` at ``where`` for at most
+    ``seconds``: from the start at that range (a Close weighed in a fight leads to the
+    other), and after each move open at the first action, whoever takes it, as far as
+    it is settled at ``where`` (a Test weighed there steps the engine through two turns
+    of its bonus); True once all is solved. The work is kept, so a later call goes on."""
     deadline = time.perf_counter() + seconds
-    targets = [replace(state, range=where)
-               for where in (state.range, *(r for r in Range if r is not state.range))]
+    targets = [replace(state, range=where)] + [
+        leaf for opening in _openings(state) for _, leaf in _settled_at(opening, where)]
     try:
         with _solving(state) as solver:
-            for target in targets + _openings(state):
+            for target in targets:
                 solver.value(target, deadline)
     except TooLong:
         return False
@@ -240,37 +342,11 @@ def _defended(state: FightState) -> int:
     return 0 if ctx is None else sum(1 for s in ctx.strikes if s.hit and s.defence is None)
 
 
-def weigh(state: FightState) -> list[tuple[Command, float]]:
-    """The exact chance of the side to decide after each move open to it (bonus
-    declarations aside). A defence that a higher unused one dominates (one hit to
-    defend: same outcomes, a better chance of the good one) never shows above it."""
-    awaiting = state.awaiting
-    assert awaiting is not None and awaiting.need is not Need.ROLL
-    side = awaiting.side
-    options = [o for o in legal_actions(state)
-               if not isinstance(o.command, ModeratorEnd | DeclareBonus)
-               and o.command.side == side]
-    weighed: list[tuple[Command, float]] = []
-    chances: dict[Command, int] = {}
-    with _solving(state) as solver:
-        for option in options:
-            try:
-                after, _ = apply(state, option.command)
-            except RulesError:
-                continue
-            weighed.append((option.command, _for(side, solver.value(after))))
-            if isinstance(option.command, Defend) and option.chances:
-                chances[option.command] = option.chances[0]
-    if awaiting.need is Need.DEFENCE and _defended(state) == 1:
-        weighed = [(move, _capped(move, figure, weighed, chances)) for move, figure in weighed]
-    return weighed
-
-
-def _capped(move: Command, figure: float, weighed: list[tuple[Command, float]],
+def _capped(move: Command, figure: float, figures: list[tuple[Command, float]],
             chances: dict[Command, int]) -> float:
     """``figure``, but no more than that of any defence with a higher chance."""
     mine = chances.get(move)
     if mine is None:
         return figure
-    better = [f for m, f in weighed if chances.get(m, -1) > mine]
+    better = [f for m, f in figures if chances.get(m, -1) > mine]
     return min([figure, *better])

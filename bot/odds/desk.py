@@ -1,5 +1,9 @@
-"""The odds desk of a referee: who may ask for odds now, the jobs out on its executor,
+"""The odds desk of a referee: who may ask for odds now, the jobs out on its workers,
 and their answers, which go out through ``Referee.later`` when they are ready.
+
+A request is one or more :class:`Job`; each names its shard, the worker that keeps the
+chain it needs (the shard modulo the number of workers), and the answer is made once
+all of them are done.
 
 Limits: one request at a time per channel, ``OUT`` at once over all, and one accepted
 request per player (identity) per ``WINDOW`` seconds of the referee's clock, in a
@@ -7,7 +11,7 @@ channel or in private.
 An answer about a fight is checked when it is ready: if the fight has moved on it
 says which turn it was for; if the fight ended (or another began) it is dropped.
 
-Answers are finished on the executor's thread; the desk's lock covers its own state,
+Answers are finished on the thread of the worker done last; the desk's lock covers its own state,
 and the fight is read there as one attribute (fights are immutable snapshots).
 """
 
@@ -17,10 +21,10 @@ import logging
 import math
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from bot.chat.registry import Ctx, Refusal
 from storage.store import OpenFight
@@ -28,8 +32,8 @@ from storage.store import OpenFight
 if TYPE_CHECKING:
     from bot.referee import Referee
 
-__all__ = ["AHEAD_FIGHTS", "AHEAD_PIECES", "OUT", "WINDOW", "admit", "ahead", "ask", "attach",
-           "close", "executor", "wait"]
+__all__ = ["AHEAD_FIGHTS", "AHEAD_PIECES", "OUT", "WINDOW", "Job", "admit", "ahead", "ask",
+           "attach", "close", "wait", "workers"]
 
 log = logging.getLogger("ancath.odds")
 
@@ -39,16 +43,25 @@ WINDOW = 30.0
 """Seconds between two accepted ``!odds`` of one player."""
 OUT = 4
 """Requests out at once, over every channel and private message: beyond it, "ask again
-in a moment" (the worker answers one at a time; a cold chain takes it seconds)."""
+in a moment" (each worker answers one job at a time; a cold chain takes it a second)."""
 AHEAD_FIGHTS = 3
-"""Fights worked out ahead at once (fewer than the chains the worker keeps)."""
-AHEAD_PIECES = 400
-"""Runs of work ahead per fight at most (about 100 s of the worker's time)."""
+"""Fights worked out ahead at once (fewer than the chains a worker keeps)."""
+AHEAD_PIECES = 1000
+"""Runs of work ahead per fight and range at most (about 100 s of a worker's time)."""
+
+
+@dataclass(frozen=True)
+class Job(Generic[T]):
+    """One picklable piece of a request, and the shard whose worker runs it."""
+
+    run: Callable[[], T]
+    shard: int = 0
+    """The worker is ``shard`` modulo their number: the one that keeps the chain."""
 
 
 @dataclass
 class _Desk:
-    executor: Executor
+    workers: Sequence[Executor]
     busy: set[str] = field(default_factory=set)
     """Channels (casefolded) with a request out."""
     asked: dict[str, float] = field(default_factory=dict)
@@ -65,29 +78,52 @@ class _Desk:
 _DESKS: weakref.WeakKeyDictionary[Referee, _Desk] = weakref.WeakKeyDictionary()
 
 
-def attach(referee: Referee, executor: Executor, *, work_ahead: bool = False) -> None:
-    """Give ``referee`` a desk whose jobs run on ``executor``; with ``work_ahead`` it
-    also does the work :func:`ahead` asks for (a bot on IRC; a console script would wait
-    for it at its end)."""
-    _DESKS[referee] = _Desk(executor, ahead=work_ahead)
+def attach(referee: Referee, workers: Executor | Sequence[Executor], *,
+           work_ahead: bool = False) -> None:
+    """Give ``referee`` a desk whose jobs run on ``workers`` (one executor each, running
+    one job at a time); with ``work_ahead`` it also does the work :func:`ahead` asks for
+    (a bot on IRC; a console script would wait for it at its end)."""
+    listed = [workers] if isinstance(workers, Executor) else list(workers)
+    assert listed, "the odds desk needs a worker"
+    _DESKS[referee] = _Desk(listed, ahead=work_ahead)
 
 
-def executor(referee: Referee) -> Executor:
+def workers(referee: Referee) -> Sequence[Executor]:
     """Where ``referee``'s odds jobs run."""
-    return _DESKS[referee].executor
+    return _DESKS[referee].workers
 
 
-def ahead(referee: Referee, piece: Callable[[], bool], alive: Callable[[], bool]) -> None:
-    """Run ``piece`` on the executor again and again until it returns True or
+def _worker(desk: _Desk, job: Job[T]) -> Executor:
+    return desk.workers[job.shard % len(desk.workers)]
+
+
+def ahead(referee: Referee, pieces: Sequence[Job[bool]], alive: Callable[[], bool]) -> None:
+    """Run each of ``pieces`` on its worker again and again until it returns True or
     ``alive()`` turns False (its fight ended), each run queued behind the requests
     already waiting, so a request waits for one piece at most; at most ``AHEAD_FIGHTS``
-    at once and ``AHEAD_PIECES`` runs each. Nothing where the desk does no work ahead;
-    a failure is logged and ends it."""
+    fights at once and ``AHEAD_PIECES`` runs of each piece. Nothing where the desk does
+    no work ahead; a failure is logged and ends that piece's runs."""
     desk = _DESKS[referee]
     with desk.changed:
-        if not desk.ahead or desk.working >= AHEAD_FIGHTS:
+        if not desk.ahead or desk.working >= AHEAD_FIGHTS or not pieces:
             return
         desk.working += 1
+    left = len(pieces)
+
+    def finished() -> None:
+        nonlocal left
+        with desk.changed:
+            left -= 1
+            if left == 0:
+                desk.working -= 1
+
+    for piece in pieces:
+        _repeat(desk, piece, alive, finished)
+
+
+def _repeat(desk: _Desk, piece: Job[bool], alive: Callable[[], bool],
+            finished: Callable[[], None]) -> None:
+    """Run ``piece`` until it is done (see :func:`ahead`), then call ``finished``."""
     runs = 0
 
     def again(future: Future[bool]) -> None:
@@ -98,17 +134,15 @@ def ahead(referee: Referee, piece: Callable[[], bool], alive: Callable[[], bool]
               and runs < AHEAD_PIECES and alive()):
             submit()
             return
-        with desk.changed:
-            desk.working -= 1
+        finished()
 
     def submit() -> None:
         nonlocal runs
         runs += 1
         try:
-            desk.executor.submit(piece).add_done_callback(again)
+            _worker(desk, piece).submit(piece.run).add_done_callback(again)
         except RuntimeError:  # shut down meanwhile
-            with desk.changed:
-                desk.working -= 1
+            finished()
 
     submit()
 
@@ -138,10 +172,12 @@ def admit(ctx: Ctx) -> None:
         _check(desk, ctx, ctx.referee.clock.now())
 
 
-def ask(ctx: Ctx, job: Callable[[], T], answer: Callable[[T], str],
+def ask(ctx: Ctx, jobs: Sequence[Job[T]], answer: Callable[[list[T]], str],
         fight: OpenFight | None = None) -> None:
-    """Run ``job`` (picklable) for the sender and reply ``answer(result)`` later; about
-    ``fight`` when given. Counts against the limits (refuses beyond them)."""
+    """Run ``jobs`` for the sender and reply ``answer(their results, in order)`` once all
+    are done; about ``fight`` when given. Counts against the limits (refuses beyond
+    them) as one request."""
+    assert jobs, "a request has at least one job"
     referee = ctx.referee
     desk = _DESKS[referee]
     now = referee.clock.now()
@@ -154,10 +190,18 @@ def ask(ctx: Ctx, job: Callable[[], T], answer: Callable[[T], str],
             desk.busy.add(channel)
         desk.out += 1
 
-    def done(future: Future[T]) -> None:
+    futures: list[Future[T]] = []
+    left = len(jobs)
+
+    def done(_future: Future[T]) -> None:
+        nonlocal left
+        with desk.changed:
+            left -= 1
+            if left:
+                return
         reply = Ctx(referee, ctx.msg, ctx.name, [])
         try:
-            text = _answer(referee, future, answer, fight)
+            text = _answer(referee, futures, answer, fight)
             if text is not None:
                 reply.reply(text)
         finally:
@@ -167,13 +211,16 @@ def ask(ctx: Ctx, job: Callable[[], T], answer: Callable[[T], str],
                 _release(desk, channel)
 
     try:
-        future = desk.executor.submit(job)
+        futures.extend(_worker(desk, job).submit(job.run) for job in jobs)
     except Exception:
+        for future in futures:
+            future.cancel()
         with desk.changed:
             desk.asked.pop(ctx.who, None)
             _release(desk, channel)
         raise
-    future.add_done_callback(done)
+    for future in futures:
+        future.add_done_callback(done)
 
 
 def _release(desk: _Desk, channel: str | None) -> None:
@@ -184,16 +231,16 @@ def _release(desk: _Desk, channel: str | None) -> None:
     desk.changed.notify_all()
 
 
-def _answer(referee: Referee, future: Future[T], answer: Callable[[T], str],
+def _answer(referee: Referee, futures: list[Future[T]], answer: Callable[[list[T]], str],
             fight: OpenFight | None) -> str | None:
     """The reply line, or None when there is nothing worth saying."""
-    if future.cancelled():
+    if any(future.cancelled() for future in futures):
         return None
-    error = future.exception()
-    if error is not None:
-        log.error("odds job failed", exc_info=error)
+    errors = [error for error in (future.exception() for future in futures) if error]
+    if errors:
+        log.error("odds job failed", exc_info=errors[0])
         return "the odds went wrong on my side; a moderator can check the log"
-    text = answer(future.result())
+    text = answer([future.result() for future in futures])
     if fight is None:
         return text
     table = referee.tables.get(fight.channel)
@@ -213,11 +260,12 @@ def wait(referee: Referee, timeout: float) -> bool:
 
 
 def close(referee: Referee) -> None:
-    """Drop the answers not yet out, cancel the jobs not started and stop the executor
-    (waiting for a running job); again is harmless."""
+    """Drop the answers not yet out, cancel the jobs not started and stop the workers
+    (waiting for the jobs running); again is harmless."""
     desk = _DESKS.get(referee)
     if desk is None:
         return
     with desk.changed:
         desk.closed = True
-    desk.executor.shutdown(wait=True, cancel_futures=True)
+    for worker in desk.workers:
+        worker.shutdown(wait=True, cancel_futures=True)

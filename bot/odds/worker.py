@@ -1,5 +1,6 @@
-"""Where ``!odds`` chains are solved: a worker process beside the event loop, or, for tests
-and transcripts, the caller's own thread."""
+"""Where ``!odds`` chains are solved: worker processes beside the event loop, one per
+core (a fight's two ranges solve at once, :mod:`bot.odds.advisor`), or, for tests and
+transcripts, the caller's own thread."""
 
 from __future__ import annotations
 
@@ -12,13 +13,15 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import ParamSpec, TypeVar
 
-__all__ = ["NICENESS", "InlineExecutor", "start_worker"]
+__all__ = ["NICENESS", "WORKERS", "InlineExecutor", "start_workers"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 NICENESS = 10
-"""The worker yields the CPU to the bot's event loop when both want it."""
+"""The workers yield the CPU to the bot's event loop when both want it."""
+WORKERS = 2
+"""Worker processes: one per range of a fight (and this machine has two cores)."""
 
 
 def _warm() -> None:
@@ -40,15 +43,19 @@ def _exit_with(sentinel: int) -> None:
     os._exit(1)
 
 
-def start_worker(*, warm: bool = True) -> ProcessPoolExecutor:
-    """One worker process (spawned, so no thread of the bot is forked), starting now so
-    the first ``!odds`` does not wait for it; with ``warm=False`` (the console, which
-    a script may start for a few lines) it starts with the first ``!odds`` instead."""
-    executor = ProcessPoolExecutor(max_workers=1, initializer=_warm,
+def start_workers(count: int = WORKERS, *, warm: bool = True) -> list[ProcessPoolExecutor]:
+    """``count`` worker processes, each its own executor running one job at a time (a
+    job goes to the worker that keeps its chain), spawned, so no thread of the bot is
+    forked; starting now so the first ``!odds`` does not wait for them. With
+    ``warm=False`` (the console, which a script may start for a few lines) each starts
+    with its first job instead."""
+    workers = [ProcessPoolExecutor(max_workers=1, initializer=_warm,
                                    mp_context=multiprocessing.get_context("spawn"))
+               for _ in range(count)]
     if warm:
-        executor.submit(os.getpid)  # a worker starts with its first job
-    return executor
+        for worker in workers:
+            worker.submit(os.getpid)  # a worker starts with its first job
+    return workers
 
 
 class InlineExecutor(Executor):

@@ -58,7 +58,7 @@ class Club:
 
     def _referee(self) -> Referee:
         referee = build_referee(self.config, dice=self.dice, clock=self.clock,
-                                odds_executor=InlineExecutor(), odds_ahead=self.odds_ahead)
+                                odds_workers=InlineExecutor(), odds_ahead=self.odds_ahead)
         referee.later = self._later.extend
         return referee
 

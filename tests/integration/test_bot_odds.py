@@ -22,6 +22,7 @@ from bot import console
 from bot.console import serve
 from bot.odds import advisor, desk
 from bot.odds.worker import InlineExecutor
+from rules.ancath.state import Range
 
 MATCHUP = re.compile(r"ann: Olaf vs Gorbag \(practice\): Olaf wins \d+\.\d% "
                      r"\(exact; policy: !help odds\)")
@@ -68,10 +69,25 @@ def held(club: Club) -> Held:
 def test_the_answer_comes_later_and_alone(club: Club) -> None:
     jobs = held(club)
     assert club.say("ann !odds Olaf vs Gorbag") == []  # accepted: nothing said yet
-    assert len(jobs.jobs) == 1
+    assert len(jobs.jobs) == 2  # one part per range
     jobs.finish()
     (answer,) = club.wait(0)
     assert is_matchup(answer)
+
+
+def test_each_range_is_worked_out_on_its_own_worker_and_the_answer_waits_for_both(
+        club: Club) -> None:
+    fight(club)
+    workers = [Held(), Held()]
+    desk.attach(club.referee, workers)
+    assert club.say("ann !odds") == []
+    assert [len(worker.jobs) for worker in workers] == [1, 1]
+    workers[1].finish()
+    assert club.wait(0) == []  # one range is not enough
+    workers[0].finish()
+    (answer,) = club.wait(0)
+    assert answer.startswith("#arena ann: Olaf's chances (exact): !attack")
+    assert "!close" in answer  # weighed from both ranges' parts
 
 
 def test_the_inline_executor_answers_at_once(club: Club) -> None:
@@ -169,7 +185,7 @@ def test_a_failed_simulation_says_so_once_and_frees_the_channel(
         raise RuntimeError("a bug in the simulator")
 
     with monkeypatch.context() as patch:
-        patch.setattr(advisor, "odds", broken)
+        patch.setattr(advisor, "chance_part", broken)
         assert club.say("ann !odds Olaf vs Gorbag") == [
             "#arena ann: the odds went wrong on my side; a moderator can check the log"]
     assert club.say("bob !odds Olaf vs Gorbag")[0].startswith("#arena bob: Olaf vs Gorbag")
@@ -202,7 +218,7 @@ def test_the_console_stops_waiting_after_its_timeout(
     monkeypatch.setattr(console, "ANSWERS_WAIT", 0.01)
     written: list[str] = []
     serve(club.referee, ["ann !odds Olaf vs Gorbag"], written.append)
-    assert written == [] and len(jobs.jobs) == 1  # never finished: nothing to write
+    assert written == [] and len(jobs.jobs) == 2  # never finished: nothing to write
 
 
 def test_a_fight_is_worked_out_ahead_when_it_begins(club: Club) -> None:
@@ -214,7 +230,8 @@ def test_a_fight_is_worked_out_ahead_when_it_begins(club: Club) -> None:
     table = club.referee.table("#arena").fight
     assert table is not None
     assert advisor.chain(table.state).values  # grown and solved before anyone asked
-    assert advisor.prepare(table.state, 0.0)  # at both ranges: no time needed
+    assert all(advisor.prepare(table.state, 0.0, where)  # at both ranges: no time needed
+               for where in Range)
     (answer,) = club.say("ann !odds")
     assert answer.startswith("#arena ann: Olaf's chances (exact): !attack")
 
@@ -238,7 +255,7 @@ def test_work_ahead_stops_when_its_fight_ends(club: Club) -> None:
     desk.attach(club.referee, jobs, work_ahead=True)
     advisor.forget()
     fight(club)
-    assert len(jobs.jobs) == 1  # the first piece
+    assert len(jobs.jobs) == 2  # the first piece at each range
     assert club.say("mod !mod end draw both left")[-1].startswith("#arena")
     jobs.finish()
     assert jobs.jobs == []  # not run again for a fight that is over
@@ -248,7 +265,7 @@ def test_at_most_three_fights_are_worked_out_ahead(club: Club) -> None:
     jobs = Held()
     desk.attach(club.referee, jobs, work_ahead=True)
     for _ in range(4):  # four fights begin
-        desk.ahead(club.referee, lambda: False, lambda: True)
+        desk.ahead(club.referee, [desk.Job(lambda: False)], lambda: True)
     assert len(jobs.jobs) == desk.AHEAD_FIGHTS == 3
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from ircbot import BOT_NICK, from_bot, player
 from ircserver import NgircdServer
 
+from bot.odds.worker import WORKERS
+
 CONFIG = """\
 database: {db}
 irc:
@@ -94,16 +96,16 @@ def test_run_answers_odds_from_its_worker_and_stops_cleanly(
 
 KILLED = """\
 import os, sys
-from bot.odds.worker import start_worker
+from bot.odds.worker import start_workers
 
 if __name__ == "__main__":
-    worker = start_worker()
-    print(worker.submit(os.getpid).result(timeout=60), flush=True)
+    for worker in start_workers():
+        print(worker.submit(os.getpid).result(timeout=60), flush=True)
     sys.stdin.read()  # until the test kills this process
 """
 
 
-def test_a_killed_bots_worker_ends_by_itself(tmp_path: Path) -> None:
+def test_a_killed_bots_workers_end_by_themselves(tmp_path: Path) -> None:
     script = tmp_path / "killed.py"
     script.write_text(KILLED)
     owner = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE,
@@ -111,8 +113,8 @@ def test_a_killed_bots_worker_ends_by_itself(tmp_path: Path) -> None:
     # (stderr: once it is killed, its semaphore tracker warns of what it cleans up)
     try:
         assert owner.stdout is not None
-        worker = os.pidfd_open(int(owner.stdout.readline()))
+        workers = [os.pidfd_open(int(owner.stdout.readline())) for _ in range(WORKERS)]
     finally:
         owner.kill()
         owner.wait()
-    assert all_end([worker]), "the worker outlived its bot"  # its own watch ended it
+    assert all_end(workers), "a worker outlived its bot"  # its own watch ended it

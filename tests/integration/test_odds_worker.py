@@ -1,5 +1,5 @@
-"""The real worker process: another process, below the bot in priority, and a referee
-built without an executor answers ``!odds`` from it through ``Referee.later``."""
+"""The real worker processes: two others, below the bot in priority, and a referee
+built without workers answers ``!odds`` from them through ``Referee.later``."""
 
 from __future__ import annotations
 
@@ -11,16 +11,19 @@ from bot.app import build_referee
 from bot.chat.messages import Incoming, Outgoing, Sender
 from bot.config import BotConfig
 from bot.odds import desk
-from bot.odds.worker import NICENESS, start_worker
+from bot.odds.worker import NICENESS, WORKERS, start_workers
 
 
-def test_the_worker_is_another_process_below_the_bot() -> None:
-    executor = start_worker()
+def test_the_workers_are_other_processes_below_the_bot() -> None:
+    workers = start_workers()
     try:
-        assert executor.submit(os.getpid).result(timeout=60) != os.getpid()
-        assert executor.submit(os.nice, 0).result(timeout=60) == min(19, os.nice(0) + NICENESS)
+        pids = {worker.submit(os.getpid).result(timeout=60) for worker in workers}
+        assert len(pids) == WORKERS == 2 and os.getpid() not in pids
+        for worker in workers:
+            assert worker.submit(os.nice, 0).result(timeout=60) == min(19, os.nice(0) + NICENESS)
     finally:
-        executor.shutdown()
+        for worker in workers:
+            worker.shutdown()
 
 
 def test_a_referee_answers_from_its_worker(tmp_path: Path) -> None:

@@ -72,7 +72,7 @@ class HeldDice:
 def referee_on(url: str, dice: HeldDice | None = None) -> Referee:
     return build_referee(BotConfig(moderators=["mod"], rolls="auto"), database=url,
                          dice=dice or HeldDice(), clock=FakeClock(),
-                         odds_executor=InlineExecutor(), keyring=KEY)
+                         odds_workers=InlineExecutor(), keyring=KEY)
 
 
 def say(referee: Referee, line: str) -> list[str]:

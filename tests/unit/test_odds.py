@@ -8,10 +8,19 @@ from dataclasses import replace
 from transcript import fight, play, warrior
 
 from bot.odds import advisor
-from bot.odds.advisor import best_defence, odds, play_out, policy, weigh
+from bot.odds.advisor import (
+    best_defence,
+    odds,
+    play_out,
+    policy,
+    weigh,
+    weigh_part,
+    weighed,
+)
 from bot.odds.chain import Chain, TooLong
+from rules.ancath import apply
 from rules.ancath.commands import Act, Defend
-from rules.ancath.state import Action, Defence, FightState, Need, Severity
+from rules.ancath.state import Action, Defence, FightState, Need, Range, Severity
 from rules.ancath.tables import Location
 
 
@@ -146,3 +155,21 @@ def test_a_chain_interrupted_at_every_step_still_comes_to_the_same_value() -> No
         except TooLong:
             assert calls < 1000
     assert calls > 1 and value == whole
+
+
+def test_a_close_weighed_in_two_range_parts_is_the_whole_chains_figure() -> None:
+    """The policy never changes the range, so each range's part is worked out alone
+    (on its own worker in the bot) and the parts add up: a Close weighed that way, each
+    part with nothing kept, gives what one chain over both ranges gives."""
+    state = olaf_to_act()
+    close = Act(0, Action.CLOSE)
+    after, _ = apply(state, close)
+    whole = Chain(0, state, policy, best_defence).value(after)
+    parts = []
+    for where in Range:
+        advisor.forget()  # another worker: nothing of the other range kept
+        parts.append(weigh_part(state, where))
+    assert all(figure > 0 for part in parts for move, figure, _ in part if move == close)
+    assert abs(dict(weighed(state, parts))[close] - whole) < 1e-12
+    assert weighed(state, parts) == weigh(state)
+    assert abs(odds(after, 0) - whole) < 1e-12
