@@ -64,6 +64,8 @@ Landed = tuple[bool, ...]
 """The hits that got through, in order: whether each is disabling (R6.2)."""
 
 _DISABLED = Severity.DISABLED
+_MASK = (1 << SHIFT) - 1
+_WEAPON_BITS = max(len(WEAPON_ORDER) - 1, 1).bit_length()
 
 
 def _sides(key: int) -> tuple[int, bool, int, int]:
@@ -111,7 +113,15 @@ class Regular(Generic[T]):
         self._harm: dict[tuple[object, ...], list[tuple[float, int]]] = {}
         self._wound: dict[tuple[object, ...], list[tuple[float, int, bool, bool]]] = {}
         self._free: dict[tuple[object, ...], int] = {}
-        self._merged: dict[tuple[object, ...], tuple[list[float], list[int], float]] = {}
+        self._merged: dict[tuple[object, ...], tuple[list[float], list[int], bool, float]] = {}
+        self._turns: dict[int, tuple[int, int, bool]] = {}
+        """Per actor's Dyn id, foe's weapon, range and actor: see :meth:`_turn`."""
+        self._profiles: dict[tuple[object, ...], int] = {}
+        """What a turn's strikes are (side, chances, the striker's weapon, bonus, legs),
+        numbered; :attr:`_striker` holds each one's side, chances and a striker."""
+        self._striker: list[tuple[int, tuple[int, ...], Dyn]] = []
+        self._struck_by: dict[int, tuple[list[float], list[int], bool, float]] = {}
+        """:meth:`_outcomes` by strikes, whether a free attack answers, and the foe."""
         self._after: _Links[T] = _Links(self._link)
         self._ready: dict[int, tuple[int, int | None]] = {}
         self._armour = tuple(f.sheet.armour for f in template.fighters)
@@ -137,35 +147,75 @@ class Regular(Generic[T]):
 
     def turn(self, key: int) -> tuple[list[float], list[T]]:
         """Where the actor's turn leads: the chances and their targets (one may come
-        twice)."""
-        side, close, mine_id, theirs_id = _sides(key)
-        dyns = self.dyns
-        mine, theirs = dyns[mine_id], dyns[theirs_id]
+        twice). Called once per node of the chain, so it reads two int-keyed caches:
+        the actor's turn (:meth:`_turn`) and what it does to this foe."""
+        side, low = key & 1, key & 3  # low: the actor and the range, as links keep them
+        first, second = key >> (SHIFT + 2), (key >> 2) & _MASK
+        mine_id, theirs_id = (first, second) if side == 0 else (second, first)
+        theirs = self.dyns[theirs_id]
+        plan = self._turns.get(((mine_id << _WEAPON_BITS | theirs.weapon) << 2) | low)
+        if plan is None:
+            plan = self._turn(key, side, mine_id, theirs)
+        after, profile, slow = plan
         won = self._won
         if won is None:
             won = self._won = (self.place(Won(0)), self.place(Won(1)))
-        if self._flags[mine.injuries].armless:
+        if after < 0:
             return [1.0], [won[1 - side]]  # armless against an armed foe: see above
-        action, chances, pair = self._plan(key, side, close, mine, theirs)
+        answered = slow and not (self._slow[theirs.weapon] or theirs.must_draw
+                                 or self._flags[theirs.injuries].armless)  # R4.10
+        struck = self._struck_by.get((profile << 1 | answered) << SHIFT | theirs_id)
+        if struck is None:
+            struck = self._strikes(key, profile, answered, theirs_id)
+        ps, hurts, wins, high = struck
+        links = self._after
+        base = (after << (SHIFT + 2)) | low  # the link's key (see _link) but the foe's id
+        targets = [links[base | hurt] for hurt in hurts]
+        if wins:
+            targets.append(won[side])
+        if not high:
+            return ps, targets
+        ps = list(ps)
+        foe_ps, foe_hurts, foe_wins = self._free_attack(key, side, bool(low & 2), mine_id,
+                                                        theirs_id)
+        ps += [high * q for q in foe_ps]
+        base = (theirs_id << 2) | low
+        targets += [links[(hurt << SHIFT) | base] for hurt in foe_hurts]
+        if foe_wins:
+            targets.append(won[1 - side])
+        return ps, targets
+
+    def _turn(self, key: int, side: int, mine_id: int,
+              theirs: Dyn) -> tuple[int, int, bool]:
+        """The actor's turn, per the actor's :class:`Dyn`, the foe's weapon and the
+        range: the actor's Dyn id after it (-1 when armless), the id of what its strikes
+        are (:attr:`_profiles`), and whether it is an Attack with a slow weapon (R4.10)."""
+        mine = self.dyns[mine_id]
+        cache = ((mine_id << _WEAPON_BITS | theirs.weapon) << 2) | (key & 3)
+        if self._flags[mine.injuries].armless:
+            found = self._turns[cache] = (-1, -1, False)
+            return found
+        action, chances, pair = self._plan(key, side, bool(key & 2), mine, theirs)
         after = mine_id
         if action is Action.DOUBLE:
             after = self.dyn_id(mine._replace(pair_doubled=True) if pair
                                 else mine._replace(press_penalty=True))
-        free = (action is Action.ATTACK and self._slow[mine.weapon]
-                and not self._slow[theirs.weapon] and not theirs.must_draw
-                and not self._flags[theirs.injuries].armless)  # R4.10
-        ps, hurts, high = self._outcomes(key, side, chances, mine, False, free, theirs_id)
-        links, winner, low = self._after, won[side], (close << 1) | side
-        base = (after << (SHIFT + 2)) | low  # the link's key (see _link) but the foe's id
-        targets = [winner if hurt < 0 else links[base | hurt] for hurt in hurts]
-        if not high:
-            return ps, targets
-        ps = list(ps)
-        foe = self._free_attack(key, side, close, mine_id, theirs_id)
-        ps += [high * q for q in foe[0]]
-        winner, base = won[1 - side], (theirs_id << 2) | low
-        targets += [winner if hurt < 0 else links[(hurt << SHIFT) | base] for hurt in foe[1]]
-        return ps, targets
+        profile = (side, chances, mine.weapon, mine.bonus, self._flags[mine.injuries].down)
+        number = self._profiles.get(profile)
+        if number is None:
+            number = self._profiles[profile] = len(self._striker)
+            self._striker.append((side, chances, mine))
+        slow = action is Action.ATTACK and self._slow[mine.weapon]
+        found = self._turns[cache] = (after, number, slow)
+        return found
+
+    def _strikes(self, key: int, profile: int, answered: bool,
+                 target: int) -> tuple[list[float], list[int], bool, float]:
+        """:meth:`_outcomes` of the strikes ``profile`` on ``target``, kept by an int."""
+        side, chances, striker = self._striker[profile]
+        found = self._outcomes(key, side, chances, striker, False, answered, target)
+        self._struck_by[(profile << 1 | answered) << SHIFT | target] = found
+        return found
 
     def _plan(self, key: int, side: int, close: bool, mine: Dyn,
               theirs: Dyn) -> tuple[Action, tuple[int, ...], bool]:
@@ -192,12 +242,14 @@ class Regular(Generic[T]):
 
     def _outcomes(self, key: int, side: int, chances: tuple[int, ...], striker: Dyn,
                   free: bool, answered: bool,
-                  target: int) -> tuple[list[float], list[int], float]:
-        """What ``side``'s strikes do to the foe's :class:`Dyn` ``target``: chances and the
-        new ids shifted 2 bits left, as a link's key holds them (-1: the fight ends in
-        ``side``'s favour), merged over the hits that land;
-        and, when a miss of 81 or more is ``answered`` by a free attack (R4.10), that
-        miss's chance, left out of the lists. ``free``: this is the free attack."""
+                  target: int) -> tuple[list[float], list[int], bool, float]:
+        """What ``side``'s strikes do to the foe's :class:`Dyn` ``target``, merged over the
+        hits that land: chances, the foe's new ids shifted 2 bits left, as a link's key
+        holds them, and whether the fight may end there in ``side``'s favour (its chance
+        then last in the chances); and, when a miss of 81 or more is ``answered`` by a
+        free attack (R4.10), that miss's chance, left out of the lists. ``free``: this is
+        the free attack. ``striker``: the striker's Dyn, or one with the same weapon,
+        bonus and legs."""
         down = self._flags[striker.injuries].down
         cache = (side, chances, striker.weapon, striker.bonus, free, answered, down, target)
         found = self._merged.get(cache)
@@ -210,14 +262,18 @@ class Regular(Generic[T]):
                     continue
                 for q, hurt in self._harms(side, down, target, landed):
                     merged[hurt] = merged.get(hurt, 0.0) + p * q
-            found = self._merged[cache] = (list(merged.values()),
-                                           [-1 if t < 0 else t << 2 for t in merged], high)
+            ends = merged.pop(-1, None)
+            chances_to = list(merged.values())
+            if ends is not None:
+                chances_to.append(ends)
+            found = self._merged[cache] = (chances_to, [t << 2 for t in merged],
+                                           ends is not None, high)
         return found
 
     def _free_attack(self, key: int, side: int, close: bool, mine_id: int,
-                     theirs_id: int) -> tuple[list[float], list[int]]:
-        """The foe's free attack on ``side`` (R4.10): chances and ``side``'s new ids (as
-        :meth:`_outcomes` gives them)."""
+                     theirs_id: int) -> tuple[list[float], list[int], bool]:
+        """The foe's free attack on ``side`` (R4.10): chances, ``side``'s new ids and
+        whether it may end the fight (as :meth:`_outcomes` gives them)."""
         foe = 1 - side
         mine, theirs = self.dyns[mine_id], self.dyns[theirs_id]
         cache = self._striking(foe, close, theirs, mine)
@@ -225,8 +281,9 @@ class Regular(Generic[T]):
         if chance is None:
             ctx = ActionContext(Action.FREE_ATTACK, foe, (Strike(WEAPON_ORDER[theirs.weapon]),))
             chance = self._free[cache] = attack_chance(self.state(key), ctx, 0)
-        ps, hurts, _ = self._outcomes(key ^ 1, foe, (chance,), theirs, True, False, mine_id)
-        return ps, hurts
+        ps, hurts, wins, _ = self._outcomes(key ^ 1, foe, (chance,), theirs, True, False,
+                                            mine_id)
+        return ps, hurts, wins
 
     def _hits(self, key: int, side: int, chances: tuple[int, ...],
               free: bool) -> list[tuple[float, Landed, bool]]:
