@@ -5,7 +5,7 @@ send six ``!odds`` at once.
 
 One ngircd on loopback (penalties off: ``max_penalty_time=0``), one process, one asyncio
 loop for the server's clients and the referee, whose ``!odds`` run on its real worker
-process (the default of ``build_referee``). The referee's per-player command limit, its
+processes (the default of ``build_referee``). The referee's per-player command limit, its
 send budgets and the per-player ``!odds`` window are lifted for the whole run, so the
 same six players can ask in every burst and every figure is the bot's own work, not
 pacing; the one-request-at-a-time rule per channel stays, as in the bot.
@@ -16,8 +16,8 @@ Gorbag`` at once (one is accepted, five are refused); then, until the answer arr
 ``#b``, ``olaf`` sends ``!roll 1d1`` in ``#arena`` and waits for the bot's reply, one round
 trip after another, each timed. After the answer, ``Q`` more round trips with no
 ``!odds`` out give the quiet baseline of the same run. ``W`` warm-up bursts come first,
-untimed. Before each burst the worker forgets the chains it keeps, so every answer
-is worked out from nothing (about 2 s of the worker's time for this matchup). The
+untimed. Before each burst the workers forget the chains they keep, so every
+answer is worked out from nothing (about 0.3 s of a worker's time for this matchup). The
 clients forget the lines they saw after each burst, so the benchmark's own heap (and
 the garbage collector's passes over it) does not grow with the run.
 
