@@ -37,8 +37,11 @@ def _pct(chance: float) -> str:
 
 
 def _per_range(state: FightState, part: Callable[[FightState, Range], T]) -> list[Job[T]]:
-    """One job per range, each on the worker that keeps the fight's chain there."""
-    return [Job(partial(part, state, where), shard(state, where)) for where in Range]
+    """One job per range the question reaches (:func:`bot.odds.advisor.ranges`), each on
+    the worker that keeps the fight's chain there: a question that cannot reach the
+    other range does not wait for that worker."""
+    return [Job(partial(part, state, where), shard(state, where))
+            for where in advisor.ranges(state)]
 
 
 def foresee(referee: Referee, fight: OpenFight) -> None:

@@ -47,8 +47,8 @@ from rules.ancath.state import succeeds as _succeeds
 from rules.errors import RulesError
 
 __all__ = ["CHAINS", "POLICY", "Part", "best_defence", "chain", "chance_part", "for_side",
-           "forget", "odds", "play_out", "policy", "prepare", "shard", "succeeds", "weigh",
-           "weigh_part", "weighed"]
+           "forget", "odds", "play_out", "policy", "prepare", "ranges", "shard", "succeeds",
+           "weigh", "weigh_part", "weighed"]
 
 POLICY = ("both sides: go first; Double if it gives a better chance of a hit than "
           "Attack, else Attack; best defence left; accept a yield; strike a fleeing foe")
@@ -193,13 +193,35 @@ def shard(state: FightState, where: Range) -> int:
     return zlib.crc32(repr(_identity(state)).encode()) + list(Range).index(where)
 
 
+_MOVES = (Action.CLOSE, Action.OPEN)
+"""The actions that change the range (R4.9): the policy never takes them."""
+
+
+def _moving(state: FightState) -> bool:
+    """Whether a Close or Open is under way in ``state``."""
+    ctx = state.context
+    return (state.outcome is None and state.awaiting is not None and ctx is not None
+            and ctx.action in _MOVES)
+
+
+def ranges(state: FightState) -> list[Range]:
+    """The ranges a question about ``state`` reaches: its own, and the other where a
+    Close or Open is under way or open to the side to decide. Cheap (no engine step),
+    so the bot asks it before sending one part per range."""
+    awaiting = state.awaiting
+    moving = _moving(state) or (
+        state.outcome is None and awaiting is not None and awaiting.need is not Need.ROLL
+        and any(isinstance(option.command, Act) and option.command.action in _MOVES
+                for option in legal_actions(state)))
+    return list(Range) if moving else [state.range]
+
+
 def _leaves(state: FightState) -> list[tuple[float, FightState]]:
     """Where ``state`` leads once its range is settled, with the chances: a Close or Open
     under way is followed through its rolls (the policy makes no other range change);
     any other state is settled already."""
-    ctx, awaiting = state.context, state.awaiting
-    if (state.outcome is not None or awaiting is None or ctx is None
-            or ctx.action not in (Action.CLOSE, Action.OPEN)):
+    awaiting = state.awaiting
+    if not _moving(state) or awaiting is None:
         return [(1.0, state)]
     if awaiting.need is Need.ROLL:
         steps = [(count / 100, apply(state, Roll(awaiting.side, value))[0])
@@ -286,14 +308,17 @@ def weigh(state: FightState) -> list[tuple[Command, float]]:
 
 
 def prepare(state: FightState, seconds: float, where: Range) -> bool:
-    """Work on the chain of a fight from its start ``state`` at ``where`` for at most
-    ``seconds``: from the start at that range (a Close weighed in a fight leads to the
-    other), and after each move open at the first action, whoever takes it, as far as
-    it is settled at ``where`` (a Test weighed there steps the engine through two turns
-    of its bonus); True once all is solved. The work is kept, so a later call goes on."""
+    """Work on the chain of a fight from ``state`` (its start, or where a resumed fight
+    stands) at ``where`` for at most ``seconds``: from ``state`` at that range (a Close
+    weighed in a fight leads to the other), or, with a Close or Open under way, from
+    where it settles at ``where``; and, from a fight's start, after each move open at
+    the first action, whoever takes it, as far as it is settled at ``where`` (a Test
+    weighed there steps the engine through two turns of its bonus). True once all is
+    solved. The work is kept, so a later call goes on."""
     deadline = time.perf_counter() + seconds
-    targets = [replace(state, range=where)] + [
-        leaf for opening in _openings(state) for _, leaf in _settled_at(opening, where)]
+    targets = ([leaf for _, leaf in _settled_at(state, where)] if _moving(state)
+               else [replace(state, range=where)])
+    targets += [leaf for opening in _openings(state) for _, leaf in _settled_at(opening, where)]
     try:
         with _solving(state) as solver:
             for target in targets:

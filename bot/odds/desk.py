@@ -22,11 +22,12 @@ import math
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from bot.chat.registry import Ctx, Refusal
+from bot.odds.worker import start_workers
 from storage.store import OpenFight
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ class Job(Generic[T]):
 
 @dataclass
 class _Desk:
-    workers: Sequence[Executor]
+    workers: list[Executor]
     busy: set[str] = field(default_factory=set)
     """Channels (casefolded) with a request out."""
     asked: dict[str, float] = field(default_factory=dict)
@@ -93,16 +94,31 @@ def workers(referee: Referee) -> Sequence[Executor]:
     return _DESKS[referee].workers
 
 
-def _worker(desk: _Desk, job: Job[T]) -> Executor:
-    return desk.workers[job.shard % len(desk.workers)]
+def _submit(desk: _Desk, job: Job[T]) -> Future[T]:
+    """``job`` sent to its worker; a worker process that died (killed, out of memory) is
+    replaced by a new one, logged, and the job sent there."""
+    index = job.shard % len(desk.workers)
+    try:
+        return desk.workers[index].submit(job.run)
+    except BrokenExecutor:
+        with desk.changed:
+            broken = desk.workers[index]
+            if desk.closed or not isinstance(broken, ProcessPoolExecutor):
+                raise
+            log.warning("odds worker %d died; starting a new one", index)
+            desk.workers[index] = start_workers(1)[0]
+        broken.shutdown(wait=False, cancel_futures=True)
+        return desk.workers[index].submit(job.run)
 
 
 def ahead(referee: Referee, pieces: Sequence[Job[bool]], alive: Callable[[], bool]) -> None:
     """Run each of ``pieces`` on its worker again and again until it returns True or
     ``alive()`` turns False (its fight ended), each run queued behind the requests
-    already waiting, so a request waits for one piece at most; at most ``AHEAD_FIGHTS``
-    fights at once and ``AHEAD_PIECES`` runs of each piece. Nothing where the desk does
-    no work ahead; a failure is logged and ends that piece's runs."""
+    already waiting, so a request waits for the pieces already queued on its worker,
+    one per fight worked out ahead at most (a piece may overrun its time by the solve
+    that ends it); at most ``AHEAD_FIGHTS`` fights at once and ``AHEAD_PIECES`` runs of
+    each piece. Nothing where the desk does no work ahead; a failure is logged and ends
+    that piece's runs."""
     desk = _DESKS[referee]
     with desk.changed:
         if not desk.ahead or desk.working >= AHEAD_FIGHTS or not pieces:
@@ -140,9 +156,13 @@ def _repeat(desk: _Desk, piece: Job[bool], alive: Callable[[], bool],
         nonlocal runs
         runs += 1
         try:
-            _worker(desk, piece).submit(piece.run).add_done_callback(again)
-        except RuntimeError:  # shut down meanwhile
+            future = _submit(desk, piece)
+        except RuntimeError as error:  # shut down meanwhile, or no worker to be had
+            if not desk.closed:
+                log.error("odds work ahead stopped", exc_info=error)
             finished()
+            return
+        future.add_done_callback(again)
 
     submit()
 
@@ -211,7 +231,7 @@ def ask(ctx: Ctx, jobs: Sequence[Job[T]], answer: Callable[[list[T]], str],
                 _release(desk, channel)
 
     try:
-        futures.extend(_worker(desk, job).submit(job.run) for job in jobs)
+        futures.extend(_submit(desk, job) for job in jobs)
     except Exception:
         for future in futures:
             future.cancel()
@@ -267,5 +287,7 @@ def close(referee: Referee) -> None:
         return
     with desk.changed:
         desk.closed = True
+    for worker in desk.workers:  # every queue emptied first, then the running jobs awaited
+        worker.shutdown(wait=False, cancel_futures=True)
     for worker in desk.workers:
-        worker.shutdown(wait=True, cancel_futures=True)
+        worker.shutdown(wait=True)

@@ -69,7 +69,7 @@ def held(club: Club) -> Held:
 def test_the_answer_comes_later_and_alone(club: Club) -> None:
     jobs = held(club)
     assert club.say("ann !odds Olaf vs Gorbag") == []  # accepted: nothing said yet
-    assert len(jobs.jobs) == 2  # one part per range
+    assert len(jobs.jobs) == 1  # a matchup from the start stays at the standard range
     jobs.finish()
     (answer,) = club.wait(0)
     assert is_matchup(answer)
@@ -218,7 +218,7 @@ def test_the_console_stops_waiting_after_its_timeout(
     monkeypatch.setattr(console, "ANSWERS_WAIT", 0.01)
     written: list[str] = []
     serve(club.referee, ["ann !odds Olaf vs Gorbag"], written.append)
-    assert written == [] and len(jobs.jobs) == 2  # never finished: nothing to write
+    assert written == [] and len(jobs.jobs) == 1  # never finished: nothing to write
 
 
 def test_a_fight_is_worked_out_ahead_when_it_begins(club: Club) -> None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import os
 import queue
+import signal
+import time
 from pathlib import Path
+
+import pytest
 
 from bot.app import build_referee
 from bot.chat.messages import Incoming, Outgoing, Sender
@@ -41,5 +45,37 @@ def test_a_referee_answers_from_its_worker(tmp_path: Path) -> None:
         assert answer.target == "#arena"
         assert answer.text.startswith("ann: Olaf vs Gorbag (duel): Olaf wins")
         assert desk.wait(referee, 0)
+    finally:
+        desk.close(referee)
+
+
+def test_a_worker_that_died_is_replaced_and_odds_go_on(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A worker process killed (out of memory, say) fails the request it was running
+    at most; the next one that needs it starts a new worker, and says so in the log."""
+    referee = build_referee(BotConfig(database=str(tmp_path / "club.sqlite3")))
+    answers: queue.Queue[list[Outgoing]] = queue.Queue()
+    referee.later = answers.put
+
+    def say(nick: str, text: str) -> list[Outgoing]:
+        return referee.handle(Incoming(sender=Sender(nick=nick, account=nick), text=text,
+                                       channel="#arena"))
+
+    try:
+        say("gob", "!create Gorbag goblin club spear")
+        say("olaf", "!create Olaf free-clans axe shield")
+        for worker in desk.workers(referee):
+            os.kill(worker.submit(os.getpid).result(timeout=60), signal.SIGKILL)
+        got = ""
+        for attempt in range(20):  # each player once: the 30 s window is per player
+            assert say(f"fan{attempt}", "!odds Olaf vs Gorbag duel") == []
+            (answer,) = answers.get(timeout=60)
+            got = answer.text
+            if "wins" in got:
+                break
+            time.sleep(0.2)  # the pool sees its process gone a moment later
+        assert got.startswith(f"fan{attempt}: Olaf vs Gorbag (duel): Olaf wins"), got
+        assert "odds worker 0 died; starting a new one" in caplog.text or \
+            "odds worker 1 died; starting a new one" in caplog.text
     finally:
         desk.close(referee)

@@ -173,3 +173,40 @@ def test_a_close_weighed_in_two_range_parts_is_the_whole_chains_figure() -> None
     assert abs(dict(weighed(state, parts))[close] - whole) < 1e-12
     assert weighed(state, parts) == weigh(state)
     assert abs(odds(after, 0) - whole) < 1e-12
+
+
+def test_a_question_goes_to_the_ranges_it_can_reach() -> None:
+    """A part per range only where the range may change: a Close open or under way."""
+    state = olaf_to_act()
+    assert advisor.ranges(state) == [Range.STANDARD, Range.CLOSE]  # Close is open
+    start = fight("duel", *olaf_and_gorbag())
+    assert advisor.ranges(start) == [Range.STANDARD]  # the initiative roll
+    attacked, _ = play(state, """
+        Olaf: attack
+        Olaf rolls 10
+    """)
+    assert advisor.ranges(attacked) == [Range.STANDARD]  # a defence: nothing moves
+    closing, _ = apply(state, Act(0, Action.CLOSE))
+    assert closing.awaiting is not None and closing.awaiting.need is Need.ROLL
+    assert advisor.ranges(closing) == [Range.STANDARD, Range.CLOSE]
+
+
+def test_work_ahead_from_a_close_under_way_grows_only_its_own_range() -> None:
+    """A fight resumed with a Close under way: each range's worker grows the chain from
+    where the Close settles at its range, and holds no node of the other."""
+    closing, _ = apply(olaf_to_act(), Act(0, Action.CLOSE))
+    for where in Range:
+        advisor.forget()
+        assert advisor.prepare(closing, float("inf"), where)
+        assert _ranges_in(advisor.chain(closing)) == {where}
+
+
+def _ranges_in(solver: Chain) -> set[Range]:
+    """The ranges of a chain's nodes (its ends aside)."""
+    found = set()
+    for node in solver.ids:
+        if isinstance(node, int):
+            found.add(Range.CLOSE if node & 2 else Range.STANDARD)
+        elif isinstance(node, tuple) and node and node[0] == "engine":
+            found.add(node[4])
+    return found
