@@ -15,7 +15,7 @@ steps, and stops at a decision: that is the position. Figures, one per line:
   with no chain kept, both ranges here, one after the other;
 - ``odds_exact.request_matchup_s_*``, ``odds_exact.request_in_fight_s_*``: the same
   two questions as the bot asks them, from sending the jobs to the last part's return:
-  one part per range, each on the worker that keeps that range's chain
+  one part per range the question reaches, each on the worker that keeps that range's chain
   (``bot.odds.worker.start_workers``: two processes), nothing kept;
 - ``odds_exact.in_fight_warm_s_*``: the same after the fight's chain was worked out
   ahead from its start (what a bot on IRC does when a fight begins);
@@ -95,7 +95,7 @@ def _requested(workers: list[ProcessPoolExecutor], state: FightState) -> float:
             else advisor.chance_part)
     began = time.perf_counter()
     futures = [workers[advisor.shard(state, where) % len(workers)].submit(part, state, where)
-               for where in Range]
+               for where in advisor.ranges(state)]
     for future in futures:
         future.result()
     return time.perf_counter() - began
