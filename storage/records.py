@@ -10,8 +10,9 @@ from rules.system import RulesState, RuleSystem
 from storage.ledger import Anchor
 from storage.models import Entry, Status
 
-__all__ = ["Award", "ChallengeRecord", "Entry", "Fighter", "LedgerEntry", "OpenFight", "Status",
-           "Step", "WarriorRecord"]
+__all__ = ["Award", "ChallengeRecord", "Entry", "FightLine", "FightSummary", "Fighter",
+           "LedgerEntry", "LoggedCommand", "OpenFight", "Standing", "Status", "Step",
+           "WarriorRecord", "WarriorStats"]
 
 
 class Fighter(Protocol):
@@ -122,3 +123,98 @@ class LedgerEntry(TypedDict):
     at: str
     hash: str
     key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A warrior in the club's standings (``!top``, the standings page)."""
+
+    name: str
+    system: str
+    culture: str | None
+    """An An Cath warrior's culture; None in another rules system."""
+    status: Status
+    bp: int
+    """Tenths of BP."""
+    wins: int
+    losses: int
+    draws: int
+    owner: str
+    """The identity that owns it (a services account, or a ``user@host`` never shown)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FightLine:
+    """One fight as one of its warriors fought it (``!history``)."""
+
+    id: int
+    channel: str
+    system: str
+    kind: str
+    side: int
+    foe: str
+    result: str
+    """``won``, ``lost``, ``draw``, or ``open`` while it goes on."""
+    ending: str | None
+    """How it ended (the rules system's word: ``kill``, ``yield``, ...)."""
+    bp: int
+    """Tenths of BP this warrior's ledger rows of the fight added."""
+    started_at: str
+    ended_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class WarriorStats:
+    """A warrior's counts (``!stats``; :mod:`storage.history` says what each counts)."""
+
+    name: str
+    fights: int
+    """Finished fights."""
+    wins: int
+    losses: int
+    draws: int
+    kills: int
+    yields: int
+    escapes: int
+    prisoners_taken: int
+    bp_fights: int
+    """Tenths of BP from fights (awards and their reversals)."""
+    bp_moderators: int
+    """Tenths of BP moderators gave or took (``!mod bp``)."""
+    bp: int
+    """Tenths of BP in all."""
+
+
+@dataclass(frozen=True, slots=True)
+class FightSummary:
+    """One fight in brief (``!fight``, the fights on the leadership pages)."""
+
+    id: int
+    channel: str
+    system: str
+    kind: str
+    names: tuple[str, ...]
+    """The warriors by side."""
+    accounts: tuple[str, ...]
+    """Who played each side (identities: never shown as ``user@host``)."""
+    active: bool
+    started_at: str
+    ended_at: str | None
+    ending: str | None
+    winner: int | None
+    bp: tuple[int, ...]
+    """Tenths of BP each side's warrior gained in it."""
+    setup: dict[str, Any]
+    """What its rules system's ``start`` needs (the sheets at the start)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedCommand:
+    """One row of a fight's command log as stored: a command, or an undo record
+    (``{"type": "Undo", "keep": n, "reason": ...}``)."""
+
+    seq: int
+    data: dict[str, Any]
+    actor: str
+    """The account that sent it, or ``bot`` for a roll the bot made."""
+    at: str

@@ -11,7 +11,10 @@
   taken up again (:mod:`storage.replay` rebuilds them, :mod:`storage.awards` writes
   the ledger rows their events imply);
 - :mod:`storage.club`: pending challenges, settings, moderators named in chat;
-- and here, reading the ledger and auditing it (:mod:`storage.audit`).
+- :mod:`storage.history`: standings, a warrior's fights and counts, a fight's summary
+  and command log, for the club's records in chat and on the leadership pages;
+- :mod:`storage.ledger_view`: the ledger read whole, streamed, filtered or paged;
+- and here, auditing it (:mod:`storage.audit`).
 
 A fight command, the events it caused, the ledger rows they imply and the warrior
 caches they change are written together (``record``); a refused command never
@@ -27,31 +30,27 @@ repository of its own. The records it hands out are in :mod:`storage.records`, i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Any
-
-from sqlalchemy import Row, Select, select
-from sqlalchemy.orm import Session
+from collections.abc import Sequence
 
 from storage import audit, ledger
 from storage.audit import Report
 from storage.club import Club
 from storage.errors import Busy, DuplicateName, StaleFight, StorageError, UnknownWarrior
 from storage.fights import Fights
+from storage.history import History
 from storage.keys import KeyringError
 from storage.ledger import Anchor
-from storage.models import LedgerHead, LedgerRow, Warrior
+from storage.ledger_view import LedgerView
+from storage.models import LedgerHead
 from storage.records import (
     Award,
     ChallengeRecord,
-    Entry,
-    LedgerEntry,
     OpenFight,
     Step,
     WarriorRecord,
 )
 from storage.replay import UNDO
-from storage.warriors import Warriors, warrior_row
+from storage.warriors import Warriors
 
 __all__ = [
     "UNDO",
@@ -69,69 +68,12 @@ __all__ = [
     "WarriorRecord",
 ]
 
-_Columns = tuple[Any, ...]
-LEDGER_BATCH = 1000
-"""Ledger rows read per query when they are streamed."""
-_LEDGER_COLUMNS: _Columns = (
-    LedgerRow.id, LedgerRow.entry, LedgerRow.bp, LedgerRow.spent, LedgerRow.skill,
-    LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,
-    LedgerRow.fight_id, LedgerRow.reason, LedgerRow.created_at, LedgerRow.hash,
-    LedgerRow.key_id)
-
-
-def _ledger_dict(row: Row[Any]) -> LedgerEntry:
-    """A ledger row as ``Store.ledger`` gives it."""
-    return {
-        "id": row.id, "warrior": row.warrior, "entry": Entry(row.entry), "bp": row.bp / 10,
-        "spent": row.spent, "skill": row.skill, "skill_value": row.skill_value,
-        "status": row.status, "actor": row.actor, "moderator": row.moderator,
-        "fight": row.fight_id, "reason": row.reason, "at": row.created_at,
-        "hash": row.hash, "key": row.key_id,
-    }
-
-
-def _ledger_query(warrior: int | None) -> Select[*_Columns]:
-    """The ledger's rows with their warrior's name (a fight's rows: none), or one
-    warrior's rows."""
-    query = select(*_LEDGER_COLUMNS, Warrior.name.label("warrior")).outerjoin(
-        Warrior, Warrior.id == LedgerRow.warrior_id)
-    return query if warrior is None else query.where(LedgerRow.warrior_id == warrior)
-
-
-class Store(Warriors, Fights, Club):
+class Store(Warriors, Fights, Club, History, LedgerView):
     """Warriors, the ledger, settings and fights over one SQLAlchemy engine.
 
     ``keyring`` signs and checks the ledger; without one, the first write loads the
     default for the engine's database (:func:`storage.keys.load_keyring`). Its own
-    methods read the ledger and audit it; the rest come from its parts."""
-
-    def ledger(self, name: str | None = None, limit: int | None = None) -> list[LedgerEntry]:
-        """Ledger rows, oldest first (the last ``limit`` when given), with warrior names."""
-        if limit is None:
-            return list(self.ledger_rows(name))
-        with self._tx(write=False) as session:
-            query = _ledger_query(self._warrior_id(session, name))
-            query = query.order_by(LedgerRow.id.desc()).limit(limit)
-            return [_ledger_dict(row) for row in reversed(session.execute(query).all())]
-
-    def ledger_rows(self, name: str | None = None, batch: int = LEDGER_BATCH
-                    ) -> Iterator[LedgerEntry]:
-        """The rows of ``ledger`` one by one, read ``batch`` at a time in one transaction
-        (by id, so memory stays flat however long the ledger is). An unknown ``name`` is
-        refused here, before any row."""
-        with self._tx(write=False) as session:
-            warrior = self._warrior_id(session, name)
-        return self._stream(_ledger_query(warrior).order_by(LedgerRow.id).limit(batch))
-
-    def _stream(self, query: Select[*_Columns]) -> Iterator[LedgerEntry]:
-        with self._tx(write=False) as session:
-            last = 0
-            while rows := session.execute(query.where(LedgerRow.id > last)).all():
-                yield from map(_ledger_dict, rows)
-                last = rows[-1].id
-
-    def _warrior_id(self, session: Session, name: str | None) -> int | None:
-        return None if name is None else warrior_row(session, name).id
+    methods audit the ledger; the rest come from its parts."""
 
     def anchor(self) -> Anchor | None:
         """The ledger head now, to publish (``ledger #4123 9f2c1a7e``); None when empty."""

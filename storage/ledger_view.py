@@ -1,0 +1,147 @@
+"""Reading the ledger: every row with its warrior's name, one warrior's, or those a
+:class:`LedgerFilter` picks (who, which moderator, what kind of row, words of the
+reason, which days, which fight); whole and streamed in batches (``ancath-bot ledger``,
+the downloads), or a page at a time, newest first, by row id (the leadership pages:
+a page costs the same at row 100 as at row 100,000)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Any
+
+from sqlalchemy import Row, Select, func, select
+from sqlalchemy.orm import Session
+
+from storage.models import Entry, LedgerRow, Warrior
+from storage.records import LedgerEntry
+from storage.unit_of_work import UnitOfWork
+from storage.warriors import warrior_row
+
+__all__ = ["LEDGER_BATCH", "LedgerFilter", "LedgerPage", "LedgerView"]
+
+_Columns = tuple[Any, ...]
+LEDGER_BATCH = 1000
+"""Ledger rows read per query when they are streamed."""
+_LEDGER_COLUMNS: _Columns = (
+    LedgerRow.id, LedgerRow.entry, LedgerRow.bp, LedgerRow.spent, LedgerRow.skill,
+    LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,
+    LedgerRow.fight_id, LedgerRow.reason, LedgerRow.created_at, LedgerRow.hash,
+    LedgerRow.key_id)
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerFilter:
+    """Which ledger rows to read; every field left None takes them all."""
+
+    warrior: str | None = None
+    """A warrior's name (an unknown one is refused: ``UnknownWarrior``)."""
+    moderator: str | None = None
+    """The moderator's identity, exactly as the rows keep it."""
+    entry: Entry | None = None
+    reason: str | None = None
+    """Words the reason contains, in any case."""
+    since: date | None = None
+    """The first day (UTC) of rows to read."""
+    until: date | None = None
+    """The last day (UTC), whole."""
+    fight: int | None = None
+    moderated: bool = False
+    """Only rows a moderator made."""
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPage:
+    """Rows of the ledger, newest first, and where the next (older) page starts."""
+
+    rows: list[LedgerEntry]
+    older: int | None
+    """Give it as ``before`` for the next page; None on the last."""
+
+
+def _ledger_dict(row: Row[Any]) -> LedgerEntry:
+    """A ledger row as ``Store.ledger`` gives it."""
+    return {
+        "id": row.id, "warrior": row.warrior, "entry": Entry(row.entry), "bp": row.bp / 10,
+        "spent": row.spent, "skill": row.skill, "skill_value": row.skill_value,
+        "status": row.status, "actor": row.actor, "moderator": row.moderator,
+        "fight": row.fight_id, "reason": row.reason, "at": row.created_at,
+        "hash": row.hash, "key": row.key_id,
+    }
+
+
+def _like(words: str) -> str:
+    escaped = words.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _query(session: Session, where: LedgerFilter) -> Select[*_Columns]:
+    """The rows ``where`` picks, with their warrior's name (a fight's rows: none)."""
+    query = select(*_LEDGER_COLUMNS, Warrior.name.label("warrior")).outerjoin(
+        Warrior, Warrior.id == LedgerRow.warrior_id)
+    if where.warrior is not None:
+        query = query.where(LedgerRow.warrior_id == warrior_row(session, where.warrior).id)
+    if where.moderator is not None:
+        query = query.where(LedgerRow.moderator == where.moderator)
+    if where.moderated:
+        query = query.where(LedgerRow.moderator.is_not(None))
+    if where.entry is not None:
+        query = query.where(LedgerRow.entry == where.entry.value)
+    if where.reason:
+        query = query.where(func.lower(LedgerRow.reason).like(_like(where.reason.lower()),
+                                                              escape="\\"))
+    if where.since is not None:
+        query = query.where(LedgerRow.created_at >= where.since.isoformat())
+    if where.until is not None:
+        query = query.where(LedgerRow.created_at < (where.until + timedelta(days=1)).isoformat())
+    if where.fight is not None:
+        query = query.where(LedgerRow.fight_id == where.fight)
+    return query
+
+
+class LedgerView(UnitOfWork):
+    """The ledger read whole, streamed, counted or a page at a time."""
+
+    def ledger(self, name: str | None = None, limit: int | None = None) -> list[LedgerEntry]:
+        """Ledger rows, oldest first (the last ``limit`` when given), with warrior names."""
+        if limit is None:
+            return list(self.ledger_rows(name))
+        page = self.ledger_page(LedgerFilter(warrior=name), limit=limit)
+        return page.rows[::-1]
+
+    def ledger_rows(self, name: str | None = None, batch: int = LEDGER_BATCH,
+                    where: LedgerFilter | None = None) -> Iterator[LedgerEntry]:
+        """The rows of ``ledger`` (or those ``where`` picks) one by one, oldest first,
+        read ``batch`` at a time in one transaction (by id, so memory stays flat however
+        long the ledger is). An unknown warrior is refused here, before any row."""
+        picked = where or LedgerFilter(warrior=name)
+        with self._tx(write=False) as session:
+            _query(session, picked)   # refuses an unknown warrior now
+        return self._stream(picked, batch)
+
+    def _stream(self, where: LedgerFilter, batch: int) -> Iterator[LedgerEntry]:
+        with self._tx(write=False) as session:
+            query = _query(session, where).order_by(LedgerRow.id).limit(batch)
+            last = 0
+            while rows := session.execute(query.where(LedgerRow.id > last)).all():
+                yield from map(_ledger_dict, rows)
+                last = rows[-1].id
+
+    def ledger_page(self, where: LedgerFilter, before: int | None = None,
+                    limit: int = 100) -> LedgerPage:
+        """Up to ``limit`` rows ``where`` picks, newest first, of those numbered below
+        ``before`` when given."""
+        with self._tx(write=False) as session:
+            query = _query(session, where).order_by(LedgerRow.id.desc()).limit(limit + 1)
+            if before is not None:
+                query = query.where(LedgerRow.id < before)
+            rows = [_ledger_dict(row) for row in session.execute(query)]
+        older = rows[limit - 1]["id"] if len(rows) > limit else None
+        return LedgerPage(rows[:limit], older)
+
+    def ledger_count(self, where: LedgerFilter) -> int:
+        """How many rows ``where`` picks."""
+        with self._tx(write=False) as session:
+            picked = _query(session, where).subquery()
+            return session.scalar(select(func.count()).select_from(picked)) or 0
