@@ -27,8 +27,8 @@ from pydantic_settings import EnvSettingsSource, SettingsError
 from bot.chat.moderators import unverified_masks
 from bot.irc import tls
 
-__all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "LogConfig", "environment",
-           "load_config"]
+__all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "LogConfig", "WebConfig",
+           "environment", "load_config"]
 
 DEFAULT_DATABASE = "sqlite:///ancath.sqlite3"
 ENV_PREFIX = "ANCATH_"
@@ -167,6 +167,30 @@ class LogConfig(_Strict):
     """A file to append to; None is standard error."""
 
 
+class WebConfig(_Strict):
+    """The read-only leadership pages (``ancath-bot web``), a process of their own."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=1, le=65535)
+    token_env: str = "ANCATH_WEB_TOKEN"
+    """The environment variable holding the pages' access token; when it is set, every
+    page asks for it. Unset: anyone who reaches the address reads the pages."""
+    base_url: str | None = None
+    """Where players reach the pages (``https://club.example.org/ancath``), for the link
+    ``!fight`` gives; None: no link."""
+
+    @field_validator("base_url")
+    @classmethod
+    def _http(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"https?://[^\s]+", value):
+            raise ValueError("an http:// or https:// address")
+        return value.rstrip("/") if value else value
+
+    def token(self) -> str | None:
+        """The access token, from the environment (never the file)."""
+        return os.environ.get(self.token_env) or None
+
+
 class BotConfig(_Strict):
     database: str = DEFAULT_DATABASE
     """A SQLAlchemy URL, or a path to a SQLite file."""
@@ -183,6 +207,7 @@ class BotConfig(_Strict):
     command_prefix: str = Field("!", min_length=1, max_length=3)
     irc: IrcConfig | None = None
     log: LogConfig = LogConfig()
+    web: WebConfig = WebConfig()
 
     @field_validator("moderators")
     @classmethod
