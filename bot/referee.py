@@ -13,7 +13,7 @@ from contextlib import nullcontext
 from types import ModuleType
 from typing import Any
 
-from bot.chat import basics, mod, warriors
+from bot.chat import basics, history, mod, warriors
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
 from bot.chat.moderators import Logins
 from bot.chat.people import People
@@ -36,7 +36,7 @@ __all__ = ["COMMAND_MODULES", "REGISTRY", "Referee", "commands_for"]
 
 log = logging.getLogger("ancath.referee")
 
-COMMAND_MODULES = (basics, warriors, mod, challenges, play, time_limits, advice)
+COMMAND_MODULES = (basics, warriors, history, mod, challenges, play, time_limits, advice)
 """The modules whose commands the bot answers, in ``!help``'s order."""
 
 

@@ -8,9 +8,9 @@ is the other side, a draw one with no winner. How a fight ended is its ``ending`
 word (An Cath: kill, first-blood, yield, escape, forfeit, moderator, draw); a *kill* is
 a win by ``kill`` (An Cath) or ``dead`` (Simple Contest), a *yield* and an *escape* are
 the warrior's own losses by ``yield`` and ``escape``, and a *prisoner taken* is a
-``prisoner-taken`` ledger row whose captor is the warrior. BP *from fights* is the sum
-of the ledger rows that name a fight (awards and their reversals), BP *from
-moderators* that of ``moderator-bp`` rows.
+``prisoner-taken`` ledger row whose captor is the warrior, unless a moderator's undo
+reversed it. BP *from fights* is the sum of the ledger rows that name a fight (awards
+and their reversals), BP *from moderators* that of ``moderator-bp`` rows.
 """
 
 from __future__ import annotations
@@ -91,9 +91,7 @@ class History(UnitOfWork):
                     select(FightSide.fight_id, FightSide.side)
                     .where(FightSide.warrior_id == warrior.id))])
             done = [f for f in fights if f.result != "open"]
-            taken = session.scalar(select(func.count()).select_from(LedgerRow).where(
-                LedgerRow.entry == Entry.PRISONER_TAKEN.value,
-                LedgerRow.captor_id == warrior.id)) or 0
+            taken = _captures(session, warrior.id)
             from_fights = session.scalar(select(func.coalesce(func.sum(LedgerRow.bp), 0)).where(
                 LedgerRow.warrior_id == warrior.id, LedgerRow.fight_id.is_not(None))) or 0
             from_mods = session.scalar(select(func.coalesce(func.sum(LedgerRow.bp), 0)).where(
@@ -144,6 +142,18 @@ class History(UnitOfWork):
                        FightCommand.created_at)
                 .where(FightCommand.fight_id == fight_id).order_by(FightCommand.seq)).all()
             return [LoggedCommand(seq, data, actor, at) for seq, data, actor, at in rows]
+
+
+def _captures(session: Session, captor: int) -> int:
+    """How many ``prisoner-taken`` rows name ``captor``, less those a moderator's undo
+    reversed (a ``reversal`` row of the same fight names the row it reverses)."""
+    rows = dict(session.execute(select(LedgerRow.id, LedgerRow.fight_id).where(
+        LedgerRow.entry == Entry.PRISONER_TAKEN.value, LedgerRow.captor_id == captor)).all())
+    reversed_ids = {detail.get("reverses") for detail in session.scalars(
+        select(LedgerRow.detail).where(LedgerRow.entry == Entry.REVERSAL.value,
+                                       LedgerRow.fight_id.in_(set(rows.values()))))
+        if detail}
+    return len(rows.keys() - reversed_ids)
 
 
 def _count(fights: Iterable[FightLine], result: str) -> int:

@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.chat.messages import Incoming, Outgoing, Priority
+from bot.irc.text import DEFAULT_BUDGET
 
 if TYPE_CHECKING:
     from bot.referee import Referee
@@ -67,10 +68,18 @@ class Ctx:
         """The sender's identity (account, mask, or console nick)."""
         return self.msg.sender.identity
 
+    def _address(self) -> str:
+        """``olaf: ``, before a reply in a channel; nothing in private."""
+        return f"{self.msg.sender.nick}: " if self.msg.channel else ""
+
     def reply(self, text: str) -> None:
         """A line addressed to the sender."""
-        prefix = f"{self.msg.sender.nick}: " if self.msg.channel else ""
-        self.out.append(Outgoing(self.msg.reply_to, prefix + text))
+        self.out.append(Outgoing(self.msg.reply_to, self._address() + text))
+
+    def room(self) -> int:
+        """The bytes a reply's text may take and still be one line (the budget of
+        :mod:`bot.irc.text` less the address)."""
+        return DEFAULT_BUDGET - len(self._address().encode())
 
     def say(self, text: str, priority: Priority = Priority.FIGHT) -> None:
         """A line to the channel (or the private conversation)."""

@@ -31,7 +31,7 @@ from rules.ancath.tables import Armour, Culture, Skill, Weapon
 from storage.records import WarriorRecord
 from storage.store import Store
 
-__all__ = ["AN_CATH", "parse_skill"]
+__all__ = ["AN_CATH", "parse_culture", "parse_skill"]
 
 _CULTURE_NAMES = {c.value: c for c in Culture} | {"freeclans": Culture.FREE_CLANS,
                                                   "invader": Culture.INVADERS}
@@ -44,12 +44,18 @@ def parse_skill(word: str) -> Skill:
         raise Refusal(f"no skill {word}; skills: {', '.join(s.value for s in Skill)}") from None
 
 
+def parse_culture(word: str) -> Culture:
+    """The culture ``word`` names (``freeclans`` and ``invader`` too)."""
+    culture = _CULTURE_NAMES.get(word.lower())
+    if culture is None:
+        raise Refusal("culture must be invaders, free-clans, fairy or goblin")
+    return culture
+
+
 def _create(name: str, words: Sequence[str], settings: Settings) -> Sheet:
     """``!create <name> <culture> <skill>... [armour]``: a new warrior's sheet (R2)."""
     culture_word, *rest = words
-    culture = _CULTURE_NAMES.get(culture_word.lower())
-    if culture is None:
-        raise Refusal("culture must be invaders, free-clans, fairy or goblin")
+    culture = parse_culture(culture_word)
     armour = None
     if rest and rest[-1].lower() in {a.value for a in Armour}:
         armour = Armour(rest.pop().lower())

@@ -6,6 +6,7 @@ through the referee (``club_history.played``)."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from club import Club
@@ -102,3 +103,21 @@ def test_the_ledger_paged_newest_first(store: Store) -> None:
         before = page.older
     assert seen == ids
     assert store.ledger_page(LedgerFilter(warrior="Bran"), limit=100).older is None
+
+
+def test_a_capture_a_moderator_undid_is_no_prisoner_taken(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    club.say("gob !create Gorbag goblin club spear")
+    club.say("olaf !create Olaf free-clans broadsword shield")
+    club.say("olaf !challenge Gorbag mortal")
+    club.dice.push(50, 40)
+    club.say("gob !accept")
+    club.say("olaf !second")
+    club.say("gob !yield")
+    club.say("olaf !accept prisoner")
+    store = club.referee.store
+    assert store.warrior_stats("Olaf").prisoners_taken == 1
+    club.say("mod !mod undo the yield was a joke")
+    assert store.warrior_stats("Olaf").prisoners_taken == 0
+    club.say("olaf !accept prisoner")  # taken again: the fight ends again
+    assert store.warrior_stats("Olaf").prisoners_taken == 1
