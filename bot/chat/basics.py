@@ -45,7 +45,8 @@ def help_(ctx: Ctx) -> None:
     groups: dict[str, list[str]] = {}
     for key, spec in commands.items():
         if key == spec.name:
-            groups.setdefault(spec.group, []).append("!" + key)
+            groups.setdefault(spec.group, []).append(key)
+    # the names without their "!": one line even for the longest nick a network allows
     ctx.reply(" | ".join(f"{group}: {' '.join(sorted(names))}"
                          for group, names in sorted(groups.items()))
               + " | !help <command> for one")
