@@ -2,7 +2,9 @@
 :class:`LedgerFilter` picks (who, which moderator, what kind of row, words of the
 reason, which days, which fight); whole and streamed in batches (``ancath-bot ledger``,
 the downloads), or a page at a time, newest first, by row id (the leadership pages:
-a page costs the same at row 100 as at row 100,000)."""
+a page costs the same at row 100 as at row 100,000). Also its head with the whole MAC,
+and the moderators' actions: their ledger rows with the undo records of the fights'
+command logs (an undo that took back no ledger row is only there)."""
 
 from __future__ import annotations
 
@@ -11,11 +13,13 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import Row, Select, func, select
+from sqlalchemy import Row, Select, func, select, union
 from sqlalchemy.orm import Session
 
-from storage.models import Entry, LedgerRow, Warrior
-from storage.records import LedgerEntry
+from storage.ledger import Anchor
+from storage.models import Entry, FightCommand, LedgerHead, LedgerRow, Warrior
+from storage.records import LedgerEntry, ModeratorLog, UndoRecord
+from storage.replay import UNDO
 from storage.unit_of_work import UnitOfWork
 from storage.warriors import warrior_row
 
@@ -145,3 +149,39 @@ class LedgerView(UnitOfWork):
         with self._tx(write=False) as session:
             picked = _query(session, where).subquery()
             return session.scalar(select(func.count()).select_from(picked)) or 0
+
+    def ledger_head(self) -> Anchor | None:
+        """The chain's newest row as its head keeps it, with the whole MAC (``str`` of it
+        is the published ``ledger #<id> <mac8>``); None while the ledger is empty."""
+        with self._tx(write=False) as session:
+            head = session.get(LedgerHead, 1)
+            return Anchor(head.last_id, head.last_hash) if head and head.last_id else None
+
+    def moderator_log(self, before: str | None = None, limit: int = 100) -> ModeratorLog:
+        """The moderators' ledger rows and undo records of the ``limit`` newest moments
+        (``created_at`` times) before ``before``, newest first."""
+        undo = FightCommand.command["type"].as_string() == UNDO
+        moments = union(
+            select(LedgerRow.created_at.label("at")).where(LedgerRow.moderator.is_not(None)),
+            select(FightCommand.created_at.label("at")).where(undo)).subquery()
+        with self._tx(write=False) as session:
+            query = select(moments.c.at).order_by(moments.c.at.desc()).limit(limit + 1)
+            if before is not None:
+                query = query.where(moments.c.at < before)
+            times = list(session.scalars(query))
+            if not times:
+                return ModeratorLog([], [], None)
+            older = times[limit - 1] if len(times) > limit else None
+            low = times[:limit][-1]
+            rows = _query(session, LedgerFilter(moderated=True)).where(
+                LedgerRow.created_at >= low).order_by(LedgerRow.id.desc())
+            undos = select(FightCommand).where(undo, FightCommand.created_at >= low).order_by(
+                FightCommand.created_at.desc(), FightCommand.fight_id, FightCommand.seq)
+            if before is not None:
+                rows = rows.where(LedgerRow.created_at < before)
+                undos = undos.where(FightCommand.created_at < before)
+            return ModeratorLog(
+                [_ledger_dict(row) for row in session.execute(rows)],
+                [UndoRecord(c.fight_id, c.seq, c.actor, c.command.get("reason", ""),
+                            c.command.get("keep", 0), c.created_at)
+                 for c in session.scalars(undos)], older)

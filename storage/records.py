@@ -11,8 +11,8 @@ from storage.ledger import Anchor
 from storage.models import Entry, Status
 
 __all__ = ["Award", "ChallengeRecord", "Entry", "FightLine", "FightSummary", "Fighter",
-           "LedgerEntry", "LoggedCommand", "OpenFight", "Standing", "Status", "Step",
-           "WarriorRecord", "WarriorStats"]
+           "LedgerEntry", "LoggedCommand", "ModeratorLog", "OpenFight", "Standing", "Status",
+           "Step", "UndoRecord", "WarriorRecord", "WarriorStats"]
 
 
 class Fighter(Protocol):
@@ -218,3 +218,28 @@ class LoggedCommand:
     actor: str
     """The account that sent it, or ``bot`` for a roll the bot made."""
     at: str
+
+
+@dataclass(frozen=True, slots=True)
+class UndoRecord:
+    """A moderator's undo as a fight's command log keeps it (R8.1)."""
+
+    fight: int
+    seq: int
+    moderator: str
+    """The identity that sent ``!mod undo`` (never shown as ``user@host``)."""
+    reason: str
+    keep: int
+    """How many of the fight's commands it kept; the ones after were taken back."""
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModeratorLog:
+    """Moderators' actions, newest first: the ledger rows a moderator made and the undo
+    records, for some moments (a command's rows share its moment)."""
+
+    rows: list[LedgerEntry]
+    undos: list[UndoRecord]
+    older: str | None
+    """Give it as ``before`` for the next (older) moments; None on the last."""
