@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import Row, Select, func, select, union
+from sqlalchemy import Row, Select, and_, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
 from storage.ledger import Anchor
 from storage.models import Entry, FightCommand, LedgerHead, LedgerRow, Warrior
-from storage.records import LedgerEntry, ModeratorLog, UndoRecord
+from storage.records import LedgerEntry, LogPlace, ModeratorLog, UndoRecord
 from storage.replay import UNDO
 from storage.unit_of_work import UnitOfWork
 from storage.warriors import warrior_row
@@ -160,31 +160,28 @@ class LedgerView(UnitOfWork):
             head = session.get(LedgerHead, 1)
             return Anchor(head.last_id, head.last_hash) if head and head.last_id else None
 
-    def moderator_log(self, before: str | None = None, limit: int = 100) -> ModeratorLog:
-        """The moderators' ledger rows and undo records of the ``limit`` newest moments
-        (``created_at`` times) before ``before``, newest first."""
+    def moderator_log(self, before: LogPlace | None = None, limit: int = 100) -> ModeratorLog:
+        """The moderators' ledger rows and undo records, newest first (an undo before the
+        rows it wrote), ``limit`` of them from ``before`` (exclusive) on."""
         undo = FightCommand.command["type"].as_string() == UNDO
-        moments = union(
-            select(LedgerRow.created_at.label("at")).where(LedgerRow.moderator.is_not(None)),
-            select(FightCommand.created_at.label("at")).where(undo)).subquery()
         with self._tx(write=False) as session:
-            query = select(moments.c.at).order_by(moments.c.at.desc()).limit(limit + 1)
+            rows = _query(session, LedgerFilter(moderated=True)).order_by(
+                LedgerRow.created_at.desc(), LedgerRow.id.desc()).limit(limit + 1)
+            undos = select(FightCommand).where(undo).order_by(
+                FightCommand.created_at.desc(), FightCommand.id.desc()).limit(limit + 1)
             if before is not None:
-                query = query.where(moments.c.at < before)
-            times = list(session.scalars(query))
-            if not times:
-                return ModeratorLog([], [], None)
-            older = times[limit - 1] if len(times) > limit else None
-            low = times[:limit][-1]
-            rows = _query(session, LedgerFilter(moderated=True)).where(
-                LedgerRow.created_at >= low).order_by(LedgerRow.id.desc())
-            undos = select(FightCommand).where(undo, FightCommand.created_at >= low).order_by(
-                FightCommand.created_at.desc(), FightCommand.fight_id, FightCommand.seq)
-            if before is not None:
-                rows = rows.where(LedgerRow.created_at < before)
-                undos = undos.where(FightCommand.created_at < before)
-            return ModeratorLog(
-                [_ledger_dict(row) for row in session.execute(rows)],
-                [UndoRecord(c.fight_id, c.seq, c.actor, c.command.get("reason", ""),
-                            c.command.get("keep", 0), c.created_at)
-                 for c in session.scalars(undos)], older)
+                rows = rows.where(or_(LedgerRow.created_at < before.at, and_(
+                    LedgerRow.created_at == before.at,
+                    true() if before.undo else LedgerRow.id < before.id)))
+                undos = undos.where(or_(FightCommand.created_at < before.at, and_(
+                    FightCommand.created_at == before.at,
+                    FightCommand.id < before.id if before.undo else false())))
+            found: list[tuple[LogPlace, LedgerEntry | UndoRecord]] = [
+                (LogPlace(row.created_at, False, row.id), _ledger_dict(row))
+                for row in session.execute(rows)]
+            found += [(LogPlace(c.created_at, True, c.id), UndoRecord(
+                c.fight_id, c.seq, c.actor, c.command.get("reason", ""),
+                c.command.get("keep", 0), c.created_at)) for c in session.scalars(undos)]
+        found.sort(key=lambda pair: pair[0], reverse=True)
+        older = found[limit - 1][0] if len(found) > limit else None
+        return ModeratorLog([entry for _, entry in found[:limit]], older)

@@ -11,8 +11,8 @@ from storage.ledger import Anchor
 from storage.models import Entry, Status
 
 __all__ = ["Award", "ChallengeRecord", "Entry", "FightLine", "FightSummary", "Fighter",
-           "LedgerEntry", "LoggedCommand", "ModeratorLog", "OpenFight", "Standing", "Status",
-           "Step", "UndoRecord", "WarriorRecord", "WarriorStats"]
+           "LedgerEntry", "LogPlace", "LoggedCommand", "ModeratorLog", "OpenFight", "Standing",
+           "Status", "Step", "UndoRecord", "WarriorRecord", "WarriorStats"]
 
 
 class Fighter(Protocol):
@@ -234,12 +234,23 @@ class UndoRecord:
     at: str
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class LogPlace:
+    """Where a moderator's action stands in their log, which runs by time; in a moment,
+    an undo comes after the ledger rows (so it is said first, newest first), and
+    rows and undos each by id."""
+
+    at: str
+    undo: bool
+    id: int
+    """The ledger row's id, or the undo's command row id."""
+
+
 @dataclass(frozen=True, slots=True)
 class ModeratorLog:
     """Moderators' actions, newest first: the ledger rows a moderator made and the undo
-    records, for some moments (a command's rows share its moment)."""
+    records of the fights' command logs."""
 
-    rows: list[LedgerEntry]
-    undos: list[UndoRecord]
-    older: str | None
-    """Give it as ``before`` for the next (older) moments; None on the last."""
+    entries: list[LedgerEntry | UndoRecord]
+    older: LogPlace | None
+    """Give it as ``before`` for the next (older) actions; None on the last."""

@@ -2,8 +2,8 @@
 newest first, with who and why: the ledger rows with a moderator (``!mod bp``, ``skill``,
 ``armour``, ``free``, ``add``, ``remove``, an end's awards and closing row, an undo's
 reversals and reopening) and every undo from the fights' command logs (an undo that
-took back no ledger row is only there). 100 moments a page (a command's rows share its
-moment), older ones by ``before=<time>``."""
+took back no ledger row is only there). 100 a page, older ones by ``before=<place>``
+(the time, then ``u`` and the undo's or ``r`` and the ledger row's id)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,15 @@ from dataclasses import dataclass
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bot.web.query import moment
+from bot.web.query import log_place, place_text
 from bot.web.redact import hide_hosts, ledger_fields, who
 from bot.web.site import render, site_of
+from storage.records import UndoRecord
 
-__all__ = ["Action", "moderators"]
+__all__ = ["PAGE", "Action", "moderators"]
 
+PAGE = 100
+"""Actions a page."""
 WHAT = {
     "moderator-bp": "BP changed", "moderator-skill": "skill set", "moderator-armour":
     "armour changed", "prisoner-freed": "prisoner freed", "fight-closed": "fight ended",
@@ -44,13 +47,18 @@ class Action:
 
 
 def moderators(request: Request) -> Response:
-    before = moment(request.query_params, "before")
-    log = site_of(request).store.moderator_log(before)
-    actions = [Action(u.at, who(u.moderator), f"undo (kept {u.keep} commands)", None, 0,
-                      u.fight, hide_hosts(u.reason), None) for u in log.undos]
-    for entry in map(ledger_fields, log.rows):
-        actions.append(Action(entry["at"], entry["moderator"] or "", WHAT.get(
-            entry["entry"], entry["entry"]), entry["warrior"], entry["bp"], entry["fight"],
-            entry["reason"], entry["id"]))
-    actions.sort(key=lambda a: (a.at, a.row is None, a.row or 0), reverse=True)
-    return render(request, "moderators.html", actions=actions, older=log.older, before=before)
+    before = log_place(request.query_params, "before")
+    log = site_of(request).store.moderator_log(before, PAGE)
+    actions = []
+    for entry in log.entries:
+        if isinstance(entry, UndoRecord):
+            actions.append(Action(entry.at, who(entry.moderator),
+                                  f"undo (kept {entry.keep} commands)", None, 0, entry.fight,
+                                  hide_hosts(entry.reason), None))
+            continue
+        row = ledger_fields(entry)
+        actions.append(Action(row["at"], row["moderator"] or "",
+                              WHAT.get(row["entry"], row["entry"]), row["warrior"], row["bp"],
+                              row["fight"], row["reason"], row["id"]))
+    return render(request, "moderators.html", actions=actions, before=before,
+                  older=place_text(log.older) if log.older else None)

@@ -11,14 +11,16 @@ import re
 from collections.abc import Collection, Mapping
 from datetime import date
 
-__all__ = ["LONGEST", "BadRequest", "NotFound", "PageError", "day", "moment", "number",
-           "one_of", "words"]
+from storage.records import LogPlace
+
+__all__ = ["LONGEST", "BadRequest", "NotFound", "PageError", "day", "log_place", "number",
+           "one_of", "place_text", "words"]
 
 LONGEST = 200
 """The most characters a text parameter may have."""
 _BIGGEST = 10**12
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}T[0-9:.+\-]{1,40}")
+_PLACE = re.compile(r"(\d{4}-\d{2}-\d{2}T[0-9:.+\-]{1,40})~([ur])(\d{1,12})")
 
 
 class PageError(Exception):
@@ -73,12 +75,21 @@ def day(params: Mapping[str, str], name: str) -> date | None:
     return found
 
 
-def moment(params: Mapping[str, str], name: str) -> str | None:
-    """A time as the records keep it (ISO 8601, ``2026-03-01T20:15:00.000000+00:00``)."""
+def log_place(params: Mapping[str, str], name: str) -> LogPlace | None:
+    """A place in the moderators' log, as :func:`place_text` writes it."""
     value = _given(params, name)
-    if value is not None and not _MOMENT.fullmatch(value):
-        raise BadRequest(f"{name}: a time such as 2026-03-01T20:15:00+00:00")
-    return value
+    if value is None:
+        return None
+    found = _PLACE.fullmatch(value)
+    if found is None:
+        raise BadRequest(f"{name}: a place in the log, as the Older link gives it")
+    return LogPlace(found[1], found[2] == "u", int(found[3]))
+
+
+def place_text(place: LogPlace) -> str:
+    """``2026-03-01T20:15:00.000000+00:00~r4123``: the time, then an undo's (``u``) or a
+    ledger row's (``r``) id."""
+    return f"{place.at}~{'u' if place.undo else 'r'}{place.id}"
 
 
 def words(params: Mapping[str, str], name: str) -> str | None:

@@ -19,6 +19,7 @@ from club_history import played
 from starlette.testclient import TestClient
 
 from bot.web import ledger as ledger_page
+from bot.web import moderators as moderators_page
 from bot.web.app import make_app
 from storage.db import open_read_only
 from storage.keys import Keyring, load_keyring
@@ -214,13 +215,23 @@ def test_a_fight_step_by_step_without_script(client: TestClient) -> None:
     assert cells(fights, "/fights/4")[0][-2:] == ["a draw (draw)", "Bran 0.1, Gorbag 0.1"]
 
 
-def test_the_moderators_actions_with_who_and_why(client: TestClient) -> None:
+def test_the_moderators_actions_with_who_and_why(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     html = page(client, "/moderators").text
     actions = [row[1:3] + row[6:7] for row in cells(html, "<td>")]
     assert actions[-1] == ["mod", "undo (kept 3 commands)", "misclick"]
     assert ["mod", "BP changed", "good sportsmanship"] in actions
     assert ["mod", "fight ended", "duel fight ended: draw; ruling: both left"] in actions
     assert ["mod", "BP changed", "asked by unregistered"] in actions
+    monkeypatch.setattr(moderators_page, "PAGE", 3)
+    paged: list[list[str]] = []
+    path: str | None = "/moderators"
+    while path:
+        html = page(client, path).text
+        paged += [row[1:3] + row[6:7] for row in cells(html, "<td>")]
+        older = re.search(r'href="([^"]+)" rel="next">Older', html)
+        path = unescape(older[1]) if older else None
+    assert paged == actions
 
 
 def test_integrity_says_the_audit_and_the_head_to_publish(client: TestClient,

@@ -15,6 +15,7 @@ from sqlalchemy import text
 
 from storage.db import open_database, open_read_only
 from storage.keys import Keyring
+from storage.records import LedgerEntry, UndoRecord
 from storage.store import Store
 
 
@@ -57,24 +58,49 @@ def test_the_head_with_its_whole_mac(club: Club) -> None:
 
 
 def test_the_moderators_actions_newest_first_with_undo_records(club: Club) -> None:
-    store = club.referee.store
-    log = store.moderator_log()
-    assert [(r["entry"], r["warrior"], r["reason"]) for r in log.rows] == [
+    log = club.referee.store.moderator_log()
+    rows = [e for e in log.entries if not isinstance(e, UndoRecord)]
+    assert [(r["entry"], r["warrior"], r["reason"]) for r in rows] == [
         ("moderator-bp", "Gorbag", "good sportsmanship"),
         ("fight-closed", None, "duel fight ended: draw; ruling: both left"),
         ("award", "Gorbag", "duel fight: draw; ruling: both left"),
         ("award", "Bran", "duel fight: draw; ruling: both left")]
-    (undo,) = log.undos   # it took back no ledger row: only the command log has it
+    undo = log.entries[-1]   # it took back no ledger row: only the command log has it
+    assert isinstance(undo, UndoRecord)
     assert (undo.fight, undo.moderator, undo.reason, undo.keep) == (1, "mod", "misclick", 3)
     assert log.older is None
 
 
-def test_the_moderators_actions_paged_by_moment(club: Club) -> None:
+def test_the_moderators_actions_paged(club: Club) -> None:
     store = club.referee.store
-    first = store.moderator_log(limit=1)
-    assert [r["entry"] for r in first.rows] == ["moderator-bp"] and first.undos == []
-    second = store.moderator_log(before=first.older, limit=1)
-    assert {r["entry"] for r in second.rows} == {"fight-closed", "award"}   # one moment
-    third = store.moderator_log(before=second.older, limit=1)
-    assert (third.rows, [u.reason for u in third.undos], third.older) == ([], ["misclick"],
-                                                                          None)
+    whole = store.moderator_log().entries
+    seen: list[LedgerEntry | UndoRecord] = []
+    before = None
+    while True:
+        page = store.moderator_log(before, limit=2)
+        seen += page.entries
+        if page.older is None:
+            break
+        before = page.older
+    assert seen == whole and len(whole) == 5
+
+
+def test_an_undo_comes_before_the_rows_it_wrote(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    club.say("gob !create Gorbag goblin club spear")
+    club.say("olaf !create Olaf free-clans broadsword shield")
+    club.say("olaf !challenge Gorbag practice")
+    club.dice.push(50, 40)
+    club.say("gob !accept")
+    club.say("olaf !first")
+    club.dice.push(20, 80, 5)   # Olaf hits, Gorbag's dodge fails, damage 5: a kill
+    club.say("olaf !attack")
+    assert "Olaf wins by a kill." in club.say("gob !dodge")[-1]
+    club.say("mod !mod undo wrong dodge")
+    entries = club.referee.store.moderator_log(limit=3).entries
+    assert isinstance(entries[0], UndoRecord) and entries[0].reason == "wrong dodge"
+    assert [e["entry"] for e in entries[1:] if not isinstance(e, UndoRecord)] == [
+        "fight-reopened", "reversal"]
+    paged = club.referee.store.moderator_log(limit=1)
+    assert paged.older is not None and paged.older.undo
+    assert club.referee.store.moderator_log(paged.older, limit=2).entries == entries[1:]

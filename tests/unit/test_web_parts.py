@@ -10,7 +10,7 @@ import pytest
 
 from bot.web.chart import HEIGHT, WIDTH, bp_chart
 from bot.web.downloads import spreadsheet_safe
-from bot.web.query import BadRequest, day, moment, number, one_of, words
+from bot.web.query import BadRequest, day, log_place, number, one_of, place_text, words
 from bot.web.redact import hide_hosts, who
 
 
@@ -29,16 +29,19 @@ def test_a_cell_a_spreadsheet_would_run_stays_text(cell: str) -> None:
 
 def test_query_parameters_are_read_strictly() -> None:
     given = {"n": "42", "big": "1" * 14, "neg": "-1", "day": "2026-03-01", "bad": "2026-02-30",
-             "max": "9999-12-31", "w": "x" * 201, "at": "2026-03-01T20:15:00.5+00:00",
+             "max": "9999-12-31", "w": "x" * 201, "at": "2026-03-01T20:15:00.5+00:00~u12",
              "blank": "  "}
     assert (number(given, "n"), number(given, "blank"), number(given, "absent")) == (42, None,
                                                                                      None)
-    assert day(given, "day") == date(2026, 3, 1) and moment(given, "at") == given["at"]
+    assert day(given, "day") == date(2026, 3, 1)
+    place = log_place(given, "at")
+    assert place is not None and (place.undo, place.id) == (True, 12)
+    assert place_text(place) == given["at"]
     assert one_of(given, "n", ("42",)) == "42"
     for bad in (lambda: number(given, "big"), lambda: number(given, "neg"),
                 lambda: number(given, "n", high=41), lambda: day(given, "bad"),
                 lambda: day(given, "max"), lambda: words(given, "w"),
-                lambda: moment(given, "day"), lambda: one_of(given, "n", ("1", "2"))):
+                lambda: log_place(given, "day"), lambda: one_of(given, "n", ("1", "2"))):
         with pytest.raises(BadRequest):
             bad()
 
