@@ -8,7 +8,6 @@ row the same filters pick, streamed."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -71,9 +70,8 @@ def _download(request: Request, chunks: Callable[[Iterator[LedgerEntry]], Iterat
         rows = site_of(request).store.ledger_rows(where=where)   # refuses a name now
     except UnknownWarrior:
         raise _unknown(where) from None
-    headers: dict[str, Any] = {
-        "content-disposition": f'attachment; filename="ancath-ledger.{suffix}"'}
-    return StreamingResponse(chunks(rows), media_type=media, headers=headers)
+    return StreamingResponse(chunks(rows), media_type=media, headers={
+        "content-disposition": f'attachment; filename="ancath-ledger.{suffix}"'})
 
 
 def ledger_csv(request: Request) -> Response:

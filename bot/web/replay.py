@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bot.chat.people import People
@@ -72,7 +72,9 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    steps: list[Step] = field(default_factory=list)
+    """A fight's steps, in the order they were said."""
+
+    steps: list[Step]
     problem: str | None = None
     """Why the replay stopped before the end (a command the rules refuse now)."""
 
