@@ -44,7 +44,7 @@ def fight(request: Request) -> Response:
     store = site_of(request).store
     summary = store.fight_summary(fight_id) if fight_id else None
     if summary is None:
-        raise NotFound(f"no fight number {text}")
+        raise NotFound(f"no fight number {text[:60]}")
     replayed = replay(summary, store.command_log(summary.id),
                       list(store.ledger_rows(where=LedgerFilter(fight=summary.id))))
     step = number(request.query_params, "step", low=0, high=_BIGGEST)

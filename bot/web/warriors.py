@@ -41,7 +41,7 @@ def warrior(request: Request) -> Response:
         fights = store.fight_history(name)
         rows = [ledger_fields(r) for r in store.ledger_rows(where=LedgerFilter(warrior=name))]
     except UnknownWarrior:
-        raise NotFound(f"no warrior named {name}") from None
+        raise NotFound(f"no warrior named {name[:60]}") from None
     sheet = {k: _shown(k, v) for k, v in PLUGINS[record.system].fighters.show(record).items()}
     return render(
         request, "warrior.html", name=record.sheet.name, sheet=sheet, stats=stats,
