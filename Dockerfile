@@ -6,6 +6,11 @@
 #     -v ancath-data:/data -v "$PWD/bot.yaml:/config/bot.yaml:ro" \
 #     -e ANCATH_SASL_PASSWORD ancath-bot
 #
+# The leadership pages are the same image as a second container on the same volume:
+#   docker run -d --name ancath-web --init -v ancath-data:/data \
+#     -v "$PWD/bot.yaml:/config/bot.yaml:ro" -e ANCATH_WEB_TOKEN \
+#     -p 127.0.0.1:8080:8080 ancath-bot ancath-bot web --config /config/bot.yaml --host 0.0.0.0
+#
 # The SQLite records live on the /data volume (the config says
 # `database: sqlite:////data/ancath.sqlite3`); the config is a mounted file at
 # /config/bot.yaml; secrets come only from the environment. See README.md,
@@ -36,6 +41,9 @@ RUN pip install --no-cache-dir ".[postgres]" \
 RUN mkdir -p /data /config && chown ancath:ancath /data
 WORKDIR /data
 VOLUME ["/data"]
+
+# `ancath-bot web` listens on 8080 (the bot itself needs no port).
+EXPOSE 8080
 
 # `docker stop` sends SIGINT: the bot stops as on Ctrl-C (Python ignores SIGTERM as PID 1).
 STOPSIGNAL SIGINT

@@ -1,7 +1,8 @@
 """The ``ancath-bot`` command line (a contract: other tools drive the bot through it).
 
 ``run`` and ``console`` referee fights; ``warrior show``, ``ledger`` and ``audit
-verify`` serve leadership; ``db upgrade``, ``db current`` and ``db downgrade`` keep the
+verify`` serve leadership, and ``web`` serves them the leadership pages beside the bot
+(:mod:`bot.web`); ``db upgrade``, ``db current`` and ``db downgrade`` keep the
 schema, ``backup`` copies a SQLite database; ``key new`` and ``key ids`` help keep the
 ledger keys. ``ledger`` and ``audit verify`` never change the database (no migration;
 a read-only file or a backup copy can be checked).
@@ -48,6 +49,7 @@ from storage.db import (
 )
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
 from storage.ledger import Anchor, anchors_in
+from storage.ledger_view import CSV_COLUMNS
 from storage.records import LedgerEntry
 from storage.store import StorageError, Store
 
@@ -134,10 +136,23 @@ def build_parser() -> argparse.ArgumentParser:
                                  "revision (the next start upgrades it again)"))
     down.add_argument("revision", help="a revision id (0004), or base")
 
+    web = with_keys(with_db(sub.add_parser(
+        "web", help="the leadership pages: a read-only web server beside the bot")))
+    web.add_argument("--host", help="the address to listen on (default: the config's web.host, "
+                     "127.0.0.1)")
+    web.add_argument("--port", type=_port, help="the port (default: web.port, 8080; 0 takes "
+                     "any free port)")
+
     backup = with_keys(with_db(sub.add_parser(
         "backup", help="copy a SQLite database while the bot runs (not its ledger key)")))
     backup.add_argument("file", help="the new file to write (never overwritten)")
     return parser
+
+
+def _port(text: str) -> int:
+    if not text.isdecimal() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: 0 to 65535")
+    return int(text)
 
 
 def _anchor(text: str) -> Anchor:
@@ -213,10 +228,8 @@ def _print_ledger(rows: Iterable[LedgerEntry], form: str) -> None:
             sep = ",\n"
         print("[]" if sep == "[\n" else "\n]")
         return
-    columns = ["id", "at", "warrior", "entry", "bp", "spent", "skill", "skill_value", "status",
-               "actor", "moderator", "fight", "reason"]
     if form == "csv":
-        writer = csv.DictWriter(sys.stdout, columns, extrasaction="ignore")
+        writer = csv.DictWriter(sys.stdout, CSV_COLUMNS, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
         return
@@ -356,6 +369,12 @@ def main(argv: list[str] | None = None) -> int:
             return _key_ids(args, url)
         if args.command == "audit":
             return _verify(args, url)
+        if args.command == "web":
+            # Starlette and uvicorn are imported for the pages only
+            from bot.web.server import serve as serve_web
+
+            return serve_web(load_config(args.config), url, key_file=args.key_file,
+                             host=args.host, port=args.port)
         if args.command == "ledger":   # read only: no keys needed, none made
             store = Store(open_read_only(url), keyring=Keyring())
             _print_ledger(store.ledger_rows(args.warrior), args.format)

@@ -7,6 +7,7 @@ queue on the busy timeout instead of failing on a lock upgrade.
 
 ``open_read_only`` is for checking records (``audit verify``, ``ledger``): no migration,
 no pragma that writes, nothing created; it works on a read-only file or a backup copy.
+Its ``live`` form reads beside the running bot for as long as it runs (``web``).
 """
 
 from __future__ import annotations
@@ -218,13 +219,14 @@ READ_SINCE = "0004"
 """The oldest schema revision ``open_read_only`` reads (the one with ledger key ids)."""
 
 
-def _sqlite_read_only(path: Path) -> Any:
-    """A connection factory that never writes: ``mode=ro`` while a write-ahead log (or a
-    journal) beside the file says it may be in use, so committed rows in the log are
-    read; otherwise ``immutable=1``, which needs no ``-shm`` file and so works in a
-    read-only directory (SQLite's read-only WAL mode cannot, and would leave ``-wal``
-    and ``-shm`` files behind where it may)."""
-    live = any(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-journal"))
+def _sqlite_read_only(path: Path, live: bool) -> Any:
+    """A connection factory that never writes: ``mode=ro`` when ``live`` (a reader that
+    outlives its start beside a running bot), or while a write-ahead log (or a journal)
+    beside the file says it may be in use, so committed rows in the log are read;
+    otherwise ``immutable=1``, which needs no ``-shm`` file and so works in a read-only
+    directory (SQLite's read-only WAL mode cannot, and would leave ``-wal`` and ``-shm``
+    files behind where it may), but never sees a later write."""
+    live = live or any(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-journal"))
     uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if live else "&immutable=1")
 
     def connect() -> sqlite3.Connection:
@@ -240,8 +242,9 @@ def _begin_deferred(connection: Any) -> None:
     connection.exec_driver_sql("BEGIN")   # one read snapshot for the whole check
 
 
-def _reader(url: str) -> Engine:
-    """An engine that only reads (no WAL pragma, nothing created)."""
+def _reader(url: str, live: bool = False) -> Engine:
+    """An engine that only reads (no WAL pragma, nothing created; ``live``: see
+    :func:`open_read_only`)."""
     url = database_url(url)
     _check_file(url)
     parsed = make_url(url)
@@ -251,7 +254,7 @@ def _reader(url: str) -> Engine:
         path = Path(parsed.database).expanduser()
         if not path.is_file():
             raise DatabaseUnavailable(f"{path}: no such database file")
-        engine = create_engine(url, creator=_sqlite_read_only(path))
+        engine = create_engine(url, creator=_sqlite_read_only(path, live))
         event.listen(engine, "begin", _begin_deferred)
         return engine
     try:
@@ -261,11 +264,13 @@ def _reader(url: str) -> Engine:
         raise _problem(url, error) from error
 
 
-def open_read_only(url: str) -> Engine:
+def open_read_only(url: str, *, live: bool = False) -> Engine:
     """An engine that reads the database without changing it (no migration, no WAL
     pragma, nothing created; PostgreSQL in read-only REPEATABLE READ transactions), at
-    revision ``READ_SINCE`` or later."""
-    engine = _reader(url)
+    revision ``READ_SINCE`` or later. ``live`` is for a long-running reader beside the
+    bot (``ancath-bot web``): a SQLite file is always opened ``mode=ro``, so what the
+    bot writes later is read too, even when no write-ahead log was there at the open."""
+    engine = _reader(url, live)
     try:
         _check_revision(engine, database_url(url))
     except BaseException:

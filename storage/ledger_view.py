@@ -2,7 +2,9 @@
 :class:`LedgerFilter` picks (who, which moderator, what kind of row, words of the
 reason, which days, which fight); whole and streamed in batches (``ancath-bot ledger``,
 the downloads), or a page at a time, newest first, by row id (the leadership pages:
-a page costs the same at row 100 as at row 100,000)."""
+a page costs the same at row 100 as at row 100,000). Also its head with the whole MAC,
+and the moderators' actions: their ledger rows with the undo records of the fights'
+command logs (an undo that took back no ledger row is only there)."""
 
 from __future__ import annotations
 
@@ -11,19 +13,24 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from sqlalchemy import Row, Select, func, select
+from sqlalchemy import Row, Select, and_, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
-from storage.models import Entry, LedgerRow, Warrior
-from storage.records import LedgerEntry
+from storage.ledger import Anchor
+from storage.models import Entry, FightCommand, LedgerHead, LedgerRow, Warrior
+from storage.records import LedgerEntry, LogPlace, ModeratorLog, UndoRecord
+from storage.replay import UNDO
 from storage.unit_of_work import UnitOfWork
 from storage.warriors import warrior_row
 
-__all__ = ["LEDGER_BATCH", "LedgerFilter", "LedgerPage", "LedgerView"]
+__all__ = ["CSV_COLUMNS", "LEDGER_BATCH", "LedgerFilter", "LedgerPage", "LedgerView"]
 
 _Columns = tuple[Any, ...]
 LEDGER_BATCH = 1000
 """Ledger rows read per query when they are streamed."""
+CSV_COLUMNS = ("id", "at", "warrior", "entry", "bp", "spent", "skill", "skill_value", "status",
+               "actor", "moderator", "fight", "reason")
+"""The columns of the ledger as CSV (``ancath-bot ledger --format csv``, the download)."""
 _LEDGER_COLUMNS: _Columns = (
     LedgerRow.id, LedgerRow.entry, LedgerRow.bp, LedgerRow.spent, LedgerRow.skill,
     LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,
@@ -145,3 +152,36 @@ class LedgerView(UnitOfWork):
         with self._tx(write=False) as session:
             picked = _query(session, where).subquery()
             return session.scalar(select(func.count()).select_from(picked)) or 0
+
+    def ledger_head(self) -> Anchor | None:
+        """The chain's newest row as its head keeps it, with the whole MAC (``str`` of it
+        is the published ``ledger #<id> <mac8>``); None while the ledger is empty."""
+        with self._tx(write=False) as session:
+            head = session.get(LedgerHead, 1)
+            return Anchor(head.last_id, head.last_hash) if head and head.last_id else None
+
+    def moderator_log(self, before: LogPlace | None = None, limit: int = 100) -> ModeratorLog:
+        """The moderators' ledger rows and undo records, newest first (an undo before the
+        rows it wrote), ``limit`` of them from ``before`` (exclusive) on."""
+        undo = FightCommand.command["type"].as_string() == UNDO
+        with self._tx(write=False) as session:
+            rows = _query(session, LedgerFilter(moderated=True)).order_by(
+                LedgerRow.created_at.desc(), LedgerRow.id.desc()).limit(limit + 1)
+            undos = select(FightCommand).where(undo).order_by(
+                FightCommand.created_at.desc(), FightCommand.id.desc()).limit(limit + 1)
+            if before is not None:
+                rows = rows.where(or_(LedgerRow.created_at < before.at, and_(
+                    LedgerRow.created_at == before.at,
+                    true() if before.undo else LedgerRow.id < before.id)))
+                undos = undos.where(or_(FightCommand.created_at < before.at, and_(
+                    FightCommand.created_at == before.at,
+                    FightCommand.id < before.id if before.undo else false())))
+            found: list[tuple[LogPlace, LedgerEntry | UndoRecord]] = [
+                (LogPlace(row.created_at, False, row.id), _ledger_dict(row))
+                for row in session.execute(rows)]
+            found += [(LogPlace(c.created_at, True, c.id), UndoRecord(
+                c.fight_id, c.seq, c.actor, c.command.get("reason", ""),
+                c.command.get("keep", 0), c.created_at)) for c in session.scalars(undos)]
+        found.sort(key=lambda pair: pair[0], reverse=True)
+        older = found[limit - 1][0] if len(found) > limit else None
+        return ModeratorLog([entry for _, entry in found[:limit]], older)

@@ -11,8 +11,8 @@ from storage.ledger import Anchor
 from storage.models import Entry, Status
 
 __all__ = ["Award", "ChallengeRecord", "Entry", "FightLine", "FightSummary", "Fighter",
-           "LedgerEntry", "LoggedCommand", "OpenFight", "Standing", "Status", "Step",
-           "WarriorRecord", "WarriorStats"]
+           "LedgerEntry", "LogPlace", "LoggedCommand", "ModeratorLog", "OpenFight", "Standing",
+           "Status", "Step", "UndoRecord", "WarriorRecord", "WarriorStats"]
 
 
 class Fighter(Protocol):
@@ -218,3 +218,39 @@ class LoggedCommand:
     actor: str
     """The account that sent it, or ``bot`` for a roll the bot made."""
     at: str
+
+
+@dataclass(frozen=True, slots=True)
+class UndoRecord:
+    """A moderator's undo as a fight's command log keeps it (R8.1)."""
+
+    fight: int
+    seq: int
+    moderator: str
+    """The identity that sent ``!mod undo`` (never shown as ``user@host``)."""
+    reason: str
+    keep: int
+    """How many of the fight's commands it kept; the ones after were taken back."""
+    at: str
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class LogPlace:
+    """Where a moderator's action stands in their log, which runs by time; in a moment,
+    an undo comes after the ledger rows (so it is said first, newest first), and
+    rows and undos each by id."""
+
+    at: str
+    undo: bool
+    id: int
+    """The ledger row's id, or the undo's command row id."""
+
+
+@dataclass(frozen=True, slots=True)
+class ModeratorLog:
+    """Moderators' actions, newest first: the ledger rows a moderator made and the undo
+    records of the fights' command logs."""
+
+    entries: list[LedgerEntry | UndoRecord]
+    older: LogPlace | None
+    """Give it as ``before`` for the next (older) actions; None on the last."""

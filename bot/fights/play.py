@@ -173,13 +173,11 @@ def announce(ctx: Ctx, table: Table, events: list[Any]) -> None:
     the ledger head its closing row made (``ledger #4123 9f2c1a7e``): an anchor in the
     channel's log that ``audit verify --anchors`` checks."""
     fight = table.fighting()
-    ui, who = ui_of(fight), cast(ctx.referee, fight)
-    said = ui.describe(events, who, fight.awarded)
+    ctx.say(ui_of(fight).answer(events, fight.state, is_manual(ctx.referee, table),
+                                cast(ctx.referee, fight), fight.awarded, fight.anchor))
     if fight.state.outcome is not None:
         table.fight, table.timer = None, None
-        ctx.say(f"{said} {fight.anchor}" if fight.anchor else said)
         return
-    ctx.say(f"{said} {ui.prompt(fight.state, is_manual(ctx.referee, table), who)}".strip())
     now, seconds = ctx.referee.clock.now(), ctx.referee.turn_seconds(table.channel)
     table.timer = TurnTimer.start(fight.state, now, seconds) if table.timer is None \
         else table.timer.restart_if_moved(fight.state, now, seconds)

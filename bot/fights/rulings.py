@@ -32,10 +32,8 @@ def moderator_undo(ctx: Ctx, args: list[str]) -> None:
     before = table.fight or store.fight(table.last_fight_id)
     fight = store.undo(table.last_fight_id, ctx.who, reason)
     table.fight = fight
-    ui, rolls = ui_of(fight), len(before.commands) - len(fight.commands) - 1
-    what = ui.undone(before.commands[len(fight.commands)], names_of(fight))
-    tail = {0: "", 1: " and its roll"}.get(rolls, f" and its {rolls} rolls")
-    ctx.say(f"Undone: {what}{tail} ({reason}). "
+    ui = ui_of(fight)
+    ctx.say(ui.undo_line(before.commands, len(fight.commands), names_of(fight), reason) + " "
             + ui.prompt(fight.state, is_manual(ctx.referee, table), cast(ctx.referee, fight)))
     restart_timer(ctx.referee, table)
 

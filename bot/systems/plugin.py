@@ -16,13 +16,13 @@ from typing import Any, Generic, TypeVar
 from bot.chat.registry import Refusal
 from bot.systems.fighters import Fighters, Settings
 from bot.wording.common import Award, Cast
-from rules.system import RuleSystem
+from rules.system import RulesState, RuleSystem
 from storage.records import Fighter, WarriorRecord
 from storage.store import Store
 
 __all__ = ["Plugin", "Usage", "Verb", "Words", "fixed", "help_lines", "verbs"]
 
-S = TypeVar("S")
+S = TypeVar("S", bound=RulesState)
 """A system's fight state."""
 C = TypeVar("C")
 """A system's engine command."""
@@ -123,6 +123,24 @@ class Plugin(Generic[S, C]):
     def status(self, state: S, manual: bool, cast: Cast) -> str:
         """The fight at a glance and whose move it is."""
         return self.glance(state, manual, cast, self.word)
+
+    def answer(self, events: Sequence[Any], state: S, manual: bool, cast: Cast,
+               awarded: Sequence[Award] | None, anchor: object | None = None) -> str:
+        """A command's answer as the channel hears it, in one line: what happened, then
+        who moves next with their options; at the fight's end, instead, the ledger anchor
+        its closing row made (``ledger #4123 9f2c1a7e``)."""
+        said = self.describe(events, cast, awarded)
+        if state.outcome is not None:
+            return f"{said} {anchor}" if anchor else said
+        return f"{said} {self.prompt(state, manual, cast)}".strip()
+
+    def undo_line(self, before: Sequence[C], keep: int, names: Sequence[str],
+                  reason: str) -> str:
+        """``Undone: Olaf's attack and its roll (misclick).``: an undo that kept ``keep``
+        of the commands ``before`` it (the decision it took back, then that one's rolls)."""
+        rolls = len(before) - keep - 1
+        tail = {0: "", 1: " and its roll"}.get(rolls, f" and its {rolls} rolls")
+        return f"Undone: {self.undone(before[keep], names)}{tail} ({reason})."
 
 
 def fixed(name: str, summary: str, make: Callable[[int], C], detail: str = "") -> Verb[C]:

@@ -1,0 +1,77 @@
+"""``make_app``: the leadership pages over one read-only store, as a Starlette app.
+
+Every page is a plain function, so Starlette runs it in its thread pool and a slow
+query never holds the event loop. A refused request is a short page: 400 for a bad
+parameter, 401 without the token, 404 for what is not there, 503 when the records
+cannot be read now; never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from bot.web.access import Headers, TokenGate
+from bot.web.fights import fight, fights
+from bot.web.integrity import IntegrityCheck, integrity
+from bot.web.ledger import ledger, ledger_csv, ledger_json
+from bot.web.moderators import moderators
+from bot.web.query import PageError
+from bot.web.site import Site, render, templates
+from bot.web.standings import standings
+from bot.web.warriors import warrior
+from storage.errors import StorageError, UnknownWarrior
+from storage.store import Store
+
+__all__ = ["AUDIT_SECONDS", "make_app"]
+
+AUDIT_SECONDS = 60.0
+"""How long the integrity page keeps a check."""
+_STATIC = Path(__file__).with_name("static")
+
+
+def _refused(request: Request, error: Exception) -> Response:
+    """A short page for a refused request."""
+    if isinstance(error, PageError):
+        status, message = error.status, str(error)
+    elif isinstance(error, UnknownWarrior):
+        status, message = 404, str(error)
+    elif isinstance(error, StorageError):
+        status, message = 503, f"the records cannot be read now: {error}"
+    elif isinstance(error, HTTPException):
+        status, message = error.status_code, error.detail
+    else:   # Starlette re-raises it after this page, for the server's log
+        status, message = 500, "this page failed; the server's log says why"
+    return render(request, "error.html", status, code=status, message=message)
+
+
+def make_app(store: Store, *, token: str | None = None,
+             audit_seconds: float = AUDIT_SECONDS) -> Starlette:
+    """The pages over ``store`` (open it read-only: ``open_read_only(url, live=True)``),
+    behind ``token`` when one is given."""
+    app = Starlette(
+        routes=[
+            Route("/", standings, name="standings"),
+            Route("/warriors/{name}", warrior, name="warrior"),
+            Route("/ledger", ledger, name="ledger"),
+            Route("/ledger.csv", ledger_csv, name="ledger_csv"),
+            Route("/ledger.json", ledger_json, name="ledger_json"),
+            Route("/fights", fights, name="fights"),
+            Route("/fights/{number}", fight, name="fight"),
+            Route("/moderators", moderators, name="moderators"),
+            Route("/integrity", integrity, name="integrity"),
+            Mount("/static", StaticFiles(directory=_STATIC), name="static"),
+        ],
+        middleware=[Middleware(Headers), Middleware(TokenGate, token=token)],
+        exception_handlers={PageError: _refused, StorageError: _refused,
+                            HTTPException: _refused, Exception: _refused},
+    )
+    app.state.site = Site(store, templates(), IntegrityCheck(store, audit_seconds))
+    return app

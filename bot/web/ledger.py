@@ -1,0 +1,82 @@
+"""The ledger page (``/ledger``) and its downloads (``/ledger.csv``, ``/ledger.json``).
+
+Filters, as query parameters, by warrior, moderator, entry kind, words of the reason,
+days from and to (UTC), and fight; the page shows 100 rows newest first and pages back
+by row id (``before=<id>``: as fast at row 100,000 as at row 100); a download is every
+row the same filters pick, streamed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from bot.web.downloads import csv_chunks, json_chunks
+from bot.web.query import NotFound, day, number, one_of, words
+from bot.web.redact import ledger_fields
+from bot.web.site import render, site_of
+from storage.errors import UnknownWarrior
+from storage.ledger_view import LedgerFilter
+from storage.models import Entry
+from storage.records import LedgerEntry
+
+__all__ = ["FILTERS", "PAGE", "ledger", "ledger_csv", "ledger_json"]
+
+PAGE = 100
+"""Rows a page."""
+FILTERS = ("warrior", "moderator", "kind", "reason", "since", "until", "fight")
+"""The query parameters that pick rows (the downloads take the same)."""
+KINDS = tuple(e.value for e in Entry)
+
+
+def _where(params: Mapping[str, str]) -> LedgerFilter:
+    """The rows ``params`` pick (a bad one is a ``BadRequest``)."""
+    kind = one_of(params, "kind", KINDS)
+    return LedgerFilter(
+        warrior=words(params, "warrior"), moderator=words(params, "moderator"),
+        entry=Entry(kind) if kind else None, reason=words(params, "reason"),
+        since=day(params, "since"), until=day(params, "until"), fight=number(params, "fight"))
+
+
+def _given(params: Mapping[str, str]) -> dict[str, str]:
+    """The filters as given, for the links that keep them."""
+    return {name: params[name].strip() for name in FILTERS if params.get(name, "").strip()}
+
+
+def _unknown(where: LedgerFilter) -> NotFound:
+    return NotFound(f"no warrior named {where.warrior}")
+
+
+def ledger(request: Request) -> Response:
+    params = request.query_params
+    where = _where(params)
+    before = number(params, "before")
+    store = site_of(request).store
+    try:
+        page = store.ledger_page(where, before, PAGE)
+        count = store.ledger_count(where)
+    except UnknownWarrior:
+        raise _unknown(where) from None
+    return render(request, "ledger.html", rows=[ledger_fields(r) for r in page.rows],
+                  older=page.older, before=before, count=count, given=_given(params),
+                  kinds=KINDS)
+
+
+def _download(request: Request, chunks: Callable[[Iterator[LedgerEntry]], Iterator[str]],
+              media: str, suffix: str) -> Response:
+    where = _where(request.query_params)
+    try:
+        rows = site_of(request).store.ledger_rows(where=where)   # refuses a name now
+    except UnknownWarrior:
+        raise _unknown(where) from None
+    return StreamingResponse(chunks(rows), media_type=media, headers={
+        "content-disposition": f'attachment; filename="ancath-ledger.{suffix}"'})
+
+
+def ledger_csv(request: Request) -> Response:
+    return _download(request, csv_chunks, "text/csv; charset=utf-8", "csv")
+
+
+def ledger_json(request: Request) -> Response:
+    return _download(request, json_chunks, "application/json", "json")

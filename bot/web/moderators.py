@@ -1,0 +1,64 @@
+"""The moderators' actions (``/moderators``): every ruling and change a moderator made,
+newest first, with who and why: the ledger rows with a moderator (``!mod bp``, ``skill``,
+``armour``, ``free``, ``add``, ``remove``, an end's awards and closing row, an undo's
+reversals and reopening) and every undo from the fights' command logs (an undo that
+took back no ledger row is only there). 100 a page, older ones by ``before=<place>``
+(the time, then ``u`` and the undo's or ``r`` and the ledger row's id)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bot.web.query import log_place, place_text
+from bot.web.redact import hide_hosts, ledger_fields, who
+from bot.web.site import render, site_of
+from storage.records import UndoRecord
+
+__all__ = ["PAGE", "Action", "moderators"]
+
+PAGE = 100
+"""Actions a page."""
+WHAT = {
+    "moderator-bp": "BP changed", "moderator-skill": "skill set", "moderator-armour":
+    "armour changed", "prisoner-freed": "prisoner freed", "fight-closed": "fight ended",
+    "fight-reopened": "fight reopened", "reversal": "row taken back", "award": "BP awarded",
+    "moderator-added": "moderator added", "moderator-removed": "moderator removed",
+    "death": "death", "prisoner-taken": "prisoner taken",
+}
+"""A moderator's ledger row, by its entry, in words."""
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One line of the page: an undo, or a moderator's ledger row."""
+
+    at: str
+    moderator: str
+    what: str
+    warrior: str | None
+    bp: float
+    fight: int | None
+    reason: str
+    row: int | None
+    """The ledger row's id (None for an undo)."""
+
+
+def moderators(request: Request) -> Response:
+    before = log_place(request.query_params, "before")
+    log = site_of(request).store.moderator_log(before, PAGE)
+    actions = []
+    for entry in log.entries:
+        if isinstance(entry, UndoRecord):
+            actions.append(Action(entry.at, who(entry.moderator),
+                                  f"undo (kept {entry.keep} commands)", None, 0, entry.fight,
+                                  hide_hosts(entry.reason), None))
+            continue
+        row = ledger_fields(entry)
+        actions.append(Action(row["at"], row["moderator"] or "",
+                              WHAT.get(row["entry"], row["entry"]), row["warrior"], row["bp"],
+                              row["fight"], row["reason"], row["id"]))
+    return render(request, "moderators.html", actions=actions, before=before,
+                  older=place_text(log.older) if log.older else None)

@@ -1,0 +1,50 @@
+"""A warrior's page (``/warriors/<name>``): the sheet as ``ancath-bot warrior show``
+gives it, the counts of ``!stats``, BP over time as a chart with its table, the skill
+purchases, the fights with their results, and the prisoner history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bot.systems.registry import PLUGINS
+from bot.web.chart import bp_chart
+from bot.web.query import NotFound
+from bot.web.redact import hide_hosts, ledger_fields, who
+from bot.web.site import render, site_of
+from storage.errors import UnknownWarrior
+from storage.ledger_view import LedgerFilter
+from storage.models import Entry
+
+__all__ = ["warrior"]
+
+PRISONER_ROWS = (Entry.PRISONER_TAKEN.value, Entry.PRISONER_FREED.value)
+
+
+def _shown(key: str, value: Any) -> str:
+    """A sheet field as the page shows it."""
+    if key == "owner":
+        return who(value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    return hide_hosts("" if value is None else str(value))
+
+
+def warrior(request: Request) -> Response:
+    name = request.path_params["name"]
+    store = site_of(request).store
+    try:
+        record = store.warrior(name)
+        stats = store.warrior_stats(name)
+        fights = store.fight_history(name)
+        rows = [ledger_fields(r) for r in store.ledger_rows(where=LedgerFilter(warrior=name))]
+    except UnknownWarrior:
+        raise NotFound(f"no warrior named {name[:60]}") from None
+    sheet = {k: _shown(k, v) for k, v in PLUGINS[record.system].fighters.show(record).items()}
+    return render(
+        request, "warrior.html", name=record.sheet.name, sheet=sheet, stats=stats,
+        fights=fights, chart=bp_chart(rows), label=PLUGINS[record.system].label,
+        purchases=[r for r in rows if r["entry"] == Entry.SPEND.value],
+        prisoner=[r for r in rows if r["entry"] in PRISONER_ROWS])

@@ -1,0 +1,65 @@
+"""The leadership pages' small parts, without a server: how people and free text are
+shown, the CSV formula guard, strict query parameters, and the BP chart's geometry."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from bot.web.chart import HEIGHT, WIDTH, bp_chart
+from bot.web.downloads import spreadsheet_safe
+from bot.web.query import BadRequest, day, log_place, number, one_of, place_text, words
+from bot.web.redact import hide_hosts, who
+
+
+def test_an_identity_is_its_account_or_unregistered() -> None:
+    assert [who(i) for i in ("olaf", "bot", "bran@host.example", None, "")] == [
+        "olaf", "bot", "unregistered", "", ""]
+    assert hide_hosts("freed for bran!bran@host.example, (x@y.z); mail@ me") == \
+        "freed for unregistered, (unregistered); mail@ me"
+
+
+@pytest.mark.parametrize("cell", ["=1+1", "+1", "-2+3", "@SUM(A1)", "\tx", "\r=x"])
+def test_a_cell_a_spreadsheet_would_run_stays_text(cell: str) -> None:
+    assert spreadsheet_safe(cell) == "'" + cell
+    assert spreadsheet_safe(-0.1) == -0.1 and spreadsheet_safe("misclick") == "misclick"
+
+
+def test_query_parameters_are_read_strictly() -> None:
+    given = {"n": "42", "big": "1" * 14, "neg": "-1", "day": "2026-03-01", "bad": "2026-02-30",
+             "max": "9999-12-31", "w": "x" * 201, "at": "2026-03-01T20:15:00.5+00:00~u12",
+             "blank": "  "}
+    assert (number(given, "n"), number(given, "blank"), number(given, "absent")) == (42, None,
+                                                                                     None)
+    assert day(given, "day") == date(2026, 3, 1)
+    place = log_place(given, "at")
+    assert place is not None and (place.undo, place.id) == (True, 12)
+    assert place_text(place) == given["at"]
+    assert one_of(given, "n", ("42",)) == "42"
+    for bad in (lambda: number(given, "big"), lambda: number(given, "neg"),
+                lambda: number(given, "n", high=41), lambda: day(given, "bad"),
+                lambda: day(given, "max"), lambda: words(given, "w"),
+                lambda: log_place(given, "day"), lambda: one_of(given, "n", ("1", "2"))):
+        with pytest.raises(BadRequest):
+            bad()
+
+
+def _row(i: int, bp: float, moderator: str | None = None) -> dict[str, Any]:
+    return {"id": i, "bp": bp, "moderator": moderator, "at": f"2026-01-0{i}T00:00:00+00:00"}
+
+
+def test_the_bp_chart_steps_once_per_row_that_changed_bp() -> None:
+    chart = bp_chart([_row(1, 0.0), _row(2, 0.2), _row(3, 1.0, "mod"), _row(4, -0.2, "mod")])
+    assert [(m.row["id"], m.total, m.moderated) for m in chart.marks] == [
+        (2, 2, False), (3, 12, True), (4, 10, True)]
+    assert chart.moderated == 2 and chart.first.startswith("2026-01-02")
+    xs = [m.x for m in chart.marks]
+    assert xs == sorted(xs) and xs[-1] == chart.right
+    assert all(chart.top <= m.y <= chart.bottom for m in chart.marks)
+    assert [label for _, label in chart.ticks] == ["0", "5", "10"]
+    assert chart.path.startswith(f"M {chart.left} {chart.bottom}")
+    assert (chart.width, chart.height) == (WIDTH, HEIGHT)
+    empty = bp_chart([], created="2026-01-01T00:00:00+00:00")
+    assert empty.marks == () and empty.first.startswith("2026-01-01")
