@@ -288,3 +288,12 @@ def test_the_access_token(store: Store) -> None:
     page(client, "/", 401)
     forged = TestClient(make_app(store, token="s3cret"), cookies={"ancath_web": "s3cret"})
     page(forged, "/", 401)
+
+
+def test_the_token_redirect_stays_on_this_site(store: Store) -> None:
+    """``//evil.example/?token=...`` must not send the browser to evil.example (a
+    Location of ``//host`` or ``///host`` is another site to a browser)."""
+    client = TestClient(make_app(store, token="s3cret"), follow_redirects=False)
+    for path in ("/%2F%2Fevil.example/?token=s3cret", "/%2Fevil.example?token=s3cret&a=1"):
+        location = page(client, path, 303).headers["location"]
+        assert location.startswith("/") and not location.startswith("//"), location
