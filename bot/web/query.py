@@ -13,8 +13,8 @@ from datetime import date
 
 from storage.records import LogPlace
 
-__all__ = ["LONGEST", "BadRequest", "NotFound", "PageError", "day", "log_place", "number",
-           "one_of", "place_text", "words"]
+__all__ = ["LONGEST", "BadRequest", "NotFound", "NotNow", "PageError", "day", "log_place",
+           "number", "one_of", "place_text", "words"]
 
 LONGEST = 200
 """The most characters a text parameter may have."""
@@ -35,6 +35,12 @@ class BadRequest(PageError):
 
 class NotFound(PageError):
     status = 404
+
+
+class NotNow(PageError):
+    """Busy: the page can be read in a moment."""
+
+    status = 503
 
 
 def _given(params: Mapping[str, str], name: str) -> str | None:

@@ -3,15 +3,19 @@ shown, the CSV formula guard, strict query parameters, and the BP chart's geomet
 
 from __future__ import annotations
 
+import threading
 from datetime import date
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from bot.web.chart import HEIGHT, WIDTH, bp_chart
 from bot.web.downloads import spreadsheet_safe
-from bot.web.query import BadRequest, day, log_place, number, one_of, place_text, words
+from bot.web.integrity import Checked, IntegrityCheck
+from bot.web.query import BadRequest, NotNow, day, log_place, number, one_of, place_text, words
 from bot.web.redact import hide_hosts, who
+from storage.audit import Report
 
 
 def test_an_identity_is_its_account_or_unregistered() -> None:
@@ -63,3 +67,49 @@ def test_the_bp_chart_steps_once_per_row_that_changed_bp() -> None:
     assert (chart.width, chart.height) == (WIDTH, HEIGHT)
     empty = bp_chart([], created="2026-01-01T00:00:00+00:00")
     assert empty.marks == () and empty.first.startswith("2026-01-01")
+
+
+class _SlowAudit:
+    """A store whose audit waits until the test lets it finish."""
+
+    def __init__(self) -> None:
+        self.started, self.finish = threading.Event(), threading.Event()
+        self.audits = 0
+        self.keyring = SimpleNamespace(ids=())
+
+    def audit(self) -> Report:
+        self.audits += 1
+        self.started.set()
+        assert self.finish.wait(5)
+        return Report()
+
+    def ledger_head(self) -> None:
+        return None
+
+
+def test_a_request_never_waits_for_an_integrity_check_under_way() -> None:
+    """Requests that waited for the check filled the thread pool every page shares (on a
+    big ledger, a few dozen /integrity requests stalled the standings for the check's
+    20 s): one makes the check, the others get the previous one, or 503 before the first."""
+    store = _SlowAudit()
+    check = IntegrityCheck(store, seconds=0.0)   # type: ignore[arg-type]
+    made: list[Checked] = []
+
+    def checking() -> threading.Thread:
+        store.started.clear()
+        store.finish.clear()
+        thread = threading.Thread(target=lambda: made.append(check.result()))
+        thread.start()
+        assert store.started.wait(5)
+        return thread
+
+    first = checking()
+    with pytest.raises(NotNow):
+        check.result()
+    store.finish.set()
+    first.join(5)
+    second = checking()   # seconds=0: every request finds the check too old
+    assert check.result() is made[0]
+    store.finish.set()
+    second.join(5)
+    assert store.audits == 2 and len(made) == 2
