@@ -40,7 +40,7 @@ def fights(request: Request) -> Response:
 
 def fight(request: Request) -> Response:
     text = request.path_params["number"]
-    fight_id = int(text) if text.isdecimal() and len(text) <= 12 else None
+    fight_id = int(text) if text.isascii() and text.isdecimal() and len(text) <= 12 else None
     store = site_of(request).store
     summary = store.fight_summary(fight_id) if fight_id else None
     if summary is None:

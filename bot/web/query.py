@@ -54,7 +54,8 @@ def number(params: Mapping[str, str], name: str, low: int = 1,
     value = _given(params, name)
     if value is None:
         return None
-    if not value.isdecimal() or len(value) > 13 or not low <= int(value) <= high:
+    if not (value.isascii() and value.isdecimal()) or len(value) > 13 or \
+            not low <= int(value) <= high:
         raise BadRequest(f"{name}: a whole number from {low} to {high}")
     return int(value)
 

@@ -34,7 +34,7 @@ def test_a_cell_a_spreadsheet_would_run_stays_text(cell: str) -> None:
 def test_query_parameters_are_read_strictly() -> None:
     given = {"n": "42", "big": "1" * 14, "neg": "-1", "day": "2026-03-01", "bad": "2026-02-30",
              "max": "9999-12-31", "w": "x" * 201, "at": "2026-03-01T20:15:00.5+00:00~u12",
-             "blank": "  "}
+             "blank": "  ", "arabic": "\u0663", "wide": "\uff11"}
     assert (number(given, "n"), number(given, "blank"), number(given, "absent")) == (42, None,
                                                                                      None)
     assert day(given, "day") == date(2026, 3, 1)
@@ -43,6 +43,7 @@ def test_query_parameters_are_read_strictly() -> None:
     assert place_text(place) == given["at"]
     assert one_of(given, "n", ("42",)) == "42"
     for bad in (lambda: number(given, "big"), lambda: number(given, "neg"),
+                lambda: number(given, "arabic"), lambda: number(given, "wide"),
                 lambda: number(given, "n", high=41), lambda: day(given, "bad"),
                 lambda: day(given, "max"), lambda: words(given, "w"),
                 lambda: log_place(given, "day"), lambda: one_of(given, "n", ("1", "2"))):
