@@ -4,7 +4,8 @@ reason, which days, which fight); whole and streamed in batches (``ancath-bot le
 the downloads), or a page at a time, newest first, by row id (the leadership pages:
 a page costs the same at row 100 as at row 100,000). Also its head with the whole MAC,
 and the moderators' actions: their ledger rows with the undo records of the fights'
-command logs (an undo that took back no ledger row is only there)."""
+command logs (an undo that took back no ledger row is only there), and what the rows'
+columns do not say (whom ``!mod add`` named, the armour set)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ _LEDGER_COLUMNS: _Columns = (
     LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,
     LedgerRow.fight_id, LedgerRow.reason, LedgerRow.created_at, LedgerRow.hash,
     LedgerRow.key_id)
+_DETAILED = frozenset(e.value for e in (Entry.MODERATOR_ADDED, Entry.MODERATOR_REMOVED,
+                                        Entry.MODERATOR_ARMOUR))
+"""The moderators' rows whose detail says what they changed (``ModeratorLog.details``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +169,8 @@ class LedgerView(UnitOfWork):
         rows it wrote), ``limit`` of them from ``before`` (exclusive) on."""
         undo = FightCommand.command["type"].as_string() == UNDO
         with self._tx(write=False) as session:
-            rows = _query(session, LedgerFilter(moderated=True)).order_by(
+            rows = _query(session, LedgerFilter(moderated=True)).add_columns(
+                LedgerRow.detail).order_by(
                 LedgerRow.created_at.desc(), LedgerRow.id.desc()).limit(limit + 1)
             undos = select(FightCommand).where(undo).order_by(
                 FightCommand.created_at.desc(), FightCommand.id.desc()).limit(limit + 1)
@@ -176,12 +181,15 @@ class LedgerView(UnitOfWork):
                 undos = undos.where(or_(FightCommand.created_at < before.at, and_(
                     FightCommand.created_at == before.at,
                     FightCommand.id < before.id if before.undo else false())))
-            found: list[tuple[LogPlace, LedgerEntry | UndoRecord]] = [
-                (LogPlace(row.created_at, False, row.id), _ledger_dict(row))
-                for row in session.execute(rows)]
+            found: list[tuple[LogPlace, LedgerEntry | UndoRecord]] = []
+            details: dict[int, dict[str, Any]] = {}
+            for row in session.execute(rows):
+                found.append((LogPlace(row.created_at, False, row.id), _ledger_dict(row)))
+                if row.entry in _DETAILED:
+                    details[row.id] = dict(row.detail or {})
             found += [(LogPlace(c.created_at, True, c.id), UndoRecord(
                 c.fight_id, c.seq, c.actor, c.command.get("reason", ""),
                 c.command.get("keep", 0), c.created_at)) for c in session.scalars(undos)]
         found.sort(key=lambda pair: pair[0], reverse=True)
         older = found[limit - 1][0] if len(found) > limit else None
-        return ModeratorLog([entry for _, entry in found[:limit]], older)
+        return ModeratorLog([entry for _, entry in found[:limit]], older, details)

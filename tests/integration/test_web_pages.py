@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from html import unescape
+from pathlib import Path
 
 import httpx
 import pytest
@@ -218,7 +219,7 @@ def test_a_fight_step_by_step_without_script(client: TestClient) -> None:
 def test_the_moderators_actions_with_who_and_why(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     html = page(client, "/moderators").text
-    actions = [row[1:3] + row[6:7] for row in cells(html, "<td>")]
+    actions = [row[1:3] + row[7:8] for row in cells(html, "<td>")]
     assert actions[-1] == ["mod", "undo (kept 3 commands)", "misclick"]
     assert ["mod", "BP changed", "good sportsmanship"] in actions
     assert ["mod", "fight ended", "duel fight ended: draw; ruling: both left"] in actions
@@ -228,10 +229,30 @@ def test_the_moderators_actions_with_who_and_why(
     path: str | None = "/moderators"
     while path:
         html = page(client, path).text
-        paged += [row[1:3] + row[6:7] for row in cells(html, "<td>")]
+        paged += [row[1:3] + row[7:8] for row in cells(html, "<td>")]
         older = re.search(r'href="([^"]+)" rel="next">Older', html)
         path = unescape(older[1]) if older else None
     assert paged == actions
+
+
+def test_the_moderators_actions_say_what_they_set(tmp_path: Path) -> None:
+    """A skill's new value, the armour, and whom ``!mod add`` and ``remove`` named (a mask
+    as "unregistered"): the page said only "skill set" or "moderator added"."""
+    club = Club(tmp_path)
+    club.say("gob !create Gorbag goblin club spear")
+    for line in ("mod !mod skill Gorbag spear 35 typo", "mod !mod armour Gorbag mail won it",
+                 "mod !mod add carol runs the tourney",
+                 "mod !mod add eve!eve@eve.example night shift",
+                 "mod !mod remove carol tourney over"):
+        assert "mod: no" not in club.say(line)[-1]
+    engine = open_read_only(club.db, live=True)
+    client = TestClient(make_app(Store(engine, keyring=Keyring())))
+    html = page(client, "/moderators").text
+    engine.dispose()
+    assert [row[2:3] + row[5:6] for row in cells(html, "<td>")] == [
+        ["moderator removed", "carol"], ["moderator added", "unregistered"],
+        ["moderator added", "carol"], ["armour changed", "armour mail (was leather)"],
+        ["skill set", "spear 35"]]
 
 
 def test_integrity_says_the_audit_and_the_head_to_publish(client: TestClient,
