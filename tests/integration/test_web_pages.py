@@ -255,6 +255,17 @@ def test_the_moderators_actions_say_what_they_set(tmp_path: Path) -> None:
         ["skill set", "spear 35"]]
 
 
+def test_a_warrior_without_bp_has_a_chart_from_its_creation(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    club.say("gob !create Gorbag goblin club spear")
+    (created,) = club.referee.store.ledger("Gorbag")
+    engine = open_read_only(club.db, live=True)
+    html = page(TestClient(make_app(Store(engine, keyring=Keyring()))), "/warriors/Gorbag").text
+    engine.dispose()
+    assert f'<text class="axis" x="44" y="232">{created["at"][:19].replace("T", " ")}' in html
+    assert "No BP yet." in html
+
+
 def test_integrity_says_the_audit_and_the_head_to_publish(client: TestClient,
                                                           store: Store) -> None:
     html = page(client, "/integrity").text
