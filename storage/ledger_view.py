@@ -124,20 +124,28 @@ class LedgerView(UnitOfWork):
     def ledger_rows(self, name: str | None = None, batch: int = LEDGER_BATCH,
                     where: LedgerFilter | None = None) -> Iterator[LedgerEntry]:
         """The rows of ``ledger`` (or those ``where`` picks) one by one, oldest first,
-        read ``batch`` at a time in one transaction (by id, so memory stays flat however
-        long the ledger is). An unknown warrior is refused here, before any row."""
+        read ``batch`` at a time by id, so memory stays flat however long the ledger is.
+        Each batch is a read transaction of its own: a slow reader (a download) holds no
+        connection and no snapshot between batches (a held one kept SQLite from
+        checkpointing its log, and 15 slow downloads took every pooled connection). The
+        ledger is append-only and numbered in commit order, so the rows are those of
+        one moment: the last batch's. An unknown warrior is refused here, before any row."""
         picked = where or LedgerFilter(warrior=name)
         with self._tx(write=False) as session:
             _query(session, picked)   # refuses an unknown warrior now
         return self._stream(picked, batch)
 
     def _stream(self, where: LedgerFilter, batch: int) -> Iterator[LedgerEntry]:
-        with self._tx(write=False) as session:
-            query = _query(session, where).order_by(LedgerRow.id).limit(batch)
-            last = 0
-            while rows := session.execute(query.where(LedgerRow.id > last)).all():
-                yield from map(_ledger_dict, rows)
-                last = rows[-1].id
+        last = 0
+        while True:
+            with self._tx(write=False) as session:
+                query = _query(session, where).order_by(LedgerRow.id).limit(batch)
+                rows = [_ledger_dict(row) for row in
+                        session.execute(query.where(LedgerRow.id > last))]
+            if not rows:
+                return
+            yield from rows
+            last = rows[-1]["id"]
 
     def ledger_page(self, where: LedgerFilter, before: int | None = None,
                     limit: int = 100) -> LedgerPage:
