@@ -56,7 +56,7 @@ class History(UnitOfWork):
         """Every warrior by BP, most first, ties by wins, then by name; with
         ``culture``, An Cath warriors of that culture only."""
         with self._tx(write=False) as session:
-            results = _results(session, None)
+            results = _results(session)
             rows = session.scalars(select(Warrior)).all()
             out = []
             for row in rows:
@@ -160,12 +160,10 @@ def _count(fights: Iterable[FightLine], result: str) -> int:
     return sum(1 for f in fights if f.result == result)
 
 
-def _results(session: Session, warrior: int | None) -> dict[int, dict[str, int]]:
+def _results(session: Session) -> dict[int, dict[str, int]]:
     """Per warrior id: how many finished fights it won, lost and drew."""
     query = (select(FightSide.warrior_id, FightSide.side, Fight.winner)
              .join(Fight, Fight.id == FightSide.fight_id).where(Fight.active.is_(False)))
-    if warrior is not None:
-        query = query.where(FightSide.warrior_id == warrior)
     out: dict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for wid, side, winner in session.execute(query):
         out[wid][result_of(side, False, winner)] += 1

@@ -4,7 +4,8 @@ reason, which days, which fight); whole and streamed in batches (``ancath-bot le
 the downloads), or a page at a time, newest first, by row id (the leadership pages:
 a page costs the same at row 100 as at row 100,000). Also its head with the whole MAC,
 and the moderators' actions: their ledger rows with the undo records of the fights'
-command logs (an undo that took back no ledger row is only there)."""
+command logs (an undo that took back no ledger row is only there), and what the rows'
+columns do not say (whom ``!mod add`` named, the armour set)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ _LEDGER_COLUMNS: _Columns = (
     LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,
     LedgerRow.fight_id, LedgerRow.reason, LedgerRow.created_at, LedgerRow.hash,
     LedgerRow.key_id)
+_DETAILED = frozenset(e.value for e in (Entry.MODERATOR_ADDED, Entry.MODERATOR_REMOVED,
+                                        Entry.MODERATOR_ARMOUR))
+"""The moderators' rows whose detail says what they changed (``ModeratorLog.details``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,20 +124,28 @@ class LedgerView(UnitOfWork):
     def ledger_rows(self, name: str | None = None, batch: int = LEDGER_BATCH,
                     where: LedgerFilter | None = None) -> Iterator[LedgerEntry]:
         """The rows of ``ledger`` (or those ``where`` picks) one by one, oldest first,
-        read ``batch`` at a time in one transaction (by id, so memory stays flat however
-        long the ledger is). An unknown warrior is refused here, before any row."""
+        read ``batch`` at a time by id, so memory stays flat however long the ledger is.
+        Each batch is a read transaction of its own: a slow reader (a download) holds no
+        connection and no snapshot between batches (a held one kept SQLite from
+        checkpointing its log, and 15 slow downloads took every pooled connection). The
+        ledger is append-only and numbered in commit order, so the rows are those of
+        one moment: the last batch's. An unknown warrior is refused here, before any row."""
         picked = where or LedgerFilter(warrior=name)
         with self._tx(write=False) as session:
             _query(session, picked)   # refuses an unknown warrior now
         return self._stream(picked, batch)
 
     def _stream(self, where: LedgerFilter, batch: int) -> Iterator[LedgerEntry]:
-        with self._tx(write=False) as session:
-            query = _query(session, where).order_by(LedgerRow.id).limit(batch)
-            last = 0
-            while rows := session.execute(query.where(LedgerRow.id > last)).all():
-                yield from map(_ledger_dict, rows)
-                last = rows[-1].id
+        last = 0
+        while True:
+            with self._tx(write=False) as session:
+                query = _query(session, where).order_by(LedgerRow.id).limit(batch)
+                rows = [_ledger_dict(row) for row in
+                        session.execute(query.where(LedgerRow.id > last))]
+            if not rows:
+                return
+            yield from rows
+            last = rows[-1]["id"]
 
     def ledger_page(self, where: LedgerFilter, before: int | None = None,
                     limit: int = 100) -> LedgerPage:
@@ -165,7 +177,8 @@ class LedgerView(UnitOfWork):
         rows it wrote), ``limit`` of them from ``before`` (exclusive) on."""
         undo = FightCommand.command["type"].as_string() == UNDO
         with self._tx(write=False) as session:
-            rows = _query(session, LedgerFilter(moderated=True)).order_by(
+            rows = _query(session, LedgerFilter(moderated=True)).add_columns(
+                LedgerRow.detail).order_by(
                 LedgerRow.created_at.desc(), LedgerRow.id.desc()).limit(limit + 1)
             undos = select(FightCommand).where(undo).order_by(
                 FightCommand.created_at.desc(), FightCommand.id.desc()).limit(limit + 1)
@@ -176,12 +189,15 @@ class LedgerView(UnitOfWork):
                 undos = undos.where(or_(FightCommand.created_at < before.at, and_(
                     FightCommand.created_at == before.at,
                     FightCommand.id < before.id if before.undo else false())))
-            found: list[tuple[LogPlace, LedgerEntry | UndoRecord]] = [
-                (LogPlace(row.created_at, False, row.id), _ledger_dict(row))
-                for row in session.execute(rows)]
+            found: list[tuple[LogPlace, LedgerEntry | UndoRecord]] = []
+            details: dict[int, dict[str, Any]] = {}
+            for row in session.execute(rows):
+                found.append((LogPlace(row.created_at, False, row.id), _ledger_dict(row)))
+                if row.entry in _DETAILED:
+                    details[row.id] = dict(row.detail or {})
             found += [(LogPlace(c.created_at, True, c.id), UndoRecord(
                 c.fight_id, c.seq, c.actor, c.command.get("reason", ""),
                 c.command.get("keep", 0), c.created_at)) for c in session.scalars(undos)]
         found.sort(key=lambda pair: pair[0], reverse=True)
         older = found[limit - 1][0] if len(found) > limit else None
-        return ModeratorLog([entry for _, entry in found[:limit]], older)
+        return ModeratorLog([entry for _, entry in found[:limit]], older, details)

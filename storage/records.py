@@ -3,7 +3,7 @@ of a fight, its BP awards and pending challenges (never a database row)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypedDict, TypeVar
 
 from rules.system import RulesState, RuleSystem
@@ -254,3 +254,6 @@ class ModeratorLog:
     entries: list[LedgerEntry | UndoRecord]
     older: LogPlace | None
     """Give it as ``before`` for the next (older) actions; None on the last."""
+    details: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """What a row's columns do not say, by row id: whom ``!mod add`` or ``remove``
+    named (``name``), the armour a moderator set (``armour``, and ``was``)."""

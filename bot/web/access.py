@@ -61,7 +61,8 @@ class TokenGate:
         response: Response
         if given is not None and _same(given, self.token):
             rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-            back = request.url.path + (f"?{urlencode(rest)}" if rest else "")
+            # one leading slash: "//host/" would send the browser to another site
+            back = "/" + request.url.path.lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
             response = RedirectResponse(back, status_code=303)
             response.set_cookie(COOKIE, self.cookie, httponly=True, samesite="strict",
                                 secure=request.url.scheme == "https")

@@ -17,7 +17,6 @@ from storage.records import FightSummary
 __all__ = ["FIGHTS_PAGE", "fight", "fights", "result"]
 
 FIGHTS_PAGE = 50
-_BIGGEST = 10**12
 
 
 def result(summary: FightSummary) -> str:
@@ -40,14 +39,14 @@ def fights(request: Request) -> Response:
 
 def fight(request: Request) -> Response:
     text = request.path_params["number"]
-    fight_id = int(text) if text.isdecimal() and len(text) <= 12 else None
+    fight_id = int(text) if text.isascii() and text.isdecimal() and len(text) <= 12 else None
     store = site_of(request).store
     summary = store.fight_summary(fight_id) if fight_id else None
     if summary is None:
         raise NotFound(f"no fight number {text[:60]}")
     replayed = replay(summary, store.command_log(summary.id),
                       list(store.ledger_rows(where=LedgerFilter(fight=summary.id))))
-    step = number(request.query_params, "step", low=0, high=_BIGGEST)
+    step = number(request.query_params, "step", low=0)
     if step is not None and step >= len(replayed.steps):
         raise NotFound(f"fight {summary.id} has steps 0 to {len(replayed.steps) - 1}")
     return render(request, "fight.html", fight=summary, replay=replayed, step=step,

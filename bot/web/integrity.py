@@ -1,7 +1,9 @@
 """The integrity page (``/integrity``): the result of ``store.audit()``, the very check
 ``ancath-bot audit verify`` makes, and the ledger's head to publish. The check is kept
 for a while (it reads every ledger row: seconds on a big ledger) and made by one
-request at a time, in Starlette's thread pool, off the event loop."""
+request at a time, in Starlette's thread pool, off the event loop. A request that comes
+while a check is under way never waits for it (waiting requests would fill the thread
+pool every page shares): it gets the previous check, or before the first a short 503."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bot.web.query import one_of
+from bot.web.query import NotNow, one_of
 from bot.web.site import render, site_of
 from storage.audit import Report, ranges
 from storage.ledger import Anchor
@@ -58,17 +60,32 @@ class IntegrityCheck:
         self._lock = threading.Lock()
         self._last: Checked | None = None
 
+    def _due(self, last: Checked | None, again: bool) -> bool:
+        return last is None or last.age >= self._seconds or (again and last.age >= AGAIN_AFTER)
+
     def result(self, again: bool = False) -> Checked:
-        """The latest check, made now when there is none, it is too old, or ``again``."""
-        with self._lock:   # a second request waits for the check under way
+        """The latest check, made now when there is none, it is too old, or ``again``;
+        while another request makes one, the one before it (``NotNow`` before the first)."""
+        last = self._last
+        if last is not None and not self._due(last, again):
+            return last
+        if not self._lock.acquire(blocking=False):
+            if last is None:
+                raise NotNow("the first integrity check is under way (it reads every ledger "
+                             "row); reload this page in a few seconds")
+            return last
+        try:
             last = self._last
-            if last is None or last.age >= self._seconds or (again and last.age >= AGAIN_AFTER):
+            if self._due(last, again):
                 started = time.perf_counter()
                 report = self._store.audit()
                 self._last = last = Checked(report, self._store.ledger_head(),
                                             datetime.now(UTC), time.perf_counter() - started,
                                             self._store.keyring.ids)
+            assert last is not None
             return last
+        finally:
+            self._lock.release()
 
 
 def integrity(request: Request) -> Response:

@@ -1,13 +1,14 @@
 """The moderators' actions (``/moderators``): every ruling and change a moderator made,
-newest first, with who and why: the ledger rows with a moderator (``!mod bp``, ``skill``,
-``armour``, ``free``, ``add``, ``remove``, an end's awards and closing row, an undo's
-reversals and reopening) and every undo from the fights' command logs (an undo that
-took back no ledger row is only there). 100 a page, older ones by ``before=<place>``
-(the time, then ``u`` and the undo's or ``r`` and the ledger row's id)."""
+newest first, with who and why and what it set: the ledger rows with a moderator
+(``!mod bp``, ``skill``, ``armour``, ``free``, ``add``, ``remove``, an end's awards and
+closing row, an undo's reversals and reopening) and every undo from the fights' command
+logs (an undo that took back no ledger row is only there). 100 a page, older ones by
+``before=<place>`` (the time, then ``u`` and the undo's or ``r`` and the ledger row's id)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -15,7 +16,7 @@ from starlette.responses import Response
 from bot.web.query import log_place, place_text
 from bot.web.redact import hide_hosts, ledger_fields, who
 from bot.web.site import render, site_of
-from storage.records import UndoRecord
+from storage.records import LedgerEntry, UndoRecord
 
 __all__ = ["PAGE", "Action", "moderators"]
 
@@ -44,6 +45,20 @@ class Action:
     reason: str
     row: int | None
     """The ledger row's id (None for an undo)."""
+    change: str = ""
+    """What it set besides BP: ``spear 35``, ``free``, ``armour mail (was leather)``, or
+    whom ``!mod add`` or ``remove`` named."""
+
+
+def _change(row: LedgerEntry, detail: dict[str, Any]) -> str:
+    """What a moderator's ledger row set besides BP (never a ``user@host``)."""
+    if "name" in detail:
+        return who(str(detail["name"]))
+    if "armour" in detail:
+        was = f" (was {detail['was']})" if detail.get("was") else ""
+        return f"armour {detail['armour']}{was}"
+    skill = f"{row['skill']} {row['skill_value']}" if row["skill"] else ""
+    return " ".join(part for part in (skill, row["status"] or "") if part)
 
 
 def moderators(request: Request) -> Response:
@@ -59,6 +74,7 @@ def moderators(request: Request) -> Response:
         row = ledger_fields(entry)
         actions.append(Action(row["at"], row["moderator"] or "",
                               WHAT.get(row["entry"], row["entry"]), row["warrior"], row["bp"],
-                              row["fight"], row["reason"], row["id"]))
+                              row["fight"], row["reason"], row["id"],
+                              _change(entry, log.details.get(entry["id"], {}))))
     return render(request, "moderators.html", actions=actions, before=before,
                   older=place_text(log.older) if log.older else None)

@@ -13,8 +13,8 @@ from datetime import date
 
 from storage.records import LogPlace
 
-__all__ = ["LONGEST", "BadRequest", "NotFound", "PageError", "day", "log_place", "number",
-           "one_of", "place_text", "words"]
+__all__ = ["LONGEST", "BadRequest", "NotFound", "NotNow", "PageError", "day", "log_place",
+           "number", "one_of", "place_text", "words"]
 
 LONGEST = 200
 """The most characters a text parameter may have."""
@@ -37,6 +37,12 @@ class NotFound(PageError):
     status = 404
 
 
+class NotNow(PageError):
+    """Busy: the page can be read in a moment."""
+
+    status = 503
+
+
 def _given(params: Mapping[str, str], name: str) -> str | None:
     value = params.get(name, "").strip()
     return value or None
@@ -48,7 +54,8 @@ def number(params: Mapping[str, str], name: str, low: int = 1,
     value = _given(params, name)
     if value is None:
         return None
-    if not value.isdecimal() or len(value) > 13 or not low <= int(value) <= high:
+    if not (value.isascii() and value.isdecimal()) or len(value) > 13 or \
+            not low <= int(value) <= high:
         raise BadRequest(f"{name}: a whole number from {low} to {high}")
     return int(value)
 

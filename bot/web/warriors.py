@@ -45,6 +45,7 @@ def warrior(request: Request) -> Response:
     sheet = {k: _shown(k, v) for k, v in PLUGINS[record.system].fighters.show(record).items()}
     return render(
         request, "warrior.html", name=record.sheet.name, sheet=sheet, stats=stats,
-        fights=fights, chart=bp_chart(rows), label=PLUGINS[record.system].label,
+        fights=fights, chart=bp_chart(rows, rows[0]["at"] if rows else ""),
+        label=PLUGINS[record.system].label,
         purchases=[r for r in rows if r["entry"] == Entry.SPEND.value],
         prisoner=[r for r in rows if r["entry"] in PRISONER_ROWS])

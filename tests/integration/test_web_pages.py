@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from html import unescape
+from pathlib import Path
 
 import httpx
 import pytest
@@ -218,7 +219,7 @@ def test_a_fight_step_by_step_without_script(client: TestClient) -> None:
 def test_the_moderators_actions_with_who_and_why(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     html = page(client, "/moderators").text
-    actions = [row[1:3] + row[6:7] for row in cells(html, "<td>")]
+    actions = [row[1:3] + row[7:8] for row in cells(html, "<td>")]
     assert actions[-1] == ["mod", "undo (kept 3 commands)", "misclick"]
     assert ["mod", "BP changed", "good sportsmanship"] in actions
     assert ["mod", "fight ended", "duel fight ended: draw; ruling: both left"] in actions
@@ -228,10 +229,41 @@ def test_the_moderators_actions_with_who_and_why(
     path: str | None = "/moderators"
     while path:
         html = page(client, path).text
-        paged += [row[1:3] + row[6:7] for row in cells(html, "<td>")]
+        paged += [row[1:3] + row[7:8] for row in cells(html, "<td>")]
         older = re.search(r'href="([^"]+)" rel="next">Older', html)
         path = unescape(older[1]) if older else None
     assert paged == actions
+
+
+def test_the_moderators_actions_say_what_they_set(tmp_path: Path) -> None:
+    """A skill's new value, the armour, and whom ``!mod add`` and ``remove`` named (a mask
+    as "unregistered"): the page said only "skill set" or "moderator added"."""
+    club = Club(tmp_path)
+    club.say("gob !create Gorbag goblin club spear")
+    for line in ("mod !mod skill Gorbag spear 35 typo", "mod !mod armour Gorbag mail won it",
+                 "mod !mod add carol runs the tourney",
+                 "mod !mod add eve!eve@eve.example night shift",
+                 "mod !mod remove carol tourney over"):
+        assert "mod: no" not in club.say(line)[-1]
+    engine = open_read_only(club.db, live=True)
+    client = TestClient(make_app(Store(engine, keyring=Keyring())))
+    html = page(client, "/moderators").text
+    engine.dispose()
+    assert [row[2:3] + row[5:6] for row in cells(html, "<td>")] == [
+        ["moderator removed", "carol"], ["moderator added", "unregistered"],
+        ["moderator added", "carol"], ["armour changed", "armour mail (was leather)"],
+        ["skill set", "spear 35"]]
+
+
+def test_a_warrior_without_bp_has_a_chart_from_its_creation(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    club.say("gob !create Gorbag goblin club spear")
+    (created,) = club.referee.store.ledger("Gorbag")
+    engine = open_read_only(club.db, live=True)
+    html = page(TestClient(make_app(Store(engine, keyring=Keyring()))), "/warriors/Gorbag").text
+    engine.dispose()
+    assert f'<text class="axis" x="44" y="232">{created["at"][:19].replace("T", " ")}' in html
+    assert "No BP yet." in html
 
 
 def test_integrity_says_the_audit_and_the_head_to_publish(client: TestClient,
@@ -256,7 +288,9 @@ def test_refused_requests_are_short_pages_never_server_errors(client: TestClient
             ("/fights/1?step=6", 404), ("/nowhere", 404), ("/ledger?warrior=Nobody", 404),
             ("/ledger.csv?warrior=Nobody", 404), ("/ledger.json?warrior=%00", 400),
             ("/fights/1?step=-1", 400), ("/fights/1?step=1e9", 400),
-            ("/fights/99999999999999999999999", 404), ("/fights?before=99999999999999999", 400),
+            ("/fights/99999999999999999999999", 404), ("/fights/%D9%A3", 404),
+            ("/fights/%EF%BC%91", 404), ("/ledger?before=%D9%A3", 400),
+            ("/fights?before=99999999999999999", 400),
             ("/ledger?fight=1%20OR%201=1", 400), ("/ledger?before=-5", 400),
             ("/ledger?since=2026-02-30", 400), ("/ledger?until=9999-12-31", 400),
             ("/ledger?since=%27;DROP%20TABLE%20ledger;--", 400),
@@ -288,3 +322,12 @@ def test_the_access_token(store: Store) -> None:
     page(client, "/", 401)
     forged = TestClient(make_app(store, token="s3cret"), cookies={"ancath_web": "s3cret"})
     page(forged, "/", 401)
+
+
+def test_the_token_redirect_stays_on_this_site(store: Store) -> None:
+    """``//evil.example/?token=...`` must not send the browser to evil.example (a
+    Location of ``//host`` or ``///host`` is another site to a browser)."""
+    client = TestClient(make_app(store, token="s3cret"), follow_redirects=False)
+    for path in ("/%2F%2Fevil.example/?token=s3cret", "/%2Fevil.example?token=s3cret&a=1"):
+        location = page(client, path, 303).headers["location"]
+        assert location.startswith("/") and not location.startswith("//"), location

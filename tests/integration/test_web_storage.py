@@ -49,6 +49,19 @@ def test_a_live_reader_sees_what_is_written_after_it_opened(
         engine.dispose()
 
 
+def test_a_slow_reader_of_the_ledger_holds_no_connection_between_batches(club: Club) -> None:
+    """A download streams the rows while the client reads them: between batches it must
+    hold no pooled connection (15 slow downloads took all of them, and every page waited
+    30 s and failed) and no read snapshot (SQLite could not checkpoint past it)."""
+    engine = open_read_only(club.db, live=True)
+    store = Store(engine, keyring=Keyring())
+    rows = store.ledger_rows(batch=2)
+    first = [next(rows), next(rows), next(rows)]   # into the second batch
+    assert engine.pool.checkedout() == 0   # type: ignore[attr-defined]
+    assert first + list(rows) == club.referee.store.ledger()
+    engine.dispose()
+
+
 def test_the_head_with_its_whole_mac(club: Club) -> None:
     store = club.referee.store
     head = store.ledger_head()

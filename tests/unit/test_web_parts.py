@@ -3,15 +3,19 @@ shown, the CSV formula guard, strict query parameters, and the BP chart's geomet
 
 from __future__ import annotations
 
+import threading
 from datetime import date
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from bot.web.chart import HEIGHT, WIDTH, bp_chart
 from bot.web.downloads import spreadsheet_safe
-from bot.web.query import BadRequest, day, log_place, number, one_of, place_text, words
+from bot.web.integrity import Checked, IntegrityCheck
+from bot.web.query import BadRequest, NotNow, day, log_place, number, one_of, place_text, words
 from bot.web.redact import hide_hosts, who
+from storage.audit import Report
 
 
 def test_an_identity_is_its_account_or_unregistered() -> None:
@@ -30,7 +34,7 @@ def test_a_cell_a_spreadsheet_would_run_stays_text(cell: str) -> None:
 def test_query_parameters_are_read_strictly() -> None:
     given = {"n": "42", "big": "1" * 14, "neg": "-1", "day": "2026-03-01", "bad": "2026-02-30",
              "max": "9999-12-31", "w": "x" * 201, "at": "2026-03-01T20:15:00.5+00:00~u12",
-             "blank": "  "}
+             "blank": "  ", "arabic": "\u0663", "wide": "\uff11"}
     assert (number(given, "n"), number(given, "blank"), number(given, "absent")) == (42, None,
                                                                                      None)
     assert day(given, "day") == date(2026, 3, 1)
@@ -39,6 +43,7 @@ def test_query_parameters_are_read_strictly() -> None:
     assert place_text(place) == given["at"]
     assert one_of(given, "n", ("42",)) == "42"
     for bad in (lambda: number(given, "big"), lambda: number(given, "neg"),
+                lambda: number(given, "arabic"), lambda: number(given, "wide"),
                 lambda: number(given, "n", high=41), lambda: day(given, "bad"),
                 lambda: day(given, "max"), lambda: words(given, "w"),
                 lambda: log_place(given, "day"), lambda: one_of(given, "n", ("1", "2"))):
@@ -63,3 +68,49 @@ def test_the_bp_chart_steps_once_per_row_that_changed_bp() -> None:
     assert (chart.width, chart.height) == (WIDTH, HEIGHT)
     empty = bp_chart([], created="2026-01-01T00:00:00+00:00")
     assert empty.marks == () and empty.first.startswith("2026-01-01")
+
+
+class _SlowAudit:
+    """A store whose audit waits until the test lets it finish."""
+
+    def __init__(self) -> None:
+        self.started, self.finish = threading.Event(), threading.Event()
+        self.audits = 0
+        self.keyring = SimpleNamespace(ids=())
+
+    def audit(self) -> Report:
+        self.audits += 1
+        self.started.set()
+        assert self.finish.wait(5)
+        return Report()
+
+    def ledger_head(self) -> None:
+        return None
+
+
+def test_a_request_never_waits_for_an_integrity_check_under_way() -> None:
+    """Requests that waited for the check filled the thread pool every page shares (on a
+    big ledger, a few dozen /integrity requests stalled the standings for the check's
+    20 s): one makes the check, the others get the previous one, or 503 before the first."""
+    store = _SlowAudit()
+    check = IntegrityCheck(store, seconds=0.0)   # type: ignore[arg-type]
+    made: list[Checked] = []
+
+    def checking() -> threading.Thread:
+        store.started.clear()
+        store.finish.clear()
+        thread = threading.Thread(target=lambda: made.append(check.result()))
+        thread.start()
+        assert store.started.wait(5)
+        return thread
+
+    first = checking()
+    with pytest.raises(NotNow):
+        check.result()
+    store.finish.set()
+    first.join(5)
+    second = checking()   # seconds=0: every request finds the check too old
+    assert check.result() is made[0]
+    store.finish.set()
+    second.join(5)
+    assert store.audits == 2 and len(made) == 2
