@@ -175,9 +175,10 @@ class WebConfig(_Strict):
     token_env: str = "ANCATH_WEB_TOKEN"
     """The environment variable holding the pages' access token; when it is set, every
     page asks for it. Unset: anyone who reaches the address reads the pages."""
-    base_url: str | None = None
-    """Where players reach the pages (``https://club.example.org/ancath``), for the link
-    ``!fight`` gives; None: no link."""
+    base_url: str | None = Field(None, max_length=80)
+    """Where players reach the pages (``https://ancath.club.example.org``), for the link
+    ``!fight`` gives; None: no link. The pages are served at the root of their address
+    (their links start with ``/``); at most 80 characters, so ``!fight`` stays one line."""
 
     @field_validator("base_url")
     @classmethod

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -45,6 +46,8 @@ def _refused(request: Request, error: Exception) -> Response:
         status, message = 404, str(error)
     elif isinstance(error, StorageError):
         status, message = 503, f"the records cannot be read now: {error}"
+    elif isinstance(error, PoolTimeout):   # every connection busy with other pages
+        status, message = 503, "the records are busy; try again in a moment"
     elif isinstance(error, HTTPException):
         status, message = error.status_code, error.detail
     else:   # Starlette re-raises it after this page, for the server's log
@@ -71,7 +74,8 @@ def make_app(store: Store, *, token: str | None = None,
         ],
         middleware=[Middleware(Headers), Middleware(TokenGate, token=token)],
         exception_handlers={PageError: _refused, StorageError: _refused,
-                            HTTPException: _refused, Exception: _refused},
+                            HTTPException: _refused, PoolTimeout: _refused,
+                            Exception: _refused},
     )
     app.state.site = Site(store, templates(), IntegrityCheck(store, audit_seconds))
     return app

@@ -331,3 +331,20 @@ def test_the_token_redirect_stays_on_this_site(store: Store) -> None:
     for path in ("/%2F%2Fevil.example/?token=s3cret", "/%2Fevil.example?token=s3cret&a=1"):
         location = page(client, path, 303).headers["location"]
         assert location.startswith("/") and not location.startswith("//"), location
+
+
+def test_searches_of_the_reasons_beyond_the_limit_are_refused_as_busy(
+        client: TestClient) -> None:
+    """A search of the reasons reads every row: beyond ``SEARCHES`` at once, another is
+    a short 503 page instead of holding the threads and connections every page needs."""
+    held = [ledger_page._searches.acquire(blocking=False) for _ in range(ledger_page.SEARCHES)]
+    assert all(held)
+    try:
+        for path in ("/ledger?reason=sport", "/ledger.csv?reason=sport"):
+            busy = client.get(path)
+            assert busy.status_code == 503 and "try again in a moment" in busy.text
+        assert client.get("/ledger?warrior=Olaf").status_code == 200   # no search: served
+    finally:
+        for _ in held:
+            ledger_page._searches.release()
+    assert "good sportsmanship" in client.get("/ledger?reason=sport").text
