@@ -270,6 +270,15 @@ def test_refused_requests_are_short_pages_never_server_errors(client: TestClient
     assert "0 rows match" in page(client, "/ledger?reason=%27%20OR%201=1--").text
 
 
+def test_every_page_names_its_icon_so_a_browser_asks_for_no_missing_favicon(
+        client: TestClient, store: Store) -> None:
+    for path in ("/", "/ledger", "/nowhere"):
+        assert '<link rel="icon" href="/static/favicon.svg"' in client.get(path).text
+    icon = TestClient(make_app(store, token="s3cret")).get(
+        "/static/favicon.svg")   # before the token, as the style sheet
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+
+
 def test_the_access_token(store: Store) -> None:
     client = TestClient(make_app(store, token="s3cret"), follow_redirects=False)
     refused = page(client, "/ledger", 401)
