@@ -102,6 +102,10 @@ def test_standings_as_top_ranks_them_sortable_by_each_column(client: TestClient)
     assert 'href="/?sort=name&amp;order=asc"' in by_name   # the heading turns it around
     by_losses = page(client, "/?sort=losses&order=desc").text
     assert [row[1] for row in cells(by_losses, "/warriors/")] == ["Gorbag", "Olaf", "Bran"]
+    for order in ("desc", "asc"):   # Gorbag and Bran drew one each: a tie stays in rank order
+        by_draws = page(client, f"/?sort=draws&order={order}").text
+        assert [row[1] for row in cells(by_draws, "/warriors/") if row[7] == "1"] == [
+            "Gorbag", "Bran"]
     goblins = page(client, "/?culture=goblin&sort=bp&order=asc").text
     assert [row[1] for row in cells(goblins, "/warriors/")] == ["Gorbag"]
     assert 'href="/?culture=goblin&amp;sort=wins&amp;order=desc"' in goblins
