@@ -10,7 +10,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["WebServer", "web_server"]
@@ -18,16 +17,28 @@ __all__ = ["WebServer", "web_server"]
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@dataclass
 class WebServer:
-    """The running server: its process, its first line, and its address."""
+    """The server's process; its first line and address are read when first asked for,
+    so the caller may do other work while it starts."""
 
-    process: subprocess.Popen[str]
-    first_line: str
-    address: str
-    """``http://127.0.0.1:<port>/``"""
-    rest: str = ""
-    """What it printed after the first line, once it stopped."""
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        self.process = process
+        self.rest = ""
+        """What it printed after the first line, once it stopped."""
+        self._first: str | None = None
+
+    @property
+    def first_line(self) -> str:
+        if self._first is None:
+            assert self.process.stderr is not None
+            self._first = self.process.stderr.readline()
+            assert "serving http://" in self._first, self._first + self.process.stderr.read()
+        return self._first
+
+    @property
+    def address(self) -> str:
+        """``http://127.0.0.1:<port>/``"""
+        return self.first_line.split("serving ", 1)[1].split()[0]
 
 
 @contextmanager
@@ -37,15 +48,11 @@ def web_server(db: str, *, token: str | None = None) -> Iterator[WebServer]:
     env = {k: v for k, v in os.environ.items() if k != "ANCATH_WEB_TOKEN"}
     if token:
         env["ANCATH_WEB_TOKEN"] = token
-    process = subprocess.Popen([sys.executable, "-m", "bot.cli", "web", "--db", db, "--port", "0"],
-                               cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
-    assert process.stderr is not None
+    server = WebServer(subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "web", "--db", db, "--port", "0"], cwd=ROOT, env=env,
+        stderr=subprocess.PIPE, text=True))
     try:
-        line = process.stderr.readline()
-        assert "serving http://" in line, line + process.stderr.read()
-        server = WebServer(process, line, line.split("serving ", 1)[1].split()[0])
         yield server
     finally:
-        process.send_signal(signal.SIGINT)
-        _, rest = process.communicate(timeout=20)
-    server.rest = rest
+        server.process.send_signal(signal.SIGINT)
+        _, server.rest = server.process.communicate(timeout=20)
