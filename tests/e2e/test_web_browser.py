@@ -177,9 +177,13 @@ def test_the_token_once_then_the_cookie_carries_the_session(browser: Browser) ->
     assert browser.driver.current_url == browser.address + "ledger?warrior=Olaf"
     assert browser.texts("h1") == ["The ledger"]
     (cookie,) = browser.driver.get_cookies()
-    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and TOKEN not in cookie["value"]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax" and TOKEN not in cookie["value"]
     browser.follow("nav a[href='/fights']")
     assert browser.texts("h1") == ["Fights"]
+    # a link from another site (a web IRC client's, to what !fight names) carries it too
+    browser.driver.get(f"data:text/html,<a href='{browser.address}fights/1'>fight 1</a>")
+    browser.follow("a")
+    assert browser.texts("h1")[0].startswith("Fight #1")
 
 
 def test_the_standings_sorted_by_a_headings_link(browser: Browser) -> None:
