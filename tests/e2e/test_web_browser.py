@@ -40,7 +40,7 @@ if INTEGRATION not in sys.path:
 from club import Club  # noqa: E402  (tests/integration/)
 from club_history import played  # noqa: E402
 from ircserver import in_ci  # noqa: E402
-from webserver import WebServer, web_server  # noqa: E402
+from webserver import web_server  # noqa: E402
 
 from storage.ledger_view import LedgerFilter  # noqa: E402
 
@@ -61,9 +61,9 @@ TOKEN = "club-secret"
 class Browser:
     """One Chromium session on one server; every load is checked for what went wrong."""
 
-    def __init__(self, driver: WebDriver, server: WebServer, downloads: Path) -> None:
+    def __init__(self, driver: WebDriver, address: str, downloads: Path) -> None:
         self.driver = driver
-        self.address = server.address
+        self.address = address
         self.downloads = downloads
 
     def problems(self) -> list[str]:
@@ -99,9 +99,8 @@ class Browser:
 
     def texts(self, css: str) -> list[str]:
         """The text of each element ``css`` picks, as shown (one round trip)."""
-        texts: list[str] = self.driver.execute_script(
+        return self.driver.execute_script(
             "return Array.from(document.querySelectorAll(arguments[0]), e => e.innerText)", css)
-        return texts
 
 
 def beyond_loopback(net_log: Path) -> list[str]:
@@ -158,7 +157,7 @@ def browser(club: Club, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Br
         patch.setattr(SeleniumManager, "binary_paths", fetch)
         driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
         try:
-            session = Browser(driver, server, downloads)
+            session = Browser(driver, server.address, downloads)
             session.visit(f"/?token={TOKEN}")
             yield session
             assert session.problems() == []   # what the last page brought late
