@@ -1,11 +1,13 @@
 """Who may read the pages, and what a browser may do with them.
 
 :class:`TokenGate`: with an access token configured, every page (not the style sheet)
-wants it: once as ``?token=...``, which sets an HttpOnly, SameSite=Strict cookie and
+wants it: once as ``?token=...``, which sets an HttpOnly, SameSite=Lax cookie and
 redirects to the same address without it (so it stays out of the address bar, the
 history and the logs), or in every request as ``Authorization: Bearer ...``. Anything
 else gets a 401 page that says how to pass it. Tokens are compared with
-``hmac.compare_digest``; the cookie holds a MAC of the token, never the token.
+``hmac.compare_digest``; the cookie holds a MAC of the token, never the token. Lax,
+not Strict: a link to a page from another site (a web IRC client, a forum) is opened
+with the cookie; the pages change nothing, so a cross-site request has nothing to forge.
 
 :class:`Headers`: every response says no script, no framing, no referrer, no caching,
 and no content sniffing.
@@ -64,7 +66,7 @@ class TokenGate:
             # one leading slash: "//host/" would send the browser to another site
             back = "/" + request.url.path.lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
             response = RedirectResponse(back, status_code=303)
-            response.set_cookie(COOKIE, self.cookie, httponly=True, samesite="strict",
+            response.set_cookie(COOKIE, self.cookie, httponly=True, samesite="lax",
                                 secure=request.url.scheme == "https")
         elif given is None and self._carries(request):
             await self.app(scope, receive, send)

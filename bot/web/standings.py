@@ -40,8 +40,8 @@ def standings(request: Request) -> Response:
     order = one_of(params, "order", ("asc", "desc")) or COLUMNS[sort][2]
     culture = one_of(params, "culture", CULTURES)
     ranked = list(enumerate(site_of(request).store.standings(culture), 1))
-    key = COLUMNS[sort][1]
-    ranked.sort(key=lambda pair: (key(pair[1]), pair[0]), reverse=order == "desc")
+    key = COLUMNS[sort][1]   # a stable sort: ties stay in rank order, either way
+    ranked.sort(key=lambda pair: key(pair[1]), reverse=order == "desc")
     labels = {name: plugin.label for name, plugin in PLUGINS.items()}
     return render(request, "standings.html", ranked=ranked, sort=sort, order=order,
                   culture=culture, cultures=CULTURES, columns=COLUMNS, labels=labels)

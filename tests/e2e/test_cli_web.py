@@ -4,8 +4,6 @@ serving a page on a free port until it is stopped, and refusing what it cannot s
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import subprocess
 import sys
@@ -19,6 +17,12 @@ from rules.ancath.sheet import create_warrior
 from rules.ancath.tables import Culture, Skill
 from storage.db import open_database
 from storage.store import Store
+
+INTEGRATION = str(Path(__file__).resolve().parents[1] / "integration")
+if INTEGRATION not in sys.path:
+    sys.path.insert(0, INTEGRATION)
+
+from webserver import web_server  # noqa: E402  (tests/integration/webserver.py)
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -37,26 +41,18 @@ def db(tmp_path: Path) -> str:
 
 
 def test_it_serves_the_pages_on_a_free_port_until_stopped(db: str) -> None:
-    env = {**os.environ, "ANCATH_WEB_TOKEN": "club-secret"}
-    server = subprocess.Popen([sys.executable, "-m", "bot.cli", "web", "--db", db, "--port", "0"],
-                              stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert server.stderr is not None
-        line = server.stderr.readline()
-        assert "every page asks for the token in $ANCATH_WEB_TOKEN" in line, line
-        address = line.split("serving ", 1)[1].split()[0]
+    with web_server(db, token="club-secret") as server:
+        assert "every page asks for the token in $ANCATH_WEB_TOKEN" in server.first_line
         with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(address, timeout=10)
+            urllib.request.urlopen(server.address, timeout=10)
         assert refused.value.code == 401
-        asked = urllib.request.Request(address, headers={"Authorization": "Bearer club-secret"})
+        asked = urllib.request.Request(server.address,
+                                       headers={"Authorization": "Bearer club-secret"})
         with urllib.request.urlopen(asked, timeout=10) as page:
             assert page.status == 200
             assert 'href="/warriors/Gorbag"' in page.read().decode()
-    finally:
-        server.send_signal(signal.SIGINT)
-        _, rest = server.communicate(timeout=20)
-    assert server.returncode == 0, rest
-    assert "Traceback" not in rest
+    assert server.process.returncode == 0, server.rest
+    assert "Traceback" not in server.rest
 
 
 def test_a_missing_database_is_one_line_and_exit_2(tmp_path: Path) -> None:

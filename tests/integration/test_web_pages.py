@@ -103,6 +103,10 @@ def test_standings_as_top_ranks_them_sortable_by_each_column(client: TestClient)
     assert 'href="/?sort=name&amp;order=asc"' in by_name   # the heading turns it around
     by_losses = page(client, "/?sort=losses&order=desc").text
     assert [row[1] for row in cells(by_losses, "/warriors/")] == ["Gorbag", "Olaf", "Bran"]
+    for order in ("desc", "asc"):   # Gorbag and Bran drew one each: a tie stays in rank order
+        by_draws = page(client, f"/?sort=draws&order={order}").text
+        assert [row[1] for row in cells(by_draws, "/warriors/") if row[7] == "1"] == [
+            "Gorbag", "Bran"]
     goblins = page(client, "/?culture=goblin&sort=bp&order=asc").text
     assert [row[1] for row in cells(goblins, "/warriors/")] == ["Gorbag"]
     assert 'href="/?culture=goblin&amp;sort=wins&amp;order=desc"' in goblins
@@ -304,6 +308,15 @@ def test_refused_requests_are_short_pages_never_server_errors(client: TestClient
     assert "0 rows match" in page(client, "/ledger?reason=%27%20OR%201=1--").text
 
 
+def test_every_page_names_its_icon_so_a_browser_asks_for_no_missing_favicon(
+        client: TestClient, store: Store) -> None:
+    for path in ("/", "/ledger", "/nowhere"):
+        assert '<link rel="icon" href="/static/favicon.svg"' in client.get(path).text
+    icon = TestClient(make_app(store, token="s3cret")).get(
+        "/static/favicon.svg")   # before the token, as the style sheet
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+
+
 def test_the_access_token(store: Store) -> None:
     client = TestClient(make_app(store, token="s3cret"), follow_redirects=False)
     refused = page(client, "/ledger", 401)
@@ -315,7 +328,7 @@ def test_the_access_token(store: Store) -> None:
     signed_in = page(client, "/ledger?warrior=Olaf&token=s3cret", 303)
     assert signed_in.headers["location"] == "/ledger?warrior=Olaf"
     cookie = signed_in.headers["set-cookie"]
-    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "s3cret" not in cookie
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "s3cret" not in cookie
     assert "Olaf" in page(client, "/ledger?warrior=Olaf").text   # the cookie, kept
     assert page(client, "/ledger.csv").text.startswith("id,at,")
     client.cookies.clear()

@@ -1,0 +1,253 @@
+"""The leadership pages in a real browser: Debian's Chromium, headless, driven by
+Selenium through Debian's chromedriver, against ``ancath-bot web`` in a child process
+(behind an access token) over a real SQLite file of the played club
+(``club_history.played``).
+
+Nothing is downloaded and nothing leaves the machine: the driver's and the browser's
+paths are given, so Selenium Manager never runs (asked anyway, it fails the test);
+Chromium runs without its background networking, component updates and sync, resolves
+no name, and its net log, read after it quits, must show no DNS query and no packet
+for any address but 127.0.0.1. One browser serves the module.
+
+After every page load and download, a SEVERE entry in the browser's log fails the
+test: a page or resource answered with 400 or more ("Failed to load resource"), a
+script error, a Content-Security-Policy violation. Without /usr/bin/chromium or
+/usr/bin/chromedriver the module skips (under CI=true it fails: .ci/run installs them).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.chrome.webdriver import WebDriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.selenium_manager import SeleniumManager
+from selenium.webdriver.support.wait import WebDriverWait
+
+INTEGRATION = str(Path(__file__).resolve().parents[1] / "integration")
+if INTEGRATION not in sys.path:
+    sys.path.insert(0, INTEGRATION)
+
+from club import Club  # noqa: E402  (tests/integration/)
+from club_history import played  # noqa: E402
+from ircserver import in_ci  # noqa: E402
+from webserver import web_server  # noqa: E402
+
+from storage.ledger_view import LedgerFilter  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+FLAGS = ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--no-first-run",
+         # Debian's Chromium has Google's API keys (/etc/chromium.d/apikeys) and asks, these
+         # flags notwithstanding, the autofill servers about forms and Google the time...
+         "--disable-features=AutofillServerCommunication,NetworkTimeServiceQuerying",
+         # ...and its accounts and update services, and the search engine: no name resolves
+         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1")
+LOOPBACK = ("127.0.0.1:", "[::1]:")
+TOKEN = "club-secret"
+
+
+class Browser:
+    """One Chromium session on one server; every load is checked for what went wrong."""
+
+    def __init__(self, driver: WebDriver, address: str, downloads: Path) -> None:
+        self.driver = driver
+        self.address = address
+        self.downloads = downloads
+
+    def problems(self) -> list[str]:
+        """What went wrong since the last call: the browser log's SEVERE entries."""
+        return [e["message"] for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
+
+    def visit(self, path: str) -> None:
+        """Load ``path`` of the server, which must load cleanly."""
+        self.driver.get(self.address + path.lstrip("/"))
+        assert self.problems() == [], path
+
+    def follow(self, css: str) -> None:
+        """Click the link or button ``css`` picks and wait for the page it loads."""
+        was = self.driver.current_url
+        self.driver.find_element(By.CSS_SELECTOR, css).click()
+        WebDriverWait(self.driver, 10, poll_frequency=0.01).until(
+            lambda d: d.current_url != was
+            and d.execute_script("return document.readyState") == "complete")
+        assert self.problems() == [], (css, self.driver.current_url)
+
+    def download(self, css: str) -> Path:
+        """Click the download link ``css`` picks; the file, once whole."""
+        for old in self.downloads.iterdir():
+            old.unlink()
+        self.driver.find_element(By.CSS_SELECTOR, css).click()
+        deadline = time.monotonic() + 10
+        while not (done := [p for p in self.downloads.iterdir()   # not a part, nor hidden
+                            if not p.name.endswith(".crdownload") and p.name[0] != "."]):
+            assert time.monotonic() < deadline, "no download within 10 s"
+            time.sleep(0.02)
+        assert self.problems() == [], css
+        return done[0]
+
+    def texts(self, css: str) -> list[str]:
+        """The text of each element ``css`` picks, as shown (one round trip)."""
+        return self.driver.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0]), e => e.innerText)", css)
+
+
+def beyond_loopback(net_log: Path) -> list[str]:
+    """What Chromium's net log shows leaving the machine: a DNS query, a TCP connection
+    tried or a UDP datagram sent to any address but the loopback's. (A UDP socket
+    connected to learn the local address, sending nothing, does not count.)"""
+    log = json.loads(net_log.read_text())
+    kinds = {number: name for name, number in log["constants"]["logEventTypes"].items()}
+    peers: dict[int, str] = {}   # a UDP socket's id: the address it is connected to
+    found = []
+    for event in log["events"]:
+        kind, source, params = kinds[event["type"]], event["source"]["id"], event.get("params", {})
+        if kind == "UDP_CONNECT" and "address" in params:
+            peers[source] = params["address"]
+        address = peers.get(source, "?") if kind == "UDP_BYTES_SENT" else params.get("address")
+        sent = kind in ("TCP_CONNECT_ATTEMPT", "UDP_BYTES_SENT") and address
+        if (kind == "DNS_TRANSACTION" and "hostname" in params) or (
+                sent and not address.startswith(LOOPBACK)):
+            found.append(f"{kind} {params} {address}")
+    return found
+
+
+@pytest.fixture(scope="module")
+def club(tmp_path_factory: pytest.TempPathFactory) -> Club:
+    return played(tmp_path_factory.mktemp("browser"))
+
+
+@pytest.fixture(scope="module")
+def browser(club: Club, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    """Chromium signed in to the server: ``?token=`` once, then its cookie. The server
+    starts while Chromium does."""
+    missing = [path for path in (CHROMIUM, CHROMEDRIVER) if not os.access(path, os.X_OK)]
+    if missing:
+        message = f"{' and '.join(missing)} missing (apt-get install chromium chromium-driver)"
+        if in_ci():
+            pytest.fail(f"{message} (CI=true: .ci/run must install them)")
+        pytest.skip(message)
+    scratch = tmp_path_factory.mktemp("chromium")
+    downloads = scratch / "downloads"
+    downloads.mkdir()
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    net_log = scratch / "net-log.json"
+    for flag in (*FLAGS, f"--user-data-dir={scratch / 'profile'}", f"--log-net-log={net_log}"):
+        options.add_argument(flag)
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                              "download.prompt_for_download": False})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+
+    def fetch(*_: object) -> None:
+        raise AssertionError("Selenium Manager asked to find (or fetch) a browser or driver")
+
+    with web_server(club.db, token=TOKEN) as server, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SeleniumManager, "binary_paths", fetch)
+        driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+        try:
+            session = Browser(driver, server.address, downloads)
+            session.visit(f"/?token={TOKEN}")
+            yield session
+            assert session.problems() == []   # what the last page brought late
+        finally:
+            driver.quit()
+    assert beyond_loopback(net_log) == []
+
+
+def test_the_token_once_then_the_cookie_carries_the_session(browser: Browser) -> None:
+    browser.driver.delete_all_cookies()
+    browser.driver.get(browser.address + "ledger?warrior=Olaf")
+    assert browser.texts("h1") == ["Access token needed"]
+    refused = browser.problems()
+    assert refused and all("401" in problem for problem in refused), refused
+    browser.visit(f"/ledger?warrior=Olaf&token={TOKEN}")
+    assert browser.driver.current_url == browser.address + "ledger?warrior=Olaf"
+    assert browser.texts("h1") == ["The ledger"]
+    (cookie,) = browser.driver.get_cookies()
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax" and TOKEN not in cookie["value"]
+    browser.follow("nav a[href='/fights']")
+    assert browser.texts("h1") == ["Fights"]
+    # a link from another site (a web IRC client's, to what !fight names) carries it too
+    browser.driver.get(f"data:text/html,<a href='{browser.address}fights/1'>fight 1</a>")
+    browser.follow("a")
+    assert browser.texts("h1")[0].startswith("Fight #1")
+
+
+def test_the_standings_sorted_by_a_headings_link(browser: Browser) -> None:
+    browser.visit("/")
+    assert browser.texts("tbody td:nth-child(2)") == ["Gorbag", "Olaf", "Bran"]
+    browser.follow("th a[href*='sort=name']")
+    assert browser.texts("tbody td:nth-child(2)") == ["Bran", "Gorbag", "Olaf"]
+    assert browser.texts("th[aria-sort=ascending]") == ["Warrior ▲"]
+    browser.follow("th a[href*='sort=name']")   # the same heading turns it around
+    assert browser.texts("tbody td:nth-child(2)") == ["Olaf", "Gorbag", "Bran"]
+    browser.follow("th a[href*='sort=draws']")   # a tie keeps the ranking's order
+    assert browser.texts("tbody td:nth-child(2)") == ["Gorbag", "Bran", "Olaf"]
+
+
+def test_a_warriors_page_draws_its_chart_with_a_mark_per_step(browser: Browser) -> None:
+    browser.visit("/")
+    browser.follow("a[href='/warriors/Gorbag']")
+    chart = browser.driver.find_element(By.CSS_SELECTOR, "svg.chart")
+    assert chart.is_displayed() and chart.size["width"] > 300 and chart.size["height"] > 100
+    steps = browser.driver.find_elements(By.XPATH, "//caption[.=\"The chart's steps\"]"
+                                                   "/following-sibling::tbody/tr")
+    marks = chart.find_elements(By.CSS_SELECTOR, ".mark")
+    assert len(marks) == len(steps) == 5
+    rows = [step.find_element(By.TAG_NAME, "td").text for step in steps]
+    assert [m.find_element(By.TAG_NAME, "title").get_attribute("textContent").split()[1]
+            for m in marks] == [f"#{row}" for row in rows]
+    diamonds = chart.find_elements(By.CSS_SELECTOR, "rect.mark.moderated")
+    assert len(diamonds) == len([s for s in steps if "moderated" in s.get_attribute("class")])
+    assert diamonds[0].value_of_css_property("fill") == "rgb(217, 119, 6)"   # the style sheet
+    line = chart.find_element(By.CSS_SELECTOR, "path.steps")
+    assert line.size["width"] > 200 and line.get_attribute("d").count("V") >= len(marks) - 1
+
+
+def test_a_fight_replayed_step_by_step_to_the_end(browser: Browser) -> None:
+    browser.visit("/fights")
+    browser.follow("a[href='/fights/1']")
+    browser.follow("a[href='/fights/1?step=0#step']")
+    seen: dict[int, str] = {}
+    while True:
+        (heading,) = browser.texts("#step-title")
+        number, last = (int(word) for word in heading.split()[1::2])
+        seen[number] = "\n".join(browser.texts("#step p"))
+        if number == last:
+            break
+        browser.follow("#step a[rel=next]")
+    assert list(seen) == list(range(last + 1)) == list(range(6))
+    assert browser.texts("#step a[rel=next]") == []
+    assert "Olaf wins by a kill." in seen[last]
+    assert "Taken back by mod's undo at step 3: misclick" in seen[2]
+    assert "Undo by mod, reason: misclick" in seen[3]
+    browser.follow("#step a[rel=prev]")
+    assert browser.texts("#step-title") == [f"Step {last - 1} of {last}"]
+
+
+def test_a_filtered_ledger_downloaded_holds_exactly_its_rows(browser: Browser,
+                                                              club: Club) -> None:
+    browser.visit("/ledger")
+    browser.driver.find_element(By.NAME, "warrior").send_keys("Gorbag")
+    browser.follow("form.filters button[type=submit]")
+    wanted = [row["id"] for row in club.referee.store.ledger_rows(
+        where=LedgerFilter(warrior="Gorbag"))]
+    assert f"{len(wanted)} rows match." in browser.texts("main p")[0]
+    with browser.download("a[href^='/ledger.csv']").open(newline="") as got:
+        rows = list(csv.DictReader(got))
+    assert [int(row["id"]) for row in rows] == wanted
+    assert {row["warrior"] for row in rows} == {"Gorbag"}
+    shown = json.loads(browser.download("a[href^='/ledger.json']").read_text())
+    assert [row["id"] for row in shown] == wanted
