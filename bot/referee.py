@@ -287,8 +287,7 @@ class Referee:
         :class:`WritesAfterAll` and does nothing, for the transport to queue it again on
         the records lane. A command first brings the club's settings up to date
         (:meth:`refresh`), a writer inside its unit of work."""
-        if self.lost is not None or self.is_ignored(msg.sender) or \
-                (msg.channel is not None and not self.serves(msg.channel)):
+        if self.lost is not None or (msg.channel is not None and not self.serves(msg.channel)):
             return []
         if writes is None:
             writes = self.writes(msg)
@@ -297,14 +296,15 @@ class Referee:
         parsed = split_command(msg.text, self.config.command_prefix)
         spec = self.commands.get(parsed[0]) if parsed is not None else None
         if parsed is None or (spec is None and not parsed[0].isalpha()):
-            self._saw(msg)   # chatter
+            if not self.is_ignored(msg.sender):   # chatter: as the list was last read
+                self._saw(msg)
             return []
         name, args = parsed
         ctx = Ctx(self, msg, name, args, writes=writes)
         try:
             with command_unit(ctx) if writes else nullcontext():
                 self.refresh()   # a writer reads, checks and writes in one transaction
-                if self.is_ignored(msg.sender):   # since another process's !mod ignore
+                if self.is_ignored(msg.sender):
                     return []
                 self._saw(msg)
                 if spec is None:
