@@ -39,6 +39,7 @@ from bot.odds import advice
 from bot.systems.plugin import Plugin
 from bot.systems.registry import PLUGINS
 from rules.errors import RulesError
+from storage.club import VersionReader
 from storage.errors import RecordsLost
 from storage.records import ClubState
 from storage.store import StorageError, Store
@@ -80,6 +81,7 @@ class Referee:
         writing command changes its own copy (:mod:`bot.chat.units`)."""
         self._settings[_CLUB] = ClubState(-1, {}, [])
         self._refreshing = threading.Lock()
+        self._version = VersionReader(store)
         self.people = People()
         """Who is behind which nick: for naming people in the channel, never for rights."""
         self.logins = Logins()
@@ -146,12 +148,12 @@ class Referee:
     def refresh(self) -> None:
         """The club's settings and chat-named moderators as committed, when another
         command (of any process) changed them since they were read: one read of the
-        club's version, and all of them read again when it moved. A writing command
-        calls it with the write lock held (:mod:`bot.chat.units`), so what it checks
-        no other process changes before it commits."""
+        club's version, and all of them read again when it moved. :meth:`handle` calls
+        it inside a writing command's unit of work, with the club's write lock held, so
+        what the command checks no other process changes before it commits."""
         with self._refreshing:   # the two lanes: one reading at a time
             kept = self._settings[_CLUB]
-            if self.store.club_version() != kept.version:
+            if self._version() != kept.version:
                 self._settings[_CLUB] = self.store.club_state(self.fold)
 
     @property
@@ -163,7 +165,10 @@ class Referee:
         """Add ``name`` as a moderator, or remove them: a ledger row (R8.2)."""
         self.store.set_moderator(name, added, actor, reason)
         kept = self._settings[_CLUB]
-        kept.moderators.append(name) if added else kept.moderators.remove(name)
+        if added:
+            kept.moderators.append(name)
+        else:
+            kept.moderators.remove(name)
         kept.version += 1   # as the store counts: stale only if another process wrote
 
     def table(self, channel: str) -> Table:

@@ -3,7 +3,7 @@
 ``#ancath`` apart, a store resuming only its own network's (and its own channels')
 fights, a fight's network in its ledger digest; and, between two stores or two
 processes at once, one open fight per warrior (R3.3), an intact ledger chain and an
-exact count of the club's settings changes.
+exact count of the club's settings changes, read by another process at once.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from sqlalchemy import text
 from transcript import command, warrior  # tests/unit, put on the path by conftest.py
 
 from rules.systems import AN_CATH
+from storage.club import VersionReader
 from storage.db import make_engine, open_database
 from storage.store import Busy, ChallengeRecord, OpenFight, Store
 
@@ -129,6 +130,29 @@ def test_a_fights_network_is_in_its_ledger_digest(stores: Callable[..., Store]) 
                            {"id": fight.id})
     assert any(f"fight {fight.id}" in problem and "setup" in problem
                for problem in plain.verify())
+
+
+def test_the_club_version_is_read_at_once_and_after_a_lost_connection(
+    stores: Callable[..., Store], database_url: str,
+) -> None:
+    mine, other = stores(), stores("beta")
+    read = VersionReader(mine)
+    assert read() == 0
+    other.set_setting("fairy_folk_open", True, "mod")
+    other.set_moderator("carol", True, "mod", "tourney")
+    assert read() == 2
+    with mine.unit():   # inside a unit: in its transaction, its own writes included
+        mine.set_setting("ignored", ["troll"], "mod")
+        assert read() == 3
+    if database_url.startswith("postgresql"):   # the server ends every other connection
+        with other.engine.connect() as connection:
+            connection.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                    "WHERE datname = current_database() "
+                                    "AND pid <> pg_backend_pid()"))
+    other.set_setting("fairy_folk_open", False, "mod")
+    assert read() == 4
+    read.close()
+    assert mine.club_state().settings == {"fairy_folk_open": False, "ignored": ["troll"]}
 
 
 def _at_once(url: str, *jobs: tuple[str, Callable[[Store], Any]]) -> list[Any]:
