@@ -96,7 +96,8 @@ async def count_lines(run: Running, olaf: IrcClient, gob: IrcClient, fights: int
                       manual: bool) -> dict[str, float]:
     """``fights`` fights in #arena; lines per turn and per input over all of them."""
     arena = "#arena"
-    run.referee.set_setting("rolls:#arena", "manual" if manual else "auto", "bench", "")
+    run.referee.set_setting(run.referee.channel_setting("rolls", arena),
+                            "manual" if manual else "auto", "bench", "")
     players = {"Olaf": olaf, "Gorbag": gob}
     lines = turns = inputs = 0
     for _ in range(fights):

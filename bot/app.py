@@ -49,7 +49,7 @@ def build_referee(
     engine = open_database(url)
     if not keyring.keys and not ledger.is_keyed(engine):
         keyring = load_keyring(url, key_file)   # the first start: make the default key
-    store = Store(engine, keyring=keyring)
+    store = Store(engine, keyring=keyring, network=config.network)
     store.check_signing_key()
     sealed = store.seal_legacy()
     if sealed:

@@ -26,6 +26,7 @@ from pydantic_settings import EnvSettingsSource, SettingsError
 
 from bot.chat.moderators import unverified_masks
 from bot.irc import tls
+from storage.models import DEFAULT_NETWORK
 
 __all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "LogConfig", "WebConfig",
            "environment", "load_config"]
@@ -195,6 +196,11 @@ class WebConfig(_Strict):
 class BotConfig(_Strict):
     database: str = DEFAULT_DATABASE
     """A SQLAlchemy URL, or a path to a SQLite file."""
+    network: str = DEFAULT_NETWORK
+    """The IRC network this process referees on, a short name (lowercase letters,
+    digits, ``-``; 1 to 16): fights, challenges and channel settings are kept by network
+    and channel, so processes on other networks share the database without their
+    channels meeting. ``default`` for a club on one network."""
     ledger_key_file: str | None = None
     """A file of ledger keys, one per line: the first signs, all verify. The environment
     variable ``ANCATH_LEDGER_KEY`` overrides it; with neither, a SQLite database gets a
@@ -209,6 +215,14 @@ class BotConfig(_Strict):
     irc: IrcConfig | None = None
     log: LogConfig = LogConfig()
     web: WebConfig = WebConfig()
+
+    @field_validator("network")
+    @classmethod
+    def _network(cls, value: str) -> str:
+        if not re.fullmatch(r"[a-z0-9-]{1,16}", value):
+            raise ValueError(f"{value[:40]!r}: a network is a short name, 1 to 16 lowercase "
+                             "letters, digits or '-' (libera, oftc-2)")
+        return value
 
     @field_validator("moderators")
     @classmethod

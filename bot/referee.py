@@ -3,11 +3,21 @@ short reply, and never lets an exception reach the channel.
 
 ``handle`` and ``tick`` are synchronous and return the lines to send; transports own
 the sending. Built by :func:`bot.app.build_referee` from the configuration.
+
+Several processes may referee on one club database: one per network (``network:``), or
+one network's channels split between them (``irc.channels``). A referee resumes and
+answers only its own network's channels, and only those listed when there is a list
+(:meth:`Referee.serves`). The settings and the moderators named in chat are every
+process's: a referee keeps them (:class:`storage.records.ClubState`) and, at each
+command, reads the club's version, one row, and reads them all again when it moved
+(:meth:`Referee.refresh`), so a change made in one process counts in every other from
+its next command.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from types import ModuleType
@@ -29,7 +39,9 @@ from bot.odds import advice
 from bot.systems.plugin import Plugin
 from bot.systems.registry import PLUGINS
 from rules.errors import RulesError
+from storage.club import VersionReader
 from storage.errors import RecordsLost
+from storage.records import ClubState
 from storage.store import StorageError, Store
 
 __all__ = ["COMMAND_MODULES", "REGISTRY", "Referee", "commands_for"]
@@ -49,6 +61,9 @@ def commands_for(plugins: Iterable[Plugin[Any, Any]]) -> Registry:
 
 REGISTRY = commands_for(PLUGINS.values())
 
+_CLUB = "club"
+"""The one key of the referee's kept :class:`ClubState`."""
+
 
 class Referee:
     def __init__(self, config: BotConfig, store: Store, dice: DiceSource, clock: Clock,
@@ -61,7 +76,12 @@ class Referee:
         self.clock = clock
         self.tables: Staged[Table] = Staged()
         """The table of each channel, channels compared by the network's casemapping."""
-        self._settings: Staged[Any] = Staged(exact=True)
+        self._settings: Staged[ClubState] = Staged(exact=True)
+        """The club's settings and chat-named moderators as last read (``_CLUB``); a
+        writing command changes its own copy (:mod:`bot.chat.units`)."""
+        self._settings[_CLUB] = ClubState(-1, {}, [])
+        self._refreshing = threading.Lock()
+        self._version = VersionReader(store)
         self.people = People()
         """Who is behind which nick: for naming people in the channel, never for rights."""
         self.logins = Logins()
@@ -70,8 +90,6 @@ class Referee:
         """The channels the bot serves (for lines every channel must hear)."""
         self.heard: Folded[str] = Folded()
         """Every channel a line came from (name -> name as first heard)."""
-        self.chat_moderators: list[str] = []
-        """Moderators added with ``!mod add``, from the ledger (``resume`` reads them)."""
         self.lost: str | None = None
         """Why the records are lost (the database file went away), once they are."""
         self.later: Callable[[list[Outgoing]], None] = lambda _out: None
@@ -91,13 +109,13 @@ class Referee:
             folded.remap(name)
 
     def resume(self) -> list[str]:
-        """Take up every unfinished fight from storage, and the moderators added and the
-        people ignored in chat; returns what failed to replay."""
-        self.chat_moderators = self.store.moderators(self.fold)
-        self.ignore_list()
+        """Take up the unfinished fights of the channels this referee serves from
+        storage, and the club's settings and moderators; returns what failed to replay."""
+        self.refresh()
         for channel, fight_id in self.store.latest_fights().items():
-            self.table(channel).last_fight_id = fight_id
-        fights, problems = self.store.open_fights()
+            if self.serves(channel):
+                self.table(channel).last_fight_id = fight_id
+        fights, problems = self.store.open_fights(self.serves)
         for fight in fights:
             table = self.table(fight.channel)
             table.fight, table.last_fight_id = fight, fight.id
@@ -120,6 +138,38 @@ class Referee:
         if table is None or table.fight is None:
             return None
         return Outgoing(table.channel, play.resumed(self, table), Priority.FIGHT)
+
+    def serves(self, channel: str) -> bool:
+        """Whether ``channel`` is this referee's: any channel of its network when the
+        config lists none, else a listed one (another process serves the rest)."""
+        return not self.channels or any(self.fold(c) == self.fold(channel)
+                                        for c in self.channels)
+
+    def refresh(self) -> None:
+        """The club's settings and chat-named moderators as committed, when another
+        command (of any process) changed them since they were read: one read of the
+        club's version, and all of them read again when it moved. :meth:`handle` calls
+        it inside a writing command's unit of work, with the club's write lock held, so
+        what the command checks no other process changes before it commits."""
+        with self._refreshing:   # the two lanes: one reading at a time
+            kept = self._settings[_CLUB]
+            if self._version() != kept.version:
+                self._settings[_CLUB] = self.store.club_state(self.fold)
+
+    @property
+    def chat_moderators(self) -> list[str]:
+        """Moderators added with ``!mod add``, from the ledger (R8.2)."""
+        return self._settings[_CLUB].moderators
+
+    def set_moderator(self, name: str, added: bool, actor: str, reason: str) -> None:
+        """Add ``name`` as a moderator, or remove them: a ledger row (R8.2)."""
+        self.store.set_moderator(name, added, actor, reason)
+        kept = self._settings[_CLUB]
+        if added:
+            kept.moderators.append(name)
+        else:
+            kept.moderators.remove(name)
+        kept.version += 1   # as the store counts: stale only if another process wrote
 
     def table(self, channel: str) -> Table:
         if channel not in self.tables:
@@ -191,19 +241,20 @@ class Referee:
         self.logins.gone(nick)
 
     def setting(self, key: str, default: Any) -> Any:
-        """A stored setting, read once and then kept: this referee is its only writer."""
-        if key not in self._settings:
-            self._settings[key] = self.store.setting(key, default)
-        return self._settings[key]
+        """A stored setting as of this command's :meth:`refresh`."""
+        return self._settings[_CLUB].settings.get(key, default)
 
     def set_setting(self, key: str, value: Any, actor: str, reason: str) -> None:
         self.store.set_setting(key, value, actor, reason)
-        self._settings[key] = value
+        kept = self._settings[_CLUB]
+        kept.settings[key] = value
+        kept.version += 1   # as the store counts: stale only if another process wrote
 
     def channel_setting(self, what: str, channel: str) -> str:
-        """The key of a channel's setting (``rolls:#duels``): by the spelling of the
-        channel's table, so every spelling the casemapping folds alike shares it."""
-        return f"{what}:{self.table(channel).channel.casefold()}"
+        """The key of a channel's setting (``rolls:libera:#duels``): by the network and
+        the spelling of the channel's table, so every spelling the casemapping folds
+        alike shares it."""
+        return f"{what}:{self.config.network}:{self.table(channel).channel.casefold()}"
 
     def rolls_mode(self, channel: str) -> str:
         return str(self.setting(self.channel_setting("rolls", channel), self.config.rolls))
@@ -235,32 +286,36 @@ class Referee:
 
     def handle(self, msg: Incoming, writes: bool | None = None) -> list[Outgoing]:
         """The lines to send in answer to one chat line (none for chatter, none to
-        someone ignored, and none at all once the records are lost). ``writes`` is the
-        lane the transport chose (:meth:`writes` when it queued the line): a line taken
-        for a reader that writes after all raises :class:`WritesAfterAll` and does
-        nothing, for the transport to queue it again on the records lane."""
-        if self.lost is not None or self.is_ignored(msg.sender):
+        someone ignored, none in a channel another process serves, and none at all once
+        the records are lost). ``writes`` is the lane the transport chose (:meth:`writes`
+        when it queued the line): a line taken for a reader that writes after all raises
+        :class:`WritesAfterAll` and does nothing, for the transport to queue it again on
+        the records lane. A command first brings the club's settings up to date
+        (:meth:`refresh`), a writer inside its unit of work."""
+        if self.lost is not None or (msg.channel is not None and not self.serves(msg.channel)):
             return []
         if writes is None:
             writes = self.writes(msg)
         elif not writes and self.writes(msg):
             raise WritesAfterAll(msg.text)
-        self.people.saw(msg.sender.nick, msg.sender.identity)
-        if msg.channel is not None:
-            self.heard.setdefault(msg.channel, msg.channel)
         parsed = split_command(msg.text, self.config.command_prefix)
-        if parsed is None:
+        spec = self.commands.get(parsed[0]) if parsed is not None else None
+        if parsed is None or (spec is None and not parsed[0].isalpha()):
+            if not self.is_ignored(msg.sender):   # chatter: as the list was last read
+                self._saw(msg)
             return []
         name, args = parsed
-        spec = self.commands.get(name)
         ctx = Ctx(self, msg, name, args, writes=writes)
-        if spec is None:
-            if name.isalpha():
-                ctx.reply(f"I don't know !{name}; !help lists the commands")
-            return ctx.out
         try:
             with command_unit(ctx) if writes else nullcontext():
-                spec.run(ctx)   # a writer reads, checks and writes in one transaction
+                self.refresh()   # a writer reads, checks and writes in one transaction
+                if self.is_ignored(msg.sender):
+                    return []
+                self._saw(msg)
+                if spec is None:
+                    ctx.reply(f"I don't know !{name}; !help lists the commands")
+                else:
+                    spec.run(ctx)
         except (DiceExhausted, WritesAfterAll):
             raise  # scripted dice ran out (a test or replay is wrong), or the wrong lane
         except RecordsLost as error:
@@ -274,6 +329,12 @@ class Referee:
             ctx.reply("that went wrong on my side and changed nothing; a moderator can "
                       "check the log")
         return ctx.out
+
+    def _saw(self, msg: Incoming) -> None:
+        """Who is behind the nick, and the channel, as a line shows them."""
+        self.people.saw(msg.sender.nick, msg.sender.identity)
+        if msg.channel is not None:
+            self.heard.setdefault(msg.channel, msg.channel)
 
     def _records_lost(self, why: str, channel: str | None) -> list[Outgoing]:
         """Stop taking commands, and say so once in every channel the bot serves."""

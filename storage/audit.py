@@ -40,7 +40,7 @@ _FIELDS = ("name", "name_key", "owner", "system", "culture", "profile", "skills"
 """The warrior's cached fields that verify compares with the chain, in this order
 (``culture``, ``armour``, ``skills`` and ``profile`` as ``profiles.recorded`` reads them
 from its profile)."""
-_PARTS = (("setup", "setup (system, kind, channel, sheets, sides)"),
+_PARTS = (("setup", "setup (system, kind, network, channel, sheets, sides)"),
           ("commands", "command log"), ("events", "event log"))
 
 

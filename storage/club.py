@@ -1,5 +1,12 @@
-"""What the club keeps besides warriors and fights: the pending challenges, the
-settings, and the moderators named in chat (read from their ledger rows)."""
+"""What the club keeps besides warriors and fights: the pending challenges (the store's
+network's), the settings, and the moderators named in chat (read from their ledger rows).
+
+Several processes may keep the settings and moderators in memory (``bot.referee``):
+every change of them adds one to the club's version (``ClubVersion``) in its own
+transaction, and a process reads that one row each command to know whether what it
+keeps is still the club's (``club_version``, or a ``VersionReader`` for a process that
+reads it at every command; ``club_state`` reads it all again).
+"""
 
 from __future__ import annotations
 
@@ -7,14 +14,25 @@ from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import Connection, Engine, delete, event, select, update
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 
 from storage import ledger
-from storage.models import LedgerRow, PendingChallenge, Setting
-from storage.records import ChallengeRecord
+from storage.models import ClubVersion, LedgerRow, PendingChallenge, Setting
+from storage.records import ChallengeRecord, ClubState
 from storage.unit_of_work import UnitOfWork
 
-__all__ = ["Club"]
+__all__ = ["Club", "VersionReader"]
+
+_VERSION = select(ClubVersion.version).where(ClubVersion.id == 1)
+
+
+def _bump(session: Session) -> None:
+    """One more change of the club's settings or moderators, in this transaction (the
+    row is migration 0007's)."""
+    session.execute(update(ClubVersion).where(ClubVersion.id == 1)
+                    .values(version=ClubVersion.version + 1))
 
 
 class Club(UnitOfWork):
@@ -24,25 +42,45 @@ class Club(UnitOfWork):
         """Keep ``record`` as its channel's pending challenge, in place of any other."""
         with self._tx() as session:
             key = record.channel.casefold()
-            session.execute(delete(PendingChallenge).where(PendingChallenge.channel_key == key))
-            session.add(PendingChallenge(channel_key=key, created_at=self._clock(),
-                                         **asdict(record)))
+            session.execute(delete(PendingChallenge).where(
+                PendingChallenge.network == self.network, PendingChallenge.channel_key == key))
+            session.add(PendingChallenge(network=self.network, channel_key=key,
+                                         created_at=self._clock(), **asdict(record)))
 
     def drop_challenge(self, channel: str) -> None:
         """The channel's pending challenge was answered, withdrawn or lapsed."""
         with self._tx() as session:
-            session.execute(delete(PendingChallenge)
-                            .where(PendingChallenge.channel_key == channel.casefold()))
+            session.execute(delete(PendingChallenge).where(
+                PendingChallenge.network == self.network,
+                PendingChallenge.channel_key == channel.casefold()))
 
-    def challenges(self) -> list[ChallengeRecord]:
-        """Every pending challenge, oldest first."""
+    def challenges(self, serves: Callable[[str], bool] = lambda _channel: True,
+                   ) -> list[ChallengeRecord]:
+        """Every pending challenge of this network in a channel ``serves`` names, oldest
+        first."""
         with self._tx(write=False) as session:
             rows = session.scalars(select(PendingChallenge)
+                                   .where(PendingChallenge.network == self.network)
                                    .order_by(PendingChallenge.created_at)).all()
             return [ChallengeRecord(r.channel, r.challenger, r.challenger_account, r.target,
-                                    r.target_account, r.kind) for r in rows]
+                                    r.target_account, r.kind) for r in rows if serves(r.channel)]
 
     # -- settings -----------------------------------------------------------------------
+
+    def club_version(self) -> int:
+        """How many times the settings and the chat-named moderators have changed: one
+        row by its key (in the unit's transaction inside one)."""
+        with self._tx(write=False) as session:
+            return session.scalar(_VERSION) or 0
+
+    def club_state(self, same: Callable[[str], str] = str) -> ClubState:
+        """Every setting and the chat-named moderators (``moderators``), with the
+        version they are at, read together."""
+        with self._tx(write=False) as session:
+            version = session.scalar(_VERSION) or 0   # first: what follows is as new
+            settings = {row.key: row.value.get("value")
+                        for row in session.scalars(select(Setting))}
+            return ClubState(version, settings, self._moderators(session, same))
 
     def setting(self, key: str, default: Any = None) -> Any:
         with self._tx(write=False) as session:
@@ -52,6 +90,7 @@ class Club(UnitOfWork):
     def set_setting(self, key: str, value: Any, actor: str, reason: str = "") -> None:
         """Change a setting; who, when and why are kept with it."""
         with self._tx() as session:
+            _bump(session)
             row = session.get(Setting, key)
             if row is None:
                 row = Setting(key=key, value={}, updated_by=actor, updated_at="")
@@ -64,14 +103,65 @@ class Club(UnitOfWork):
     def moderators(self, same: Callable[[str], str] = str) -> list[str]:
         """The moderators added in chat and not removed, from the ledger (R8.2)."""
         with self._tx(write=False) as session:
-            rows = session.scalars(select(LedgerRow).where(
-                LedgerRow.entry.in_(ledger.MODERATOR_ENTRIES)).order_by(LedgerRow.id))
-            return ledger.moderators(rows, self.keyring, same)
+            return self._moderators(session, same)
+
+    def _moderators(self, session: Session, same: Callable[[str], str]) -> list[str]:
+        rows = session.scalars(select(LedgerRow).where(
+            LedgerRow.entry.in_(ledger.MODERATOR_ENTRIES)).order_by(LedgerRow.id))
+        return ledger.moderators(rows, self.keyring, same)
 
     def set_moderator(self, name: str, added: bool, moderator: str, reason: str) -> None:
         """Add ``name`` as a moderator (or remove them): a ledger row, on no warrior."""
         with self._tx() as session:
+            _bump(session)
             self._append(session, warrior_id=None,
                          entry=ledger.MODERATOR_ENTRIES[0 if added else 1],
                          detail={"name": name}, actor=moderator, moderator=moderator,
                          reason=reason, created_at=self._clock())
+
+
+class VersionReader:
+    """``club.club_version()`` for a process that reads it at every command, as cheaply
+    as it can be read: inside a unit of work, one statement on the unit's connection (no
+    ORM query); outside one, on a connection kept for it, with no pool checkout or ping
+    and, on PostgreSQL, no transaction, one round trip (a transaction of its own costs
+    about 3 times as much on either database, measured in README). A connection that
+    broke is made again once; disposing of the engine closes it, as it does the pool's.
+    One thread at a time."""
+
+    def __init__(self, club: Club) -> None:
+        self._club = club
+        engine = club.engine
+        self._engine = engine.execution_options(isolation_level="AUTOCOMMIT") \
+            if engine.dialect.name == "postgresql" else club._reads
+        self._connection: Connection | None = None
+        event.listen(engine, "engine_disposed", self._disposed)
+
+    def __call__(self) -> int:
+        unit = self._club._open_unit()
+        if unit is not None:
+            return unit.session.connection().execute(_VERSION).scalar() or 0
+        try:
+            return self._read()
+        except DBAPIError as error:
+            self.close()
+            if not error.connection_invalidated:
+                raise
+            return self._read()   # the server restarted, or dropped the connection
+
+    def _read(self) -> int:
+        if self._connection is None:
+            self._connection = self._engine.connect()
+        with self._connection.begin():   # SQLite's read transaction; PostgreSQL's: none
+            return self._connection.execute(_VERSION).scalar() or 0
+
+    def close(self) -> None:
+        """Give the kept connection back."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def _disposed(self, _engine: Engine) -> None:
+        if self._connection is not None:   # its pool is gone: close the driver's own
+            self._connection.invalidate()
+        self.close()

@@ -2,7 +2,9 @@
 warrior changes in one transaction, closed, undone, and taken up again by replay.
 
 The database refuses a second open fight for a warrior or a channel (R3.3), and a
-second command with the same sequence number (``StaleFight``).
+second command with the same sequence number (``StaleFight``). A channel is the
+store's network's (``UnitOfWork.network``): two networks' ``#ancath`` are two channels,
+and a store resumes only its own network's fights.
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ class Fights(Awards):
                 sheets = tuple(fighter_of(row) for row in rows)
                 state, events = system.start(kind, sheets)
                 fight = Fight(
-                    channel=channel, system=system.name, kind=kind, active=True,
+                    network=self.network, channel=channel, system=system.name, kind=kind,
+                    active=True,
                     setup={"sheets": [encode(s) for s in sheets]}, started_at=now,
                 )
                 session.add(fight)
@@ -70,8 +73,9 @@ class Fights(Awards):
                     session.add(FightSide(fight_id=fight.id, side=side, warrior_id=row.id,
                                           account=account, active=True))
                 log_events(session, fight.id, 0, events)
-                session.execute(delete(PendingChallenge)   # it is answered
-                                .where(PendingChallenge.channel_key == channel.casefold()))
+                session.execute(delete(PendingChallenge).where(   # it is answered
+                    PendingChallenge.network == self.network,
+                    PendingChallenge.channel_key == channel.casefold()))
                 session.flush()
                 accounts = tuple(account for _, account in sides)
                 opened = OpenFight(fight.id, channel, system, kind, sheets, accounts,
@@ -191,14 +195,19 @@ class Fights(Awards):
             raise Busy("a fighter or the channel is busy in another fight") from error
         return replace(rebuilt, anchor=anchor)
 
-    def open_fights(self) -> tuple[list[OpenFight], list[str]]:
-        """Every unfinished fight rebuilt by replay, and what disagreed (never patched)."""
+    def open_fights(self, serves: Callable[[str], bool] = lambda _channel: True,
+                    ) -> tuple[list[OpenFight], list[str]]:
+        """Every unfinished fight of this network in a channel ``serves`` names, rebuilt
+        by replay, and what disagreed (never patched)."""
         fights: list[OpenFight] = []
         problems: list[str] = []
         with self._tx(write=False) as session:
             for fight_id, channel in session.execute(
-                select(Fight.id, Fight.channel).where(Fight.active).order_by(Fight.id)
+                select(Fight.id, Fight.channel)
+                .where(Fight.active, Fight.network == self.network).order_by(Fight.id)
             ):
+                if not serves(channel):
+                    continue
                 try:
                     fight, steps = replay(session, fight_id)
                 except Exception as error:  # a replay that fails is reported, not fixed
@@ -219,9 +228,11 @@ class Fights(Awards):
         return fights, problems
 
     def latest_fights(self) -> dict[str, int]:
-        """The newest fight of every channel, open or ended (what an undo works on)."""
+        """The newest fight of every channel of this network, open or ended (what an
+        undo works on)."""
         with self._tx(write=False) as session:
             rows = session.execute(select(Fight.channel, func.max(Fight.id))
+                                   .where(Fight.network == self.network)
                                    .group_by(Fight.channel))
             return {channel: fight_id for channel, fight_id in rows}
 

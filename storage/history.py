@@ -11,6 +11,9 @@ the warrior's own losses by ``yield`` and ``escape``, and a *prisoner taken* is 
 ``prisoner-taken`` ledger row whose captor is the warrior, unless a moderator's undo
 reversed it. BP *from fights* is the sum of the ledger rows that name a fight (awards
 and their reversals), BP *from moderators* that of ``moderator-bp`` rows.
+
+A fight's network is named (``FightSummary.network``) only when the club's fights are
+on more than one: a club on one network sees its channels as before.
 """
 
 from __future__ import annotations
@@ -116,13 +119,14 @@ class History(UnitOfWork):
                 .join(Warrior, Warrior.id == FightSide.warrior_id)
                 .where(FightSide.fight_id == fight_id).order_by(FightSide.side)).all()
             gained = _gained(session, [fight_id])
+            networks = _networks(session)
             return FightSummary(
                 fight.id, fight.channel, fight.system, fight.kind,
                 tuple(name for _, name, _, _ in seats),
                 tuple(account for _, _, account, _ in seats), fight.active,
                 fight.started_at, fight.ended_at, fight.ending, fight.winner,
                 tuple(gained.get((fight_id, wid), 0) for _, _, _, wid in seats),
-                fight.setup)
+                fight.setup, fight.network if networks else None)
 
     def fights(self, before: int | None = None, limit: int = 50) -> list[FightSummary]:
         """The newest fights (those numbered below ``before`` when given), newest first."""
@@ -142,6 +146,12 @@ class History(UnitOfWork):
                        FightCommand.created_at)
                 .where(FightCommand.fight_id == fight_id).order_by(FightCommand.seq)).all()
             return [LoggedCommand(seq, data, actor, at) for seq, data, actor, at in rows]
+
+
+def _networks(session: Session) -> bool:
+    """Whether the club's fights are on more than one network (from the index)."""
+    low, high = session.execute(select(func.min(Fight.network), func.max(Fight.network))).one()
+    return bool(low != high)
 
 
 def _captures(session: Session, captor: int) -> int:
@@ -197,6 +207,7 @@ def _lines(session: Session, warrior: int, seats: list[tuple[int, int]]) -> list
             .order_by(FightSide.side)):
         foes[fight_id].append(name)
     gained = _gained(session, ids)
+    networks = _networks(session)
     out = []
     for fight_id, side in seats:
         fight = fights[fight_id]
@@ -204,5 +215,5 @@ def _lines(session: Session, warrior: int, seats: list[tuple[int, int]]) -> list
             fight.id, fight.channel, fight.system, fight.kind, side,
             ", ".join(foes[fight_id]) or "?", result_of(side, fight.active, fight.winner),
             fight.ending, gained.get((fight_id, warrior), 0), fight.started_at,
-            fight.ended_at))
+            fight.ended_at, fight.network if networks else None))
     return out

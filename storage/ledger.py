@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session
 
 from storage.keys import Keyring
 from storage.models import (
+    DEFAULT_NETWORK,
     Entry,
     Fight,
     FightCommand,
@@ -233,8 +234,9 @@ def _attest_legacy(session: Session, chain: LedgerHead, kid: str, key: bytes,
             reason="a fight from before ledger keys, as stored when they came", attested=True))
 
 
-_FIGHT = select(Fight.system, Fight.kind, Fight.channel, Fight.setup, Fight.started_at,
-                Fight.ending, Fight.winner, Fight.ended_at).where(Fight.id == bindparam("fight"))
+_FIGHT = select(Fight.system, Fight.kind, Fight.network, Fight.channel, Fight.setup,
+                Fight.started_at, Fight.ending, Fight.winner, Fight.ended_at
+                ).where(Fight.id == bindparam("fight"))
 _SEATS = (select(FightSide.side, FightSide.warrior_id, FightSide.account)
           .where(FightSide.fight_id == bindparam("fight")).order_by(FightSide.side))
 _COMMANDS = (select(FightCommand.seq, FightCommand.command, FightCommand.actor,
@@ -263,6 +265,8 @@ def _fight_record(session: Session, fight_id: int, upto: int) -> tuple[
     events = [list(row) for row in session.execute(_EVENTS, where)]
     setup = {"system": fight.system, "kind": fight.kind, "channel": fight.channel,
              "setup": fight.setup, "started_at": fight.started_at, "sides": sides}
+    if fight.network != DEFAULT_NETWORK:   # digests from before networks stay as they were
+        setup["network"] = fight.network
 
     def digest(value: Any) -> str:
         return hashlib.sha256(canonical(value).encode()).hexdigest()
@@ -272,9 +276,9 @@ def _fight_record(session: Session, fight_id: int, upto: int) -> tuple[
 
 
 def fight_digest(session: Session, fight_id: int, upto: int) -> dict[str, str] | None:
-    """SHA-256 digests of a fight's setup (system, kind, channel, sheets, sides with their
-    accounts and warriors), its command log and its event log up to command ``upto``;
-    None when there is no such fight."""
+    """SHA-256 digests of a fight's setup (system, kind, channel and its network unless
+    ``default``, sheets, sides with their accounts and warriors), its command log and its
+    event log up to command ``upto``; None when there is no such fight."""
     record = _fight_record(session, fight_id, upto)
     return record[0] if record is not None else None
 

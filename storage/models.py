@@ -16,7 +16,9 @@ from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstrain
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
+    "DEFAULT_NETWORK",
     "Base",
+    "ClubVersion",
     "Entry",
     "Fight",
     "FightCommand",
@@ -29,6 +31,10 @@ __all__ = [
     "Status",
     "Warrior",
 ]
+
+DEFAULT_NETWORK = "default"
+"""The network of a club that plays on one (and of every row from before networks)."""
+
 
 class Entry(StrEnum):
     """What a ledger row records (its ``entry`` column holds the value)."""
@@ -141,12 +147,15 @@ class Fight(Base):
     __tablename__ = "fights"
     __table_args__ = (
         Index(
-            "one_open_fight_per_channel", "channel", unique=True,
+            "one_open_fight_per_channel", "network", "channel", unique=True,
             sqlite_where=text("active"), postgresql_where=text("active"),
         ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    network: Mapped[str] = mapped_column(String(16), index=True)
+    """The IRC network of its channel (the config's ``network``): two networks'
+    ``#ancath`` are two channels."""
     channel: Mapped[str] = mapped_column(String(64))
     system: Mapped[str] = mapped_column(String(16))
     kind: Mapped[str] = mapped_column(String(16))
@@ -208,12 +217,26 @@ class FightEvent(Base):
 
 
 class Setting(Base):
+    """A club-wide setting (``fairy_folk_open``, ``ignored``), or a channel's, keyed
+    ``<what>:<network>:<channel>`` (``rolls:default:#duels``)."""
+
     __tablename__ = "settings"
 
-    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    key: Mapped[str] = mapped_column(String(128), primary_key=True)
     value: Mapped[dict[str, Any]]
     updated_by: Mapped[str] = mapped_column(String(120))
     updated_at: Mapped[str] = mapped_column(String(32))
+
+
+class ClubVersion(Base):
+    """One row, a counter: every change of a setting or of the moderators named in chat
+    adds one to it in the same transaction, so a process that keeps them sees at its
+    next command that another process changed them (``bot.referee``)."""
+
+    __tablename__ = "club_version"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(default=0)
 
 
 class PendingChallenge(Base):
@@ -222,6 +245,7 @@ class PendingChallenge(Base):
 
     __tablename__ = "challenges"
 
+    network: Mapped[str] = mapped_column(String(16), primary_key=True)
     channel_key: Mapped[str] = mapped_column(String(64), primary_key=True)
     """The channel's name case-folded."""
     channel: Mapped[str] = mapped_column(String(64))

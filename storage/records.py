@@ -10,7 +10,7 @@ from rules.system import RulesState, RuleSystem
 from storage.ledger import Anchor
 from storage.models import Entry, Status
 
-__all__ = ["Award", "ChallengeRecord", "Entry", "FightLine", "FightSummary", "Fighter",
+__all__ = ["Award", "ChallengeRecord", "ClubState", "Entry", "FightLine", "FightSummary", "Fighter",
            "LedgerEntry", "LogPlace", "LoggedCommand", "ModeratorLog", "OpenFight", "Standing",
            "Status", "Step", "UndoRecord", "WarriorRecord", "WarriorStats"]
 
@@ -69,6 +69,19 @@ class ChallengeRecord:
     target: str
     target_account: str
     kind: str
+
+
+@dataclass
+class ClubState:
+    """The club's settings and the moderators named in chat, at one ``version`` of the
+    club (``storage.club``). Not frozen: the referee keeps one, and a writing command
+    changes a copy of its own that takes its place once committed
+    (``bot.chat.units.Staged``)."""
+
+    version: int
+    settings: dict[str, Any]
+    """Every setting's value by key (``ignored``, ``rolls:default:#duels``, ...)."""
+    moderators: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +156,10 @@ class Standing:
     """The identity that owns it (a services account, or a ``user@host`` never shown)."""
 
 
+def _place(channel: str, network: str | None) -> str:
+    return channel if network is None else f"{channel} on {network}"
+
+
 @dataclass(frozen=True, slots=True)
 class FightLine:
     """One fight as one of its warriors fought it (``!history``)."""
@@ -161,6 +178,14 @@ class FightLine:
     """Tenths of BP this warrior's ledger rows of the fight added."""
     started_at: str
     ended_at: str | None
+    network: str | None = None
+    """Its channel's network when the club's fights are on more than one network; None
+    when they are all on one (nothing to tell apart)."""
+
+    @property
+    def place(self) -> str:
+        """Its channel, with the network when there is one to name: ``#ancath on alpha``."""
+        return _place(self.channel, self.network)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +231,14 @@ class FightSummary:
     """Tenths of BP each side's warrior gained in it."""
     setup: dict[str, Any]
     """What its rules system's ``start`` needs (the sheets at the start)."""
+    network: str | None = None
+    """Its channel's network when the club's fights are on more than one network; None
+    when they are all on one (nothing to tell apart)."""
+
+    @property
+    def place(self) -> str:
+        """Its channel, with the network when there is one to name: ``#ancath on alpha``."""
+        return _place(self.channel, self.network)
 
 
 @dataclass(frozen=True, slots=True)

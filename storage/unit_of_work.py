@@ -36,7 +36,7 @@ from storage.db import READ_ONLY, sqlite_path
 from storage.errors import RecordsBusy, RecordsLost
 from storage.keys import Keyring, load_keyring
 from storage.ledger import Anchor
-from storage.models import Entry
+from storage.models import DEFAULT_NETWORK, Entry
 
 __all__ = ["Unit", "UnitOfWork", "now", "unique_conflict"]
 
@@ -100,11 +100,15 @@ class UnitOfWork:
     :mod:`storage.fights`, ...) build on it.
 
     ``keyring`` signs and checks the ledger; without one, the first write loads the
-    default for the engine's database (:func:`storage.keys.load_keyring`)."""
+    default for the engine's database (:func:`storage.keys.load_keyring`). ``network``
+    is the IRC network whose fights, challenges and channels this store opens and
+    resumes (the config's ``network``); warriors, the ledger and the club-wide settings
+    are every network's."""
 
     def __init__(self, engine: Engine, clock: Callable[[], str] = now,
-                 keyring: Keyring | None = None) -> None:
+                 keyring: Keyring | None = None, network: str = DEFAULT_NETWORK) -> None:
         self.engine = engine
+        self.network = network
         self._clock = clock
         self._keyring = keyring
         self._reads = engine.execution_options(**{READ_ONLY: True})

@@ -5,7 +5,8 @@ time limit (``!mod timelimit``) and ``!odds`` audience (``!mod odds``).
 The config file stays the root: only its moderators add or remove others, and none of
 them can be removed in chat. Moderators added in chat are ledger rows
 (:meth:`storage.store.Store.set_moderator`); the ignore list and channel settings are
-settings kept with who changed them and why. All take effect at once.
+settings kept with who changed them and why. All take effect at once, in every process
+on the club's database from its next command (``Referee.refresh``).
 """
 
 from __future__ import annotations
@@ -59,8 +60,7 @@ def _add(ctx: Ctx, args: list[str]) -> None:
                       "can take it; add a services account or a verified mask")
     if _named(ctx, name, [*referee.config.moderators, *referee.chat_moderators]):
         raise Refusal(f"{name} is a moderator already; !mod list names them")
-    referee.store.set_moderator(name, True, ctx.who, reason)
-    referee.chat_moderators.append(name)
+    referee.set_moderator(name, True, ctx.who, reason)
     ctx.reply(f"{name} is a moderator now (!mod remove {name} <reason> takes it back)")
 
 
@@ -76,8 +76,7 @@ def _remove(ctx: Ctx, args: list[str]) -> None:
     added = _named(ctx, name, referee.chat_moderators)
     if added is None:
         raise Refusal(f"{name} is not a moderator added in chat; !mod list names them")
-    referee.store.set_moderator(added, False, ctx.who, reason)
-    referee.chat_moderators.remove(added)
+    referee.set_moderator(added, False, ctx.who, reason)
     ctx.reply(f"{added} is no longer a moderator")
 
 

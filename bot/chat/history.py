@@ -3,9 +3,10 @@ warrior's last fights), ``!stats`` (a warrior's counts) and ``!fight`` (one figh
 brief, with where the leadership pages replay it).
 
 Each answer is one line. A list keeps as many of its entries as fit the line and ends
-with how many more there were (``| 2 more``). What the counts count is
-:mod:`storage.history`'s; docs/bot-behaviour.md says it for players. Players are named
-by account, never by ``user@host`` ("unregistered").
+with how many more there were (``| 2 more``). A fight's channel is named with its
+network (``ongoing in #ancath on libera``) when the club's fights are on more than one
+network. What the counts count is :mod:`storage.history`'s; docs/bot-behaviour.md says
+it for players. Players are named by account, never by ``user@host`` ("unregistered").
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ def _fought(line: FightLine) -> str:
     """``#3 2025-05-01 practice vs Gorbag: lost (escaped), +0.1 BP``."""
     head = f"#{line.id} {line.started_at[:10]} {line.kind} vs {line.foe}: "
     if line.result == "open":
-        return head + f"ongoing in {line.channel}"
+        return head + f"ongoing in {line.place}"
     return head + f"{_how(line.result, line.ending)}, {_bp(line.bp)} BP"
 
 
@@ -119,7 +120,7 @@ def _summary(fight: FightSummary, base_url: str | None) -> str:
         for name, account, tenths in zip(fight.names, fight.accounts, fight.bp, strict=True))
     parts = [f"Fight #{fight.id}, {fight.kind}, {fight.started_at[:10]}: {sides}"]
     if fight.active:
-        parts.append(f"ongoing in {fight.channel}")
+        parts.append(f"ongoing in {fight.place}")
     elif fight.winner is None:
         parts.append(_how("draw", fight.ending))
     else:

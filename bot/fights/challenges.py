@@ -165,8 +165,9 @@ def keep_challenge(referee: Referee, table: Table, challenge: Challenge | None) 
 
 
 def resume_challenges(referee: Referee) -> None:
-    """Take up the pending challenges from storage; each time limit starts again now."""
-    for kept in referee.store.challenges():
+    """Take up the pending challenges of the channels ``referee`` serves from storage;
+    each time limit starts again now."""
+    for kept in referee.store.challenges(referee.serves):
         referee.table(kept.channel).challenge = Challenge(
             kept.challenger, kept.challenger_account, kept.target, kept.target_account,
             kept.kind, referee.clock.now() + referee.turn_seconds(kept.channel))

@@ -14,6 +14,9 @@ caller's thread, so their answers (``Referee.later``) are ready at once and come
 ``say`` returns. A fight's closing line ends with its ledger anchor, ``ledger #<row>
 <mac>``; the MAC depends on the club's random key, so the lines say ``<mac>`` for it
 (``test_ledger_trust`` checks real anchors).
+
+Several clubs may share one database as processes do (``database`` a URL, each with its
+``network`` and its ``channels``, as ``irc.channels`` lists them).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pathlib import Path
 from bot.app import build_referee
 from bot.chat.messages import Incoming, Outgoing, Sender
 from bot.clock import FakeClock
-from bot.config import BotConfig
+from bot.config import BotConfig, IrcConfig
 from bot.dice import ScriptedDice
 from bot.irc.text import split_utf8
 from bot.odds.worker import InlineExecutor
@@ -45,10 +48,13 @@ def lines(out: list[Outgoing]) -> list[str]:
 class Club:
     def __init__(self, tmp_path: Path, *, moderators: tuple[str, ...] = ("mod",),
                  rolls: str = "auto", timeout_minutes: float = 10,
-                 fairy: bool = False, odds_ahead: bool = False) -> None:
-        self.db = str(tmp_path / "club.sqlite3")
+                 fairy: bool = False, odds_ahead: bool = False, database: str | None = None,
+                 network: str = "default", channels: tuple[str, ...] = ()) -> None:
+        self.db = database or str(tmp_path / "club.sqlite3")
+        irc = IrcConfig(server="irc.example.org", channels=list(channels)) if channels else None
         self.config = BotConfig(database=self.db, moderators=list(moderators), rolls=rolls,
-                                turn_timeout_minutes=timeout_minutes, fairy_folk_open=fairy)
+                                turn_timeout_minutes=timeout_minutes, fairy_folk_open=fairy,
+                                network=network, irc=irc)
         self.dice = ScriptedDice([])
         self.clock = FakeClock()
         self.sent: list[str] = []

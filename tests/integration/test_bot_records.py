@@ -639,7 +639,7 @@ def test_mod_undo_right_after_the_end_survives_a_restart(tmp_path: Path) -> None
 def test_mod_rolls_manual_then_auto(tmp_path: Path) -> None:
     club = make_club(tmp_path)
     assert only(club.say("mod !mod rolls manual")) == "#arena mod: rolls in #arena are now manual"
-    assert setting_row(club, "rolls:#arena") == ('{"value": "manual"}', "mod")
+    assert setting_row(club, "rolls:default:#arena") == ('{"value": "manual"}', "mod")
     club.say("olaf !challenge Gorbag")
     assert club.say("gob !accept")[-1].endswith(
         " Olaf (olaf), roll for initiative: !rol d100 (WeeChat, irssi: //rol d100)")
@@ -649,7 +649,7 @@ def test_mod_rolls_manual_then_auto(tmp_path: Path) -> None:
     assert club.say("gob !rol d100")[-1].endswith(" Olaf (olaf) chooses: !first | !second")
 
     assert only(club.say("mod !mod rolls auto")) == "#arena mod: rolls in #arena are now auto"
-    assert setting_row(club, "rolls:#arena") == ('{"value": "auto"}', "mod")
+    assert setting_row(club, "rolls:default:#arena") == ('{"value": "auto"}', "mod")
     club.say("olaf !first")
     club.dice.push(20)
     assert "[20 vs 25: hit]" in club.say("olaf !attack")[0]

@@ -214,7 +214,8 @@ def test_a_command_refused_after_it_wrote_says_and_keeps_nothing(
     def second_thoughts(ctx: Ctx) -> None:
         keep_challenge(ctx.referee, table_of(ctx), Challenge(
             "Olaf", "olaf", "Gorbag", "gob", "duel", ctx.referee.clock.now() + 600))
-        ctx.referee.set_setting("timelimit:#arena", 3, ctx.who, "quicker")
+        ctx.referee.set_setting(ctx.referee.channel_setting("timelimit", "#arena"), 3, ctx.who,
+                                "quicker")
         ctx.say("Gorbag, Olaf challenges you to a duel fight")
         raise Refusal("on second thoughts, no")
 
@@ -342,7 +343,8 @@ def test_a_rollback_in_one_channel_leaves_another_channels_commit(
     """Gorbag's fight with Olaf in #arena is being written when a moderator's command
     in #pit starts, waits for the lock, writes and is refused: the fight stays open."""
     def second_thoughts(ctx: Ctx) -> None:
-        ctx.referee.set_setting("timelimit:#pit", 3, ctx.who, "quicker")
+        ctx.referee.set_setting(ctx.referee.channel_setting("timelimit", "#pit"), 3, ctx.who,
+                                "quicker")
         raise Refusal("on second thoughts, no")
 
     commands = Registry()
@@ -411,5 +413,5 @@ def test_a_channel_setting_is_kept_by_the_tables_spelling_on_the_console(
                     "#a[1] gob !accept"], written.append, tick_seconds=0.05)
     assert "#a{1} mod: rolls in #a{1} are now manual" in written
     assert referee.rolls_mode("#a[1]") == "manual"
-    assert referee.store.setting("rolls:#a[1]", None) == "manual"
-    assert referee.store.setting("rolls:#a{1}", None) is None
+    assert referee.store.setting("rolls:default:#a[1]", None) == "manual"
+    assert referee.store.setting("rolls:default:#a{1}", None) is None

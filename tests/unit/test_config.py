@@ -18,6 +18,7 @@ def test_example_config_is_valid() -> None:
 def test_defaults_without_a_file() -> None:
     config = load_config(None)
     assert config.database.startswith("sqlite") and config.turn_timeout_minutes == 10
+    assert config.network == "default"
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -26,6 +27,10 @@ def test_defaults_without_a_file() -> None:
     ("colour: red\n", "colour: Extra inputs are not permitted"),
     ("- a list\n", "the top level must be a mapping"),
     ("rolls: [\n", "not valid YAML"),
+    ("network: Libera\n", "network: 'Libera': a network is a short name, 1 to 16 lowercase"),
+    ("network: a-network-too-long\n", "network: 'a-network-too-long': a network is"),
+    ("network: ''\n", "network: '': a network is"),
+    ("network: irc.libera.chat\n", "network: 'irc.libera.chat': a network is"),
 ])
 def test_errors_name_file_key_and_problem(tmp_path: Path, text: str, expected: str) -> None:
     path = tmp_path / "bot.yaml"
@@ -33,6 +38,11 @@ def test_errors_name_file_key_and_problem(tmp_path: Path, text: str, expected: s
     with pytest.raises(ConfigError) as error:
         load_config(path)
     assert str(path) in str(error.value) and expected in str(error.value)
+
+
+@pytest.mark.parametrize("name", ["libera", "oftc-2", "0", "sixteen-letters1"])
+def test_a_network_is_a_short_name(name: str) -> None:
+    assert BotConfig(network=name).network == name
 
 
 def test_missing_file(tmp_path: Path) -> None:

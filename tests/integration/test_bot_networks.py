@@ -1,0 +1,149 @@
+"""Several referees on one club database, as several bot processes are (README, "Many
+networks, many processes"), on every backend (``database_url``): each ``Club`` has its
+own engine, network and channels.
+
+Two networks' ``#ancath`` each hold a fight and a restart resumes each on its own
+network; one network's channels split between two referees, neither touching the
+other's; the club's settings and moderators, changed by one, counting in the other
+from its next command; and a fight's network named in chat and on the pages once the
+club has two.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from club import Club
+from starlette.testclient import TestClient
+
+from bot.web.app import make_app
+
+
+def fight(club: Club, channel: str, a: str = "Olaf", b: str = "Gorbag") -> int:
+    """``a`` (Free Clans) challenges ``b`` (a goblin) in ``channel`` and ``b``'s player
+    accepts; the fight's number."""
+    club.say(f"{channel} {b.lower()} !create {b} goblin club spear")
+    club.say(f"{channel} {a.lower()} !create {a} free-clans broadsword shield")
+    club.say(f"{channel} {a.lower()} !challenge {b}")
+    club.dice.push(50, 40)
+    accepted = club.say(f"{channel} {b.lower()} !accept")
+    assert accepted[0].startswith(f"{channel} Practice fight: {a} ({a.lower()}) vs {b}"), accepted
+    number = club.referee.table(channel).last_fight_id
+    assert number is not None
+    return number
+
+
+def test_two_networks_each_have_a_fight_open_in_their_ancath(
+    tmp_path: Path, database_url: str,
+) -> None:
+    alpha = Club(tmp_path / "alpha", database=database_url, network="alpha")
+    beta = Club(tmp_path / "beta", database=database_url, network="beta")
+    first = fight(alpha, "#ancath")
+    second = fight(beta, "#ancath", "Bran", "Snaga")
+    assert alpha.say("#ancath mod !mod rolls manual") == [
+        "#ancath mod: rolls in #ancath are now manual"]
+    alpha.say("#yard aed !create Aed free-clans axe shield")
+    beta.say("#yard conn !create Conn goblin axe shield")
+    alpha.say("#yard aed !challenge Conn")
+    beta.say("#yard conn !challenge Aed")
+
+    for club, mine in ((alpha, first), (beta, second)):
+        assert club.restart() == []
+        assert [f.id for f in club.referee.store.open_fights()[0]] == [mine]
+        assert club.referee.table("#ancath").fight.id == mine   # type: ignore[union-attr]
+    assert alpha.referee.rolls_mode("#ancath") == "manual"
+    assert beta.referee.rolls_mode("#ancath") == "auto"
+    assert alpha.referee.table("#yard").challenge.challenger == "Aed"   # type: ignore[union-attr]
+    assert beta.referee.table("#yard").challenge.challenger == "Conn"   # type: ignore[union-attr]
+    assert alpha.referee.store.setting("rolls:alpha:#ancath") == "manual"
+
+    assert beta.say(f"ann !fight {first}")[0].endswith("ongoing in #ancath on alpha")
+    history = alpha.say("ann !history Snaga")
+    assert history[0].startswith(f"#arena ann: Snaga's fights: #{second} ")
+    assert history[0].endswith(" practice vs Bran: ongoing in #ancath on beta")
+
+
+def test_one_network_split_between_two_referees(tmp_path: Path, database_url: str) -> None:
+    """East serves #east, west serves #west and #quiet: each resumes and answers only
+    its own channels; the warriors are the club's, so a warrior fighting in #east
+    cannot be challenged in #west."""
+    east = Club(tmp_path / "east", database=database_url, channels=("#East",))
+    west = Club(tmp_path / "west", database=database_url, channels=("#west", "#quiet"))
+    mine = fight(east, "#east")
+    theirs = fight(west, "#west", "Bran", "Snaga")
+    west.say("#quiet ulf !create Ulf free-clans axe shield")
+    west.say("#quiet aed !create Aed goblin axe shield")
+    assert west.say("#quiet ulf !challenge Olaf") == ["#quiet ulf: Olaf is already in a fight"]
+    assert west.say("#quiet ulf !challenge Aed")[0].startswith("#quiet Aed, Ulf challenges")
+
+    assert east.say("#west bran !status") == []   # not east's channel: not a word
+    assert east.say("#quiet mod !mod rolls manual") == []
+    assert west.say("#west bran !status")[0].startswith("#west ")
+
+    east.restart()
+    west.restart()
+    assert sorted(east.referee.tables) == ["#east"]
+    assert east.referee.table("#east").fight.id == mine   # type: ignore[union-attr]
+    assert sorted(west.referee.tables) == ["#quiet", "#west"]
+    assert west.referee.table("#west").fight.id == theirs   # type: ignore[union-attr]
+    assert west.referee.table("#quiet").challenge is not None
+    assert west.referee.store.setting("rolls:default:#quiet") is None
+
+
+def test_settings_and_moderators_changed_in_one_referee_count_in_the_other(
+    tmp_path: Path, database_url: str,
+) -> None:
+    """Club-wide, across networks: each change is seen by the other referee at its next
+    command, whichever lane that command runs on."""
+    one = Club(tmp_path / "one", database=database_url, network="alpha")
+    two = Club(tmp_path / "two", database=database_url, network="beta")
+    assert two.say("puck !create Puck fairy shortsword lajatang")[0].startswith(
+        "#arena puck: Fairy Folk")
+    one.say("mod !mod fairy open festival")
+    assert two.say("puck !create Puck fairy shortsword lajatang")[0].startswith(
+        "#arena puck: created Puck (fairy")
+
+    assert one.say("mod !mod add carol runs the tourney") == [
+        "#arena mod: carol is a moderator now (!mod remove carol <reason> takes it back)"]
+    assert two.say("carol !mod rolls manual") == ["#arena carol: rolls in #arena are now manual"]
+    one.say("mod !mod remove carol tourney over")
+    assert "moderators" in two.say("carol !mod rolls auto")[0]
+    assert two.referee.rolls_mode("#arena") == "manual"
+    assert one.referee.rolls_mode("#arena") == "auto"   # the channel of another network
+
+    one.say("mod !mod ignore spammer bots")
+    assert two.say("spammer !roll d6") == []   # a reading command
+    assert two.say("spammer !create Spam goblin club spear") == []   # a writing one
+    two.say("mod !mod unignore spammer sorry")
+    one.dice.push(4)
+    assert one.say("spammer !roll d6") == ["#arena spammer rolls d6 = [4] = 4"]
+
+
+def test_two_moderators_ignoring_at_once_in_two_referees_both_count(
+    tmp_path: Path, database_url: str,
+) -> None:
+    """The second ignore's referee last read the list before the first was added: its
+    command reads the list again inside its own transaction, so it adds to it rather
+    than write its old list back."""
+    one = Club(tmp_path / "one", database=database_url)
+    two = Club(tmp_path / "two", database=database_url)
+    assert two.referee.ignore_list() == []
+    one.say("mod !mod ignore spammer bots")
+    two.say("mod !mod ignore troll trolls")
+    assert one.referee.store.setting("ignored") == ["spammer", "troll"]
+    assert one.say("mod !mod list")[0].endswith("ignored: 2")
+
+
+def test_the_pages_name_a_fights_network_once_the_club_has_two(
+    tmp_path: Path, database_url: str,
+) -> None:
+    alpha = Club(tmp_path / "alpha", database=database_url, network="alpha")
+    first = fight(alpha, "#ancath")
+    pages = TestClient(make_app(alpha.referee.store))
+    assert "<dd>#ancath</dd>" in pages.get(f"/fights/{first}").text   # one network: no name
+    beta = Club(tmp_path / "beta", database=database_url, network="beta")
+    second = fight(beta, "#ancath", "Bran", "Snaga")
+    assert "<dd>#ancath on alpha</dd>" in pages.get(f"/fights/{first}").text
+    listed = pages.get("/fights").text
+    assert "<td>#ancath on alpha</td>" in listed and "<td>#ancath on beta</td>" in listed
+    assert beta.say(f"ann !fight {second}")[0].endswith("ongoing in #ancath on beta")
