@@ -34,7 +34,7 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, SessionTransaction
 
 from storage import ledger
 from storage.db import READ_ONLY, sqlite_path
@@ -92,6 +92,25 @@ class Unit:
     """A batch's unit (``UnitOfWork.batch``): each unit opened in it is a savepoint."""
     broken: bool = False
     """A batch's savepoint could be neither released nor rolled back: it must not commit."""
+    within: Unit | None = None
+    """The batch of a unit opened in one."""
+    savepoint: SessionTransaction | None = None
+    """A unit's savepoint in its batch."""
+    fresh: bool = False
+    """The savepoint covers no write yet: the unit's first write takes no other (one
+    round trip less each way on PostgreSQL)."""
+
+    def settle(self, keep: bool, *, again: bool = False) -> None:
+        """Release (``keep``) or roll back the savepoint of this unit in its batch, then
+        begin another (``again``); a failure breaks the batch."""
+        assert self.within is not None and self.savepoint is not None
+        try:
+            self.savepoint.commit() if keep else self.savepoint.rollback()
+            if again:
+                self.savepoint, self.fresh = self.session.begin_nested(), True
+        except BaseException:
+            self.within.broken = True
+            raise
 
 
 _UNITS: ContextVar[tuple[Unit, ...]] = ContextVar("ancath_units", default=())
@@ -104,12 +123,19 @@ def _keep_anchor(session: Session, before: Anchor | None) -> None:
         session.info["anchor"] = before
 
 
-def _settle(batch: Unit, end: Callable[[], None]) -> None:
-    """Release or roll back a savepoint of ``batch``; a failure breaks the batch."""
+@contextmanager
+def _write_savepoint(unit: Unit) -> Iterator[None]:
+    """A write's savepoint in ``unit``: its own, or for the first write of a unit in a
+    batch, the unit's (rolled back and begun again when the write fails)."""
+    if not unit.fresh:
+        with unit.session.begin_nested():
+            yield
+        return
+    unit.fresh = False
     try:
-        end()
+        yield
     except BaseException:
-        batch.broken = True
+        unit.settle(keep=False, again=True)
         raise
 
 
@@ -209,18 +235,17 @@ class UnitOfWork:
         an exception leaves it; one that can be neither breaks the batch."""
         session = batch.session
         before = session.info.get("anchor")
-        unit = Unit(self, session)
+        unit = Unit(self, session, within=batch, savepoint=session.begin_nested(), fresh=True)
         token = _UNITS.set((*_UNITS.get(), unit))
         try:
-            savepoint = session.begin_nested()
             try:
                 yield unit
             except BaseException:
-                _settle(batch, savepoint.rollback)
+                unit.settle(keep=False)
                 session.info.pop("anchor", None)   # appended in what was rolled back
                 _keep_anchor(session, before)
                 raise
-            _settle(batch, savepoint.commit)
+            unit.settle(keep=True)
             batch.wrote = batch.wrote or unit.wrote
         finally:
             _UNITS.reset(token)
@@ -248,7 +273,7 @@ class UnitOfWork:
         before = session.info.pop("anchor", None)
         try:
             if write:
-                with _busy(), session.begin_nested():
+                with _busy(), _write_savepoint(unit):
                     yield session
                 unit.wrote = True
             else:

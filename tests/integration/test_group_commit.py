@@ -41,7 +41,7 @@ from bot.chat.records_lane import RecordsLane, together
 from bot.chat.registry import Ctx, Refusal, Registry, Spec
 from bot.referee import Referee
 from storage.errors import BatchBroken
-from storage.store import Store
+from storage.store import DuplicateName, Store
 
 CHALLENGE = "#arena Gorbag, Olaf challenges you to a duel fight: gob may !accept or !decline."
 
@@ -196,8 +196,12 @@ def test_a_unit_that_fails_in_a_batch_takes_back_only_its_rows(referee: Referee)
     counted = Transactions(store.engine)
     with store.batch():
         with store.unit():
+            with pytest.raises(DuplicateName):   # its first write, refused and caught
+                store.create_warrior(warrior("olaf", "goblin", "club", "spear"), "gob")
             store.create_warrior(ULF, "ulf")
         with pytest.raises(Refusal), store.unit():
+            with pytest.raises(DuplicateName):   # its savepoint is begun again
+                store.create_warrior(warrior("ulf", "goblin", "club", "spear"), "gob")
             store.create_warrior(VIK, "vik")
             raise Refusal("no, after all")
         with store.unit():
