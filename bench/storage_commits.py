@@ -149,17 +149,22 @@ def main(argv: list[str] | None = None) -> int:
         path = args.sqlite or str(Path(scratch) / "bench.sqlite3")
         report("sqlite", run(f"sqlite:///{path}", args.commands, args.seed))
 
-    pg_url = args.pg_url or os.environ.get("ANCATH_BENCH_PG_URL") or os.environ.get(
-        "ANCATH_TEST_PG_URL")
-    if args.no_pg:
-        return 0
-    if not pg_url:
-        print("no PostgreSQL URL (--pg-url, ANCATH_BENCH_PG_URL or ANCATH_TEST_PG_URL): "
-              "skipping storage.postgresql", file=sys.stderr)
-        return 0
-    with scratch_pg_database(pg_url) as url:
-        report("postgresql", run(url, args.commands, args.seed))
+    pg_url = pg_server(args, "storage.postgresql")
+    if pg_url is not None:
+        with scratch_pg_database(pg_url) as url:
+            report("postgresql", run(url, args.commands, args.seed))
     return 0
+
+
+def pg_server(args: argparse.Namespace, figures: str) -> str | None:
+    """The PostgreSQL server's URL: ``--pg-url``, else from the environment; None (and
+    why ``figures`` are skipped) with ``--no-pg`` or none given."""
+    url: str | None = args.pg_url or os.environ.get("ANCATH_BENCH_PG_URL") or \
+        os.environ.get("ANCATH_TEST_PG_URL")
+    if url is None and not args.no_pg:
+        print("no PostgreSQL URL (--pg-url, ANCATH_BENCH_PG_URL or ANCATH_TEST_PG_URL): "
+              f"skipping {figures}", file=sys.stderr)
+    return None if args.no_pg else url
 
 
 if __name__ == "__main__":

@@ -212,6 +212,9 @@ class BotConfig(_Strict):
     rolls: Literal["auto", "manual"] = "auto"
     turn_timeout_minutes: float = Field(10, gt=0)
     command_prefix: str = Field("!", min_length=1, max_length=3)
+    group_commit_ms: float = Field(1.0, ge=0, le=100)
+    """Writing commands that arrive within this many milliseconds of each other share
+    one transaction and one sync to disk (bot/chat/records_lane.py); 0: each its own."""
     irc: IrcConfig | None = None
     log: LogConfig = LogConfig()
     web: WebConfig = WebConfig()

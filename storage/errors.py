@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "BatchBroken",
     "Busy",
     "DatabaseProblem",
     "DuplicateName",
@@ -12,6 +13,11 @@ __all__ = [
     "StorageError",
     "UnknownWarrior",
 ]
+
+
+class BatchBroken(Exception):
+    """A batch of units (group commit) could not settle one of its savepoints: it is
+    rolled back whole. Not a :class:`StorageError`: no command is refused by it."""
 
 
 class StorageError(Exception):

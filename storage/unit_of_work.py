@@ -15,6 +15,11 @@ transaction-scoped advisory lock), so two writing commands, in one bot or in two
 processes on one database, run one after the other and never both pass a check that
 the other's write would fail. A store method's write inside a unit is a savepoint: when
 it fails, only its own rows are taken back, as when it was a transaction of its own.
+
+``UnitOfWork.batch`` is group commit: one write transaction, and one sync to disk, for
+several units. Each unit opened inside it is a savepoint of its own, so a unit that fails
+takes back only its own rows, as when it was a transaction of its own; the batch commits
+once at its end, or keeps nothing.
 """
 
 from __future__ import annotations
@@ -29,11 +34,11 @@ from typing import Any
 
 from sqlalchemy import Engine, text
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, SessionTransaction
 
 from storage import ledger
 from storage.db import READ_ONLY, sqlite_path
-from storage.errors import RecordsBusy, RecordsLost
+from storage.errors import BatchBroken, RecordsBusy, RecordsLost
 from storage.keys import Keyring, load_keyring
 from storage.ledger import Anchor
 from storage.models import DEFAULT_NETWORK, Entry
@@ -81,7 +86,31 @@ class Unit:
     owner: UnitOfWork
     session: Session
     wrote: bool = False
-    """Whether a store method wrote in it (what a rollback takes back)."""
+    """Whether a store method wrote in it (what a rollback takes back); a batch, whether
+    a unit in it wrote and was kept."""
+    batch: bool = False
+    """A batch's unit (``UnitOfWork.batch``): each unit opened in it is a savepoint."""
+    broken: bool = False
+    """A batch's savepoint could be neither released nor rolled back: it must not commit."""
+    within: Unit | None = None
+    """The batch of a unit opened in one."""
+    savepoint: SessionTransaction | None = None
+    """A unit's savepoint in its batch."""
+    fresh: bool = False
+    """The savepoint covers no write yet: the unit's first write takes no other (one
+    round trip less each way on PostgreSQL)."""
+
+    def settle(self, keep: bool, *, again: bool = False) -> None:
+        """Release (``keep``) or roll back the savepoint of this unit in its batch, then
+        begin another (``again``); a failure breaks the batch."""
+        assert self.within is not None and self.savepoint is not None
+        try:
+            self.savepoint.commit() if keep else self.savepoint.rollback()
+            if again:
+                self.savepoint, self.fresh = self.session.begin_nested(), True
+        except BaseException:
+            self.within.broken = True
+            raise
 
 
 _UNITS: ContextVar[tuple[Unit, ...]] = ContextVar("ancath_units", default=())
@@ -92,6 +121,22 @@ def _keep_anchor(session: Session, before: Anchor | None) -> None:
     """The newest anchor of the unit again, when the method just done appended none."""
     if "anchor" not in session.info and before is not None:
         session.info["anchor"] = before
+
+
+@contextmanager
+def _write_savepoint(unit: Unit) -> Iterator[None]:
+    """A write's savepoint in ``unit``: its own, or for the first write of a unit in a
+    batch, the unit's (rolled back and begun again when the write fails)."""
+    if not unit.fresh:
+        with unit.session.begin_nested():
+            yield
+        return
+    unit.fresh = False
+    try:
+        yield
+    except BaseException:
+        unit.settle(keep=False, again=True)
+        raise
 
 
 class UnitOfWork:
@@ -140,30 +185,74 @@ class UnitOfWork:
         return self._keyring
 
     def _open_unit(self) -> Unit | None:
-        return next((unit for unit in _UNITS.get() if unit.owner is self), None)
+        """The innermost unit of this store open on this thread."""
+        return next((unit for unit in reversed(_UNITS.get()) if unit.owner is self), None)
 
     @contextmanager
     def unit(self) -> Iterator[Unit]:
         """One write transaction for everything the store does inside the ``with``, on
         this thread: committed at its end, rolled back when an exception leaves it (a
-        refusal included), nothing of it kept. A unit opened inside one joins it."""
+        refusal included), nothing of it kept. A unit opened inside one joins it; inside
+        a batch it is a savepoint of the batch's transaction."""
         opened = self._open_unit()
-        if opened is not None:
+        if opened is not None and opened.batch:
+            with self._part(opened) as unit:
+                yield unit
+        elif opened is not None:
             yield opened
-            return
+        else:
+            with self._write_lock(batch=False) as unit:
+                yield unit
+
+    @contextmanager
+    def batch(self) -> Iterator[Unit]:
+        """One write transaction for the units opened inside the ``with`` on this thread
+        (group commit): committed once at its end, unless a savepoint broke
+        (``BatchBroken``); any exception that leaves it keeps none of it."""
+        if self._open_unit() is not None:
+            raise RuntimeError("a batch opens no unit of its own inside another")
+        with self._write_lock(batch=True) as batch:
+            yield batch
+            if batch.broken:
+                raise BatchBroken("a savepoint of the batch could not be settled")
+
+    @contextmanager
+    def _write_lock(self, *, batch: bool) -> Iterator[Unit]:
+        """A new write transaction holding the club's write lock from its first moment."""
         self._still_there()
         with _busy(), Session(self.engine, expire_on_commit=False) as session, \
                 session.begin():
             session.connection()   # SQLite's BEGIN IMMEDIATE: the write lock, now
             if session.get_bind().dialect.name == "postgresql":
                 session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": UNIT_LOCK})
-            unit = Unit(self, session)
+            unit = Unit(self, session, batch=batch)
             token = _UNITS.set((*_UNITS.get(), unit))
             try:
                 yield unit
             finally:
                 _UNITS.reset(token)
         self._still_there()  # committed to the file we opened, or not acknowledged
+
+    @contextmanager
+    def _part(self, batch: Unit) -> Iterator[Unit]:
+        """A unit inside ``batch``: a savepoint, released at its end or rolled back when
+        an exception leaves it; one that can be neither breaks the batch."""
+        session = batch.session
+        before = session.info.get("anchor")
+        unit = Unit(self, session, within=batch, savepoint=session.begin_nested(), fresh=True)
+        token = _UNITS.set((*_UNITS.get(), unit))
+        try:
+            try:
+                yield unit
+            except BaseException:
+                unit.settle(keep=False)
+                session.info.pop("anchor", None)   # appended in what was rolled back
+                _keep_anchor(session, before)
+                raise
+            unit.settle(keep=True)
+            batch.wrote = batch.wrote or unit.wrote
+        finally:
+            _UNITS.reset(token)
 
     @contextmanager
     def _tx(self, *, write: bool = True) -> Iterator[Session]:
@@ -188,7 +277,7 @@ class UnitOfWork:
         before = session.info.pop("anchor", None)
         try:
             if write:
-                with _busy(), session.begin_nested():
+                with _busy(), _write_savepoint(unit):
                     yield session
                 unit.wrote = True
             else:

@@ -1,11 +1,12 @@
 """Where the referee's work runs: off the event loop every channel shares, in two lanes.
 
 The *records* lane is one thread that runs, in order, everything that may write the
-club's records or change a fight (commands, the clock's ticks, resume lines). The *talk*
-lane is another thread for what only reads or talks (``!roll``, ``!help``, ``!sheet``,
-``!status``, ``!odds``, ``!mod login``, refusals of unknown commands). A database
-another process holds locked delays only the records lane; the event loop keeps the
-connection alive and every other answer flows.
+club's records or change a fight (commands, the clock's ticks, resume lines); writing
+commands that arrive together share one transaction there (group commit,
+:mod:`bot.chat.records_lane`). The *talk* lane is another thread for what only reads or
+talks (``!roll``, ``!help``, ``!sheet``, ``!status``, ``!odds``, ``!mod login``,
+refusals of unknown commands). A database another process holds locked delays only the
+records lane; the event loop keeps the connection alive and every other answer flows.
 
 A chat line's lane is chosen once, as it is queued, and the referee is told which
 (:meth:`bot.referee.Referee.handle`): a line queued as a reader that writes when it runs
@@ -18,10 +19,11 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from bot.chat.messages import Incoming, Outgoing
+from bot.chat.records_lane import MOST, RecordsLane, Work
 from bot.chat.registry import WritesAfterAll
 
 if TYPE_CHECKING:
@@ -29,53 +31,66 @@ if TYPE_CHECKING:
 
 __all__ = ["Lanes"]
 
-Work = Callable[[], list[Outgoing] | None]
 Guard = Callable[[Callable[[], list[Outgoing]]], list[Outgoing] | None]
 
 
 class Lanes:
-    def __init__(self) -> None:
-        self._records = ThreadPoolExecutor(1, thread_name_prefix="records")
+    """The two lanes; ``window`` is group commit's, in seconds (0: each command alone)."""
+
+    def __init__(self, window: float = 0.0, most: int = MOST) -> None:
+        self._records = RecordsLane(window, most)
         self._talk = ThreadPoolExecutor(1, thread_name_prefix="talk")
 
     def run(self, writes: bool, work: Work,
             deliver: Callable[[list[Outgoing]], None]) -> asyncio.Future[list[Outgoing] | None]:
-        """Run ``work`` in its lane; ``deliver`` gets its lines back on the event loop."""
-        lane = self._records if writes else self._talk
-        future = asyncio.get_running_loop().run_in_executor(lane, work)
-
-        def done(finished: asyncio.Future[list[Outgoing] | None]) -> None:
-            if not finished.cancelled() and finished.exception() is None:
-                deliver(finished.result() or [])
-
-        future.add_done_callback(done)
-        return future
+        """Run ``work`` in its lane, alone; ``deliver`` gets its lines back on the event
+        loop."""
+        return _delivered(self._records.submit(work) if writes else self._talk.submit(work),
+                          deliver)
 
     def line(self, referee: Referee, msg: Incoming, guard: Guard,
              deliver: Callable[[list[Outgoing]], None]) -> None:
         """Answer one chat line on the lane :meth:`Referee.writes` picks now (``guard``
         keeps the referee's failures off the loop); on the records lane when it turns
         out to write."""
-        writes = referee.writes(msg)
+        if referee.writes(msg):
+            self._command(referee, msg, guard, deliver)
+            return
         moved = threading.Event()
 
         def handle() -> list[Outgoing]:
             try:
-                return referee.handle(msg, writes)
+                return referee.handle(msg, False)
             except WritesAfterAll:
                 moved.set()
                 return []
 
-        def work() -> list[Outgoing] | None:
-            return guard(handle)
-
         def again(_finished: asyncio.Future[list[Outgoing] | None]) -> None:
             if moved.is_set():
-                self.run(True, lambda: guard(lambda: referee.handle(msg, True)), deliver)
+                self._command(referee, msg, guard, deliver)
 
-        self.run(writes, work, deliver).add_done_callback(again)
+        self.run(False, lambda: guard(handle), deliver).add_done_callback(again)
+
+    def _command(self, referee: Referee, msg: Incoming, guard: Guard,
+                 deliver: Callable[[list[Outgoing]], None]) -> None:
+        """A writing command, on the records lane, where it may share a transaction."""
+        _delivered(self._records.submit(lambda: guard(lambda: referee.handle(msg, True)),
+                                        referee), deliver)
 
     def close(self) -> None:
         """Stop taking work; what runs finishes, what waits is dropped."""
-        for lane in (self._records, self._talk):
-            lane.shutdown(wait=False, cancel_futures=True)
+        self._records.close()
+        self._talk.shutdown(wait=False, cancel_futures=True)
+
+
+def _delivered(future: Future[list[Outgoing] | None],
+               deliver: Callable[[list[Outgoing]], None]) -> asyncio.Future[list[Outgoing] | None]:
+    """``future`` on the running event loop, its lines to ``deliver`` when it is done."""
+    waited = asyncio.wrap_future(future)
+
+    def done(finished: asyncio.Future[list[Outgoing] | None]) -> None:
+        if not finished.cancelled() and finished.exception() is None:
+            deliver(finished.result() or [])
+
+    waited.add_done_callback(done)
+    return waited

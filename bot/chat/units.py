@@ -9,30 +9,42 @@ rolled back after a write (a refusal after the write, a commit that failed), not
 did is kept: its copies, the lines it meant to say and the moderators it added in chat
 are dropped with its rows, and only the reason is said. A command refused before it
 wrote keeps what it read, as a command outside a unit does.
+
+Commands run together in one transaction (:func:`batch_unit`, group commit) stage in
+layers: the batch's copies, and each command's over them, made from the batch's. A
+command that ends (or is refused before it wrote) merges its layer into the batch's, so
+the next command sees what it did; one rolled back after a write drops its layer with
+its savepoint. The batch's layer is published once the batch is committed, and dropped
+with everything else when it is not.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.chat.registry import Ctx
 from bot.irc.casemap import DEFAULT, Folded, fold
+from storage.unit_of_work import Unit
 
-__all__ = ["Staged", "command_unit"]
+if TYPE_CHECKING:
+    from bot.referee import Referee
+
+__all__ = ["Staged", "batch_unit", "command_unit"]
 
 V = TypeVar("V")
 
 
 class Staged(Folded[V]):
-    """A :class:`Folded` whose values a unit on one thread changes on copies: while
-    :meth:`stage` is on, that thread reads and writes its copies (made as it first
-    reads a value) and every other thread the committed values; :meth:`publish` puts
-    the copies in their place, :meth:`drop` forgets them. ``exact`` compares keys as
-    they are spelled (for the settings), not by the casemapping."""
+    """A :class:`Folded` whose values a unit on one thread changes on copies: while it
+    has a layer staged, that thread reads and writes copies in its top layer (made as it
+    first reads a value, from the layers below or the committed values) and every other
+    thread the committed values; :meth:`publish` merges the top layer into the one below
+    it (the last into the committed values), :meth:`drop` forgets it. ``exact`` compares
+    keys as they are spelled (for the settings), not by the casemapping."""
 
     def __init__(self, casemapping: str = DEFAULT, *, exact: bool = False) -> None:
         super().__init__(casemapping)
@@ -42,48 +54,59 @@ class Staged(Folded[V]):
     def _key(self, name: str) -> str:
         return name if self._exact else fold(name, self.casemapping)
 
-    def _staged(self) -> dict[str, tuple[str, V]] | None:
-        staged: dict[str, tuple[str, V]] | None = getattr(self._local, "items", None)
-        return staged
+    def _layers(self) -> list[dict[str, tuple[str, V]]]:
+        layers: list[dict[str, tuple[str, V]]] | None = getattr(self._local, "layers", None)
+        if layers is None:
+            layers = self._local.layers = []
+        return layers
 
     def __getitem__(self, name: str) -> V:
-        key, staged = self._key(name), self._staged()
-        if staged is None:
+        key, layers = self._key(name), self._layers()
+        if not layers:
             return self._items[key][1]
-        if key not in staged:
-            spelled, value = self._items[key]
-            staged[key] = (spelled, _copy(value))
-        return staged[key][1]
+        top = layers[-1]
+        if key not in top:
+            spelled, value = next((layer[key] for layer in reversed(layers) if key in layer),
+                                  None) or self._items[key]
+            top[key] = (spelled, _copy(value))
+        return top[key][1]
 
     def __setitem__(self, name: str, value: V) -> None:
-        staged = self._staged()
-        (self._items if staged is None else staged)[self._key(name)] = (name, value)
+        layers = self._layers()
+        (layers[-1] if layers else self._items)[self._key(name)] = (name, value)
 
     def __delitem__(self, name: str) -> None:
-        if self._staged() is not None:
+        if self._layers():
             raise RuntimeError("a unit never forgets a value")
         del self._items[self._key(name)]
 
     def __iter__(self) -> Iterator[str]:
         items = dict(self._items)   # one step: another thread may add meanwhile
-        items.update(self._staged() or {})
+        for layer in self._layers():
+            items.update(layer)
         return iter([name for name, _ in items.values()])
 
     def __len__(self) -> int:
-        return len(self._items.keys() | (self._staged() or {}).keys())
+        return len(set(self._items).union(*self._layers()))
+
+    def depth(self) -> int:
+        """How many layers this thread has staged."""
+        return len(self._layers())
 
     def stage(self) -> None:
-        """From now on this thread changes copies."""
-        self._local.items = {}
+        """From now on this thread changes copies, in a new layer."""
+        self._layers().append({})
 
     def publish(self) -> None:
-        """This thread's copies become the values every thread reads."""
-        self._items.update(self._local.items)
-        self._local.items = None
+        """This thread's top layer goes into the one below it, or becomes the values
+        every thread reads."""
+        layers = self._layers()
+        top = layers.pop()
+        (layers[-1] if layers else self._items).update(top)
 
     def drop(self) -> None:
-        """Forget this thread's copies."""
-        self._local.items = None
+        """Forget this thread's top layer."""
+        self._layers().pop()
 
 
 def _copy(value: V) -> V:
@@ -97,35 +120,47 @@ def _copy(value: V) -> V:
 
 @contextmanager
 def command_unit(ctx: Ctx) -> Iterator[None]:
-    """The ``with`` around a writing command's handler."""
-    referee, said = ctx.referee, len(ctx.out)
-    staged = (referee.tables, referee._settings)
-    wrote = False
-    with _staging(staged) as keep:
-        try:
-            with referee.store.unit() as unit:   # its end commits
-                moderators = list(referee.chat_moderators)   # with the lock held
-                for mapping in staged:
-                    mapping.stage()
-                try:
-                    yield
-                finally:
-                    wrote = unit.wrote
-        except BaseException:
-            if wrote:
-                keep[0] = False
-                referee.chat_moderators[:] = moderators
-                del ctx.out[said:]
-            raise
+    """The ``with`` around a writing command's handler (in a batch, its savepoint)."""
+    said = len(ctx.out)
+    unit: Unit | None = None
+    try:
+        with _staging(ctx.referee, ctx.referee.store.unit) as unit:
+            yield
+    except BaseException:
+        if unit is not None and unit.wrote:
+            del ctx.out[said:]
+        raise
+
+
+def batch_unit(referee: Referee) -> AbstractContextManager[Unit]:
+    """The ``with`` around writing commands run together (group commit), each in its
+    :func:`command_unit`: what they staged is published once it is committed."""
+    return _staging(referee, referee.store.batch)
 
 
 @contextmanager
-def _staging(staged: tuple[Staged[Any], ...]) -> Iterator[list[bool]]:
-    """Publish what was staged when the ``with`` ends, unless it set ``keep[0]`` False."""
-    keep = [True]
+def _staging(referee: Referee, opening: Callable[[], AbstractContextManager[Unit]],
+             ) -> Iterator[Unit]:
+    """``opening()``'s unit with a layer of the referee's memory staged: published when
+    the unit has ended (committed, or refused before it wrote), dropped with the
+    moderators added in chat when it was rolled back after a write."""
+    memory: tuple[Staged[Any], ...] = (referee.tables, referee._settings)
+    depths = [mapping.depth() for mapping in memory]
+    moderators: list[str] = []
+    keep = True
+    unit: Unit | None = None
     try:
-        yield keep
+        with opening() as unit:
+            moderators = list(referee.chat_moderators)   # with the lock held
+            for mapping in memory:
+                mapping.stage()
+            yield unit
+    except BaseException:
+        if unit is not None and unit.wrote:
+            keep = False
+            referee.chat_moderators[:] = moderators
+        raise
     finally:
-        for mapping in staged:
-            if mapping._staged() is not None:
-                mapping.publish() if keep[0] else mapping.drop()
+        for mapping, depth in zip(memory, depths, strict=True):
+            if mapping.depth() > depth:
+                mapping.publish() if keep else mapping.drop()

@@ -107,7 +107,7 @@ class IrcBot:
         self._pinged = False
         self._closed: asyncio.Event | None = None
         self._stopping = False
-        self.lanes = Lanes()
+        self.lanes = Lanes(referee.config.group_commit_ms / 1000)
         """The referee's work runs there, never on the event loop."""
         self._ticking: asyncio.Future[list[Outgoing] | None] | None = None
 

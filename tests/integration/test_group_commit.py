@@ -1,0 +1,352 @@
+"""Group commit: writing commands that arrive together share one transaction, on every
+backend (``bot/chat/records_lane.py``).
+
+Each command of a batch runs in a savepoint of its own and is answered as if it came
+alone: a refusal takes back only its own rows, memory and lines; a later command sees
+what an earlier one did; nothing is said before the batch commits; a batch that fails
+runs each command again alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session, SessionTransaction
+from test_unit_of_work import (  # the same club and helpers as one command's unit
+    BRENNA,
+    GORBAG,
+    OLAF,
+    HeldDice,
+    Transactions,
+    line,
+    referee_on,
+    rows,
+    say,
+)
+from transcript import warrior  # tests/unit, put on the path by conftest.py
+
+from bot.chat.lanes import Lanes
+from bot.chat.messages import Incoming, Outgoing
+from bot.chat.records_lane import RecordsLane, together
+from bot.chat.registry import Ctx, Refusal, Registry, Spec
+from bot.referee import Referee
+from storage.errors import BatchBroken
+from storage.store import DuplicateName, Store
+
+CHALLENGE = "#arena Gorbag, Olaf challenges you to a duel fight: gob may !accept or !decline."
+
+
+def second_thoughts(ctx: Ctx) -> None:
+    """A test's command: writes a setting, says a line, then refuses."""
+    ctx.referee.set_setting(ctx.referee.channel_setting("timelimit", ctx.channel()), 3,
+                            ctx.who, "quicker")
+    ctx.say("the time limit is 3 minutes")
+    raise Refusal("on second thoughts, no")
+
+
+def broken(ctx: Ctx) -> None:
+    """A test's command: writes a warrior's BP, then fails on the bot's side."""
+    ctx.referee.store.adjust_bp("Brenna", 5, ctx.who, "a gift")
+    raise KeyError("a bug")
+
+
+@pytest.fixture
+def referee(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Referee]:
+    referee = referee_on(database_url)
+    commands = Registry()
+    for spec in dict.fromkeys(referee.commands.values()):
+        commands.add(spec)
+    commands.add(Spec("rethink", "!rethink", "A test's command.", second_thoughts))
+    commands.add(Spec("broken", "!broken", "A test's command.", broken))
+    monkeypatch.setattr(referee, "commands", commands)
+    for said in (f"gob !create {GORBAG}", f"olaf !create {OLAF}", f"bren !create {BRENNA}"):
+        assert "created" in " ".join(say(referee, said)), said
+    try:
+        yield referee
+    finally:
+        referee.store.engine.dispose()
+
+
+def message(said: str) -> Incoming:
+    """``"[#chan] <nick> <text>"`` as a chat line from the account ``nick``."""
+    channel = "#arena"
+    if said.startswith("#"):
+        channel, said = said.split(" ", 1)
+    nick, words = said.split(" ", 1)
+    return line(words, channel, nick)
+
+
+def batch(referee: Referee, *said: str) -> list[list[str]]:
+    """The answers of ``said`` run together, as ``"<target> <text>"``."""
+    works = [partial(referee.handle, message(s), True) for s in said]
+    return [[f"{o.target} {o.text}" for o in out or []] for out in together(referee, works)]
+
+
+def test_two_commands_in_one_batch_commit_once(referee: Referee) -> None:
+    counted = Transactions(referee.store.engine)
+    answers = batch(referee, "olaf !challenge Gorbag duel",
+                    "#pit ulf !create Ulf goblin club spear")
+    assert answers[0] == [CHALLENGE]
+    assert "created" in answers[1][0]
+    assert (counted.begun, counted.committed) == (1, 1)
+    assert [c.target for c in referee.store.challenges()] == ["Gorbag"]
+    assert referee.store.warrior("Ulf").owner == "ulf"
+
+
+def test_a_command_refused_in_a_batch_takes_back_only_itself(referee: Referee) -> None:
+    counted = Transactions(referee.store.engine)
+    answers = batch(referee, "olaf !challenge Gorbag duel", "#pit mod !rethink",
+                    "#pit bren !broken", "#pit gob !accept",
+                    "#pit ulf !create Ulf goblin club spear")
+    assert answers == [
+        [CHALLENGE],
+        ["#pit mod: on second thoughts, no"],
+        ["#pit bren: that went wrong on my side and changed nothing; a moderator can check "
+         "the log"],
+        ["#pit gob: there is no challenge to you here"],
+        [answers[4][0]],
+    ]
+    assert "created" in answers[4][0]
+    assert (counted.begun, counted.committed) == (1, 1)
+    assert referee.turn_seconds("#pit") == 600          # its memory dropped too
+    assert referee.store.setting("timelimit:#pit", None) is None
+    assert referee.store.warrior("Brenna").sheet.bp == 0
+    assert referee.table("#arena").challenge is not None
+    assert referee.store.verify() == []
+
+
+def test_a_later_command_in_a_batch_sees_what_an_earlier_one_did(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(referee, "dice", HeldDice(50, 20))   # the initiative: Olaf's
+    counted = Transactions(referee.store.engine)
+    answers = batch(referee, "olaf !challenge Gorbag duel", "gob !accept", "olaf !first")
+    assert answers == [
+        [CHALLENGE],
+        ["#arena Duel fight: Olaf (olaf) vs Gorbag (gob). Olaf: axe and shield (dodge 30, "
+         "block 30, parry 25). Gorbag: spear (dodge 30, parry 25). Olaf rolls 50 for "
+         "initiative. Gorbag rolls 20 for initiative. Olaf (olaf) chooses: !first | !second"],
+        ["#arena Olaf acts first. Olaf (olaf) to act: !attack 25 | !press 50 | !test 40 | "
+         "!close 30 | !flee | !yield"],
+    ]
+    assert (counted.begun, counted.committed) == (1, 1)
+    fight = referee.table("#arena").fight
+    assert fight is not None and referee.store.fight(fight.id).seq == fight.seq == 3
+
+
+def test_a_batch_whose_commit_fails_answers_each_command_alone(referee: Referee) -> None:
+    before = rows(referee.store.engine)
+
+    def locked(_connection: Any) -> None:
+        event.remove(referee.store.engine, "commit", locked)
+        raise OperationalError("COMMIT", None, sqlite3.OperationalError("database is locked"))
+
+    event.listen(referee.store.engine, "commit", locked)
+    counted = Transactions(referee.store.engine)
+    answers = batch(referee, "olaf !challenge Gorbag duel", "#pit mod !rethink",
+                    "#pit ulf !create Ulf goblin club spear")
+    assert answers[0] == [CHALLENGE]
+    assert answers[1] == ["#pit mod: on second thoughts, no"]
+    assert "created" in answers[2][0]
+    assert counted.begun == 1 + 3          # the batch, then each command alone
+    after = rows(referee.store.engine)
+    assert after["challenges"] != before["challenges"]
+    assert [w.sheet.name for w in referee.store.warriors()] == ["Brenna", "Gorbag", "Olaf",
+                                                                  "Ulf"]
+    assert referee.store.verify() == []
+
+
+def test_a_batch_on_a_replaced_file_says_once_that_the_records_are_lost(
+    referee: Referee, database_url: str, tmp_path: Path,
+) -> None:
+    if not database_url.startswith("sqlite"):
+        pytest.skip("a file replaced under the bot is SQLite's")
+    path = database_url.removeprefix("sqlite:///")
+    os.replace(path, tmp_path / "moved.sqlite3")
+    Path(path).write_bytes(b"")
+    answers = batch(referee, "olaf !challenge Gorbag duel", "#pit bren !challenge Gorbag")
+    assert answers[1] == []
+    assert all("records are gone from disk" in said for said in answers[0])
+    assert referee.lost is not None
+
+
+# -- the store's batch ------------------------------------------------------------------
+
+
+ULF = warrior("Ulf", "goblin", "club", "spear")
+VIK = warrior("Vik", "goblin", "axe", "shield")
+
+
+def names(store: Store) -> list[str]:
+    return [w.sheet.name for w in store.warriors()]
+
+
+def test_a_unit_that_fails_in_a_batch_takes_back_only_its_rows(referee: Referee) -> None:
+    store, before = referee.store, len(referee.store.ledger())
+    counted = Transactions(store.engine)
+    with store.batch():
+        with store.unit():
+            with pytest.raises(DuplicateName):   # its first write, refused and caught
+                store.create_warrior(warrior("olaf", "goblin", "club", "spear"), "gob")
+            store.create_warrior(ULF, "ulf")
+        with pytest.raises(Refusal), store.unit():
+            with pytest.raises(DuplicateName):   # its savepoint is begun again
+                store.create_warrior(warrior("ulf", "goblin", "club", "spear"), "gob")
+            store.create_warrior(VIK, "vik")
+            raise Refusal("no, after all")
+        with store.unit():
+            assert "Vik" not in names(store)
+            store.adjust_bp("Ulf", 2, "mod", "a gift")
+    assert (counted.begun, counted.committed) == (1, 1)
+    assert names(store) == ["Brenna", "Gorbag", "Olaf", "Ulf"]
+    assert [row["entry"].value for row in store.ledger()[before:]] == ["created",
+                                                                       "moderator-bp"]
+    assert store.verify() == []
+
+
+def test_a_batch_whose_savepoint_cannot_settle_keeps_nothing(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = referee.store
+    begin_nested = Session.begin_nested
+
+    def unsettled(session: Session) -> SessionTransaction:
+        savepoint = begin_nested(session)
+
+        def fail() -> None:
+            raise OperationalError("ROLLBACK TO SAVEPOINT", None,
+                                   sqlite3.OperationalError("disk I/O error"))
+
+        monkeypatch.setattr(savepoint, "rollback", fail)
+        return savepoint
+
+    with pytest.raises(BatchBroken), store.batch() as opened:
+        with store.unit():
+            store.create_warrior(ULF, "ulf")
+        monkeypatch.setattr(Session, "begin_nested", unsettled)
+        with pytest.raises(OperationalError), store.unit():
+            raise Refusal("no")
+        monkeypatch.undo()
+        assert opened.broken
+    assert names(store) == ["Brenna", "Gorbag", "Olaf"]
+
+
+# -- the lane: a window, and nothing said before the commit ----------------------------
+
+
+def run_lanes(window: float, work: Any) -> None:
+    """``work(lanes)`` as a coroutine on a new event loop, the lanes closed after."""
+
+    async def main() -> None:
+        lanes = Lanes(window)
+        try:
+            await work(lanes)
+        finally:
+            lanes.close()
+
+    asyncio.run(main())
+
+
+async def until(check: Any, seconds: float = 10) -> None:
+    for _ in range(int(seconds / 0.01)):
+        if check():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("never")
+
+
+def test_a_batch_says_nothing_before_its_commit(referee: Referee,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(referee, "dice", HeldDice(50, 20))
+    committing, go = threading.Event(), threading.Event()
+
+    def held(_connection: Any) -> None:
+        if not committing.is_set():
+            committing.set()
+            assert go.wait(20)
+
+    said: list[str] = []
+
+    def deliver(out: list[Outgoing]) -> None:
+        said.extend(f"{o.target} {o.text}" for o in out)
+
+    async def work(lanes: Lanes) -> None:
+        counted = Transactions(referee.store.engine)
+        event.listen(referee.store.engine, "commit", held)
+        lanes.line(referee, message("olaf !challenge Gorbag duel"), lambda call: call(), deliver)
+        lanes.line(referee, message("gob !accept"), lambda call: call(), deliver)
+        assert await asyncio.to_thread(committing.wait, 10)
+        await asyncio.sleep(0.2)
+        assert said == []
+        assert referee.tables.get("#arena") is None   # nothing published yet
+        lanes.line(referee, message("bren !status"), lambda call: call(), deliver)
+        await until(lambda: said)
+        assert said == ["#arena bren: there is no fight in this channel; start one with "
+                        "!challenge"]
+        go.set()
+        await until(lambda: len(said) == 3)
+        assert said[1] == CHALLENGE and "first" in said[2]
+        assert (counted.begun, counted.committed) == (1, 1)
+
+    try:
+        run_lanes(0.5, work)
+    finally:
+        go.set()
+    assert referee.tables["#arena"].fight is not None
+
+
+@pytest.mark.parametrize("window", [0.0, 0.3])
+def test_the_window_groups_commands_and_zero_runs_each_alone(referee: Referee,
+                                                            window: float) -> None:
+    said: list[str] = []
+
+    async def work(lanes: Lanes) -> None:
+        counted = Transactions(referee.store.engine)
+        for words in ("olaf !challenge Gorbag duel", "#pit ulf !create Ulf goblin club spear",
+                      "#pit vik !create Vik goblin club spear"):
+            lanes.line(referee, message(words), lambda call: call(),
+                       lambda out: said.extend(o.text for o in out))
+        await until(lambda: len(said) == 3)
+        assert counted.committed == (1 if window else 3)
+
+    run_lanes(window, work)
+    assert said[0] == CHALLENGE.removeprefix("#arena ")
+
+
+def test_other_work_keeps_its_place_in_the_lane(referee: Referee) -> None:
+    """A command, the clock's tick, then two commands: the tick runs after the first
+    command's batch and before the next, which share one."""
+    lane = RecordsLane(window=0.3)
+    ran: list[str] = []
+
+    def command(name: str) -> Any:
+        def work() -> list[Outgoing]:
+            ran.append(name)
+            return referee.handle(message(f"#pit {name.lower()} !create {name} goblin club "
+                                          "spear"), True)
+        return work
+
+    def tick() -> list[Outgoing]:
+        ran.append("tick")
+        return []
+
+    try:
+        counted = Transactions(referee.store.engine)
+        futures = [lane.submit(command("Ulf"), referee), lane.submit(tick),
+                   lane.submit(command("Vik"), referee), lane.submit(command("Wat"), referee)]
+        for future in futures:
+            future.result(10)
+    finally:
+        lane.close()
+    assert ran == ["Ulf", "tick", "Vik", "Wat"]
+    assert counted.committed == 2

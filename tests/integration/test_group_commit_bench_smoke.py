@@ -1,0 +1,31 @@
+"""Keep ``bench/group_commit.py`` working: a tiny run, no timing assertions."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "group_commit.py"
+PHASES = ("saturated", "alone", "paced", "paced_alone")
+FIGURES = ("commands_per_second", "ms_p50", "ms_p99", "commands_per_commit", "x_ceiling")
+
+
+def test_tiny_run_prints_every_figure_per_backend() -> None:
+    pg = bool(os.environ.get("ANCATH_TEST_PG_URL"))
+    done = subprocess.run(
+        [sys.executable, str(BENCH), "--fights", "3", "--lines", "40", "--ceiling-commands", "20",
+         *([] if pg else ["--no-pg"])],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    figures = dict(line.split() for line in done.stdout.splitlines())
+    for backend in ["sqlite", "postgresql"] if pg else ["sqlite"]:
+        names = ["ceiling", *(f"{p}.{f}" for p in PHASES for f in FIGURES),
+                 "paced.offered_per_second"]
+        for name in names:
+            assert float(figures[f"group_commit.{backend}.{name}"]) > 0, name
+        assert re.fullmatch(r"\d+\.\d\d", figures[f"group_commit.{backend}.saturated.ms_p99"])
+        assert float(figures[f"group_commit.{backend}.alone.commands_per_commit"]) <= 1

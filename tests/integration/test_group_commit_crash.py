@@ -1,0 +1,70 @@
+"""Crash safety with group commit: a worker playing fights in many channels through the
+referee's lanes, its commands sharing transactions, is killed with SIGKILL at random
+moments, again and again, on SQLite and on PostgreSQL. Every command it acknowledged
+(said after its lines were handed out) is in the database, none was said before its
+commit, every unfinished fight rebuilds by replay, and ``audit verify`` passes.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from crashes import killed_runs, records_whole
+from sqlalchemy import text
+
+from storage.db import make_engine
+
+WORKER = Path(__file__).with_name("group_commit_worker.py")
+KILLS = 24
+BUDGET_S = 45.0
+"""Stop killing (after at least 20 kills) when the test has run this long."""
+
+pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+
+
+def check_batches(url: str, output: str) -> None:
+    """What ``check`` does not read: warriors created, fights ended, nothing said early."""
+    assert "Traceback" not in output, output
+    assert not re.search(r"^early ", output, re.MULTILINE), output
+    created = re.findall(r"^other create (\S+)$", output, re.MULTILINE)
+    ended = {int(f) for f in re.findall(r"^end (\d+)$", output, re.MULTILINE)}
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            names = set(connection.execute(text("SELECT name FROM warriors")).scalars())
+            closed = set(connection.execute(text(
+                "SELECT id FROM fights WHERE ended_at IS NOT NULL")).scalars())
+    finally:
+        engine.dispose()
+    assert set(created) <= names
+    assert ended <= closed
+
+
+def test_killed_at_random_moments_every_acknowledged_batch_stays(database_url: str,
+                                                                  tmp_path: Path) -> None:
+    kills = unfinished = acknowledged = commits = answered = 0
+    for output in killed_runs(WORKER, database_url, tmp_path, random.Random(0x6C0),
+                              kills=KILLS, at_least=20, budget_s=BUDGET_S):
+        kills += 1
+        check_batches(database_url, output)
+        acknowledged += len(re.findall(r"^rec ", output, re.MULTILINE))
+        counts = re.findall(r"^batches (\d+) (\d+)$", output, re.MULTILINE)
+        if counts:
+            commits, answered = commits + int(counts[-1][0]), answered + int(counts[-1][1])
+        unfinished += records_whole(database_url, output)
+
+    print(f"{kills} kills, {acknowledged} fight commands acknowledged, {unfinished} "
+          f"unfinished fights rebuilt after kills; {answered} commands in {commits} commits")
+    assert kills >= 20
+    assert acknowledged >= 150, "the worker hardly did anything between kills"
+    assert unfinished >= 10, "kills rarely caught a fight in progress"
+    assert commits * 2 < answered, "the commands hardly shared a commit"
+    verified = subprocess.run([sys.executable, "-m", "bot.cli", "audit", "verify", "--db",
+                               database_url], capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
