@@ -5,6 +5,10 @@ On SQLite the migrations run with foreign keys off and checked once before the c
 old one, and dropping ``warriors`` while the ledger points at it would fail. The pragma
 is set on the driver's connection, outside any transaction (inside one it does nothing),
 and set back before the connection returns to the pool.
+
+On PostgreSQL the migrations run holding a transaction-level advisory lock, so bot
+processes started at once on one new (or older) database migrate one after the other:
+the first migrates, the others then find the schema at its newest and do nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ from sqlalchemy import text
 
 from storage.models import Base
 
+MIGRATION_LOCK = 0x0A2CA7
+"""The advisory lock's key (``pg_advisory_xact_lock``), the club's own."""
+
 engine = context.config.attributes["engine"]
 with engine.connect() as connection:
     sqlite = connection.dialect.name == "sqlite"
@@ -21,6 +28,9 @@ with engine.connect() as connection:
     if sqlite and driver is not None:
         driver.execute("PRAGMA foreign_keys = OFF")
     try:
+        if connection.dialect.name == "postgresql":   # released as this transaction ends
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                               {"key": MIGRATION_LOCK})
         context.configure(
             connection=connection,
             target_metadata=Base.metadata,

@@ -27,7 +27,7 @@ from sqlalchemy import Engine, text
 from storage.db import head_revision, make_engine
 from storage.store import Store
 
-__all__ = ["killed_runs", "records_whole"]
+__all__ = ["killed_runs", "killed_together", "records_whole"]
 
 
 def killed_runs(worker: Path, url: str, tmp_path: Path, rng: random.Random, *, kills: int,
@@ -35,30 +35,54 @@ def killed_runs(worker: Path, url: str, tmp_path: Path, rng: random.Random, *, k
     """The output of ``worker URL RUN`` after each kill: every eighth run is killed while
     it starts up, the others a moment after its ``ready``; ``kills`` runs, or
     ``at_least`` once ``budget_s`` seconds have passed."""
+    for outputs in killed_together(worker, url, tmp_path, rng, [[]], kills=kills,
+                                   at_least=at_least, budget_s=budget_s):
+        yield outputs[0]
+
+
+def killed_together(worker: Path, url: str, tmp_path: Path, rng: random.Random,
+                    extra: list[list[str]], *, kills: int, at_least: int, budget_s: float,
+                    ) -> Iterator[list[str]]:
+    """As :func:`killed_runs` with one worker per item of ``extra`` (its own arguments)
+    running at once, each killed at a random moment of its own; a round's RUN numbers
+    are the workers' places in it (round 3 of two workers: 6 and 7). Yields their
+    outputs once all are dead."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     started = time.monotonic()
-    for run in range(kills):
-        if run >= at_least and time.monotonic() - started > budget_s:
+    for round_ in range(kills):
+        if round_ >= at_least and time.monotonic() - started > budget_s:
             return
-        out = tmp_path / f"worker-{run}.out"
-        with out.open("wb") as sink:
-            process = subprocess.Popen(
-                [sys.executable, str(worker), url, str(run), "--seconds", "60"],
-                stdout=sink, stderr=subprocess.STDOUT, env=env,
-            )
+        outs = [tmp_path / f"worker-{round_}-{place}.out" for place in range(len(extra))]
+        processes: list[subprocess.Popen[bytes]] = []
         try:
-            if run > 0 and run % 8 == 0:
-                time.sleep(rng.uniform(0.0, 0.4))        # while it starts up and recovers
+            for place, (out, args) in enumerate(zip(outs, extra, strict=True)):
+                with out.open("wb") as sink:
+                    processes.append(subprocess.Popen(
+                        [sys.executable, str(worker), url, str(round_ * len(extra) + place),
+                         "--seconds", "60", *args],
+                        stdout=sink, stderr=subprocess.STDOUT, env=env,
+                    ))
+            if round_ > 0 and round_ % 8 == 0:   # while they start up and recover
+                delays = [rng.uniform(0.0, 0.4) for _ in processes]
             else:
-                wait_for(out, "ready", process, timeout=30)
-                time.sleep(rng.uniform(0.02, 0.5))       # in the middle of its fights
-            assert process.poll() is None, f"worker stopped by itself:\n{out.read_text()}"
+                for out, process in zip(outs, processes, strict=True):
+                    wait_for(out, "ready", process, timeout=30)
+                delays = [rng.uniform(0.02, 0.5) for _ in processes]   # mid-fight
+            waited = 0.0
+            for delay, process, out in sorted(zip(delays, processes, outs, strict=True),
+                                              key=lambda item: item[0]):
+                time.sleep(delay - waited)
+                waited = delay
+                assert process.poll() is None, f"worker stopped by itself:\n{out.read_text()}"
+                process.send_signal(signal.SIGKILL)
         finally:
-            process.send_signal(signal.SIGKILL)
-            process.wait(timeout=30)
-        output = out.read_text()
-        assert "Traceback" not in output, output
-        yield output
+            for process in processes:
+                process.send_signal(signal.SIGKILL)
+                process.wait(timeout=30)
+        outputs = [out.read_text() for out in outs]
+        for output in outputs:
+            assert "Traceback" not in output, output
+        yield outputs
 
 
 def wait_for(path: Path, word: str, process: subprocess.Popen[bytes], timeout: float) -> None:
@@ -109,14 +133,19 @@ def _check(engine: Engine, output: str) -> int:
     for fight_id, seq in last.items():
         assert stored[fight_id] >= seq, f"fight {fight_id}: acknowledged seq {seq} lost"
 
-    store = Store(engine)
-    assert store.verify() == []
-    fights, problems = store.open_fights()
-    assert problems == []
-    for fight in fights:
-        state, commands, _ = replay_stored(engine, fight.id)
-        assert fight.state == state
-        assert list(fight.commands) == commands
-        assert fight.state.outcome is None
+    assert Store(engine).verify() == []
+    with engine.connect() as connection:
+        networks = connection.execute(text("SELECT DISTINCT network FROM fights")).scalars()
+        stores = [Store(engine, network=network) for network in networks]
+    unfinished = 0
+    for store in stores:   # each network's, as its process resumes them
+        fights, problems = store.open_fights()
+        assert problems == []
+        unfinished += len(fights)
+        for fight in fights:
+            state, commands, _ = replay_stored(engine, fight.id)
+            assert fight.state == state
+            assert list(fight.commands) == commands
+            assert fight.state.outcome is None
     assert ledger_matches_replays(engine) == []
-    return len(fights)
+    return unfinished

@@ -2,6 +2,7 @@
 referee and its lanes, as the IRC transport does, until it is killed.
 
     python group_commit_worker.py DATABASE_URL RUN [--channels N] [--seconds S]
+                                  [--network NAME]
 
 The referee runs with group commit (``group_commit_ms`` 1.0): every channel has one
 chat line out at a time, and its next is sent as soon as the answer is delivered, so the
@@ -19,7 +20,9 @@ killed run left open. After the lines of a command are handed out (the transport
 
 Each of those is read back at once from another connection to the database; one that is
 not there yet (said before it was committed) is printed as ``early <what>``. It stops by
-itself after ``--seconds`` (default 120).
+itself after ``--seconds`` (default 120). With ``--network`` it plays that network's
+channels, so several workers (with different RUNs: RUN names the warriors) can share one
+PostgreSQL database as bot processes do.
 """
 
 from __future__ import annotations
@@ -149,9 +152,9 @@ class Players:
         say(*what) if there else say("early", *what)
 
 
-async def play(url: str, run: int, channels: int, seconds: float) -> None:
+async def play(url: str, run: int, channels: int, seconds: float, network: str) -> None:
     config = BotConfig(database=url, moderators=["mod"], rolls="auto", fairy_folk_open=True,
-                       group_commit_ms=1.0)
+                       group_commit_ms=1.0, network=network)
     referee = build_referee(config, odds_workers=InlineExecutor())
     lanes = Lanes(config.group_commit_ms / 1000)
     records = make_engine(url)
@@ -177,8 +180,9 @@ def main() -> int:
     parser.add_argument("run", type=int)
     parser.add_argument("--channels", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--network", default="default")
     args = parser.parse_args()
-    asyncio.run(play(args.url, args.run, args.channels, args.seconds))
+    asyncio.run(play(args.url, args.run, args.channels, args.seconds, args.network))
     return 0
 
 

@@ -2,7 +2,9 @@
 referee's lanes, its commands sharing transactions, is killed with SIGKILL at random
 moments, again and again, on SQLite and on PostgreSQL. Every command it acknowledged
 (said after its lines were handed out) is in the database, none was said before its
-commit, every unfinished fight rebuilds by replay, and ``audit verify`` passes.
+commit, every unfinished fight rebuilds by replay, and ``audit verify`` passes. And the
+same with two such processes on one PostgreSQL database (issue 16), each a network of
+its own, both killed at random moments of their own, round after round.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from crashes import killed_runs, records_whole
+from crashes import killed_runs, killed_together, records_whole
 from sqlalchemy import text
 
 from storage.db import make_engine
@@ -65,6 +67,44 @@ def test_killed_at_random_moments_every_acknowledged_batch_stays(database_url: s
     assert acknowledged >= 150, "the worker hardly did anything between kills"
     assert unfinished >= 10, "kills rarely caught a fight in progress"
     assert commits * 2 < answered, "the commands hardly shared a commit"
+    audit_verifies(database_url)
+
+
+@pytest.mark.parametrize("database_url", [pytest.param("postgresql",
+                                                       marks=pytest.mark.postgresql)],
+                         indirect=True)
+def test_two_processes_killed_at_random_moments_keep_every_acknowledged_command(
+    database_url: str, tmp_path: Path,
+) -> None:
+    """Both write the one ledger (its chain, each fight's awards) and both are killed in
+    the middle of their batches; after each round the database holds everything either
+    acknowledged and both networks' unfinished fights replay."""
+    kills = acknowledged = unfinished = 0
+    both = [["--network", "north", "--channels", "8"], ["--network", "south", "--channels", "8"]]
+    for outputs in killed_together(WORKER, database_url, tmp_path, random.Random(0x2B07),
+                                   both, kills=KILLS, at_least=20, budget_s=BUDGET_S):
+        kills += 1
+        for output in outputs:
+            check_batches(database_url, output)
+            acknowledged += len(re.findall(r"^rec ", output, re.MULTILINE))
+        unfinished += records_whole(database_url, "\n".join(outputs))
+
+    print(f"{kills} rounds of two kills, {acknowledged} fight commands acknowledged, "
+          f"{unfinished} unfinished fights rebuilt after kills")
+    assert kills >= 20
+    assert acknowledged >= 150, "the workers hardly did anything between kills"
+    assert unfinished >= 10, "kills rarely caught a fight in progress"
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            networks = set(connection.execute(text("SELECT network FROM fights")).scalars())
+    finally:
+        engine.dispose()
+    assert networks == {"north", "south"}
+    audit_verifies(database_url)
+
+
+def audit_verifies(url: str) -> None:
     verified = subprocess.run([sys.executable, "-m", "bot.cli", "audit", "verify", "--db",
-                               database_url], capture_output=True, text=True, timeout=120)
+                               url], capture_output=True, text=True, timeout=120)
     assert verified.returncode == 0, verified.stdout + verified.stderr

@@ -22,7 +22,7 @@ from transcript import command, warrior  # tests/unit, put on the path by confte
 
 from rules.systems import AN_CATH
 from storage.club import VersionReader
-from storage.db import make_engine, open_database
+from storage.db import head_revision, make_engine, open_database
 from storage.store import Busy, ChallengeRecord, OpenFight, Store
 
 RACER = Path(__file__).with_name("racer.py")
@@ -264,3 +264,28 @@ def test_two_processes_challenge_the_same_warrior_at_once(
         for i, word in enumerate(line.splitlines()[:rounds]) if word.startswith("won")
         for name in [f"{prefix}{i}"]])
     assert store.verify() == []
+
+
+OPEN_AT = """\
+import sys, time
+from storage.db import head_revision, open_database
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+engine = open_database(sys.argv[1])
+with engine.connect() as connection:
+    print(connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalar_one())
+"""
+
+
+@pytest.mark.parametrize("database_url", [pytest.param("postgresql",
+                                                       marks=pytest.mark.postgresql)],
+                         indirect=True)
+def test_three_processes_starting_at_once_on_a_new_database(database_url: str) -> None:
+    """Compose starts every bot at once: on a new PostgreSQL database one migrates and
+    the others wait for it (an advisory lock), then find the schema at its newest."""
+    start = f"{time.time() + 2.0:.3f}"
+    processes = [subprocess.Popen([sys.executable, "-c", OPEN_AT, database_url, start],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(3)]
+    results = [process.communicate(timeout=120) for process in processes]
+    assert [process.returncode for process in processes] == [0, 0, 0], results
+    assert {out for out, _ in results} == {f"{head_revision()}\n"}
