@@ -23,6 +23,8 @@ from contextlib import nullcontext
 from types import ModuleType
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from bot.chat import basics, history, mod, warriors
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
 from bot.chat.moderators import Logins
@@ -40,7 +42,7 @@ from bot.systems.plugin import Plugin
 from bot.systems.registry import PLUGINS
 from rules.errors import RulesError
 from storage.club import VersionReader
-from storage.errors import RecordsLost
+from storage.errors import CommitUnknown, RecordsLost
 from storage.records import ClubState
 from storage.store import StorageError, Store
 
@@ -150,11 +152,25 @@ class Referee:
         command (of any process) changed them since they were read: one read of the
         club's version, and all of them read again when it moved. :meth:`handle` calls
         it inside a writing command's unit of work, with the club's write lock held, so
-        what the command checks no other process changes before it commits."""
-        with self._refreshing:   # the two lanes: one reading at a time
-            kept = self._settings[_CLUB]
-            if self._version() != kept.version:
-                self._settings[_CLUB] = self.store.club_state(self.fold)
+        what the command checks no other process changes before it commits; there it
+        reads on the unit's connection into the command's own copy, so it never waits
+        for the reading lane (which may be slow while every process waits for the lock).
+        Outside a unit a failed read keeps what was last read (logged): ``!roll`` and
+        ``!help`` do not need the database."""
+        if self.store.in_unit():
+            self._refresh()
+            return
+        with self._refreshing:   # the reading lane and the transport's threads
+            try:
+                self._refresh()
+            except (SQLAlchemyError, StorageError) as error:
+                log.warning("the club's settings were not read again (%s); kept as last "
+                            "read", error)
+
+    def _refresh(self) -> None:
+        kept = self._settings[_CLUB]
+        if self._version() != kept.version:
+            self._settings[_CLUB] = self.store.club_state(self.fold)
 
     @property
     def chat_moderators(self) -> list[str]:
@@ -320,6 +336,10 @@ class Referee:
             raise  # scripted dice ran out (a test or replay is wrong), or the wrong lane
         except RecordsLost as error:
             return self._records_lost(str(error), msg.channel)
+        except CommitUnknown as error:
+            log.error("command %r from %s: its commit failed and may have been kept",
+                      name, msg.sender.identity)
+            ctx.reply(str(error))
         except (Refusal, RulesError, StorageError, DiceError) as error:
             ctx.reply(str(error))
         except Exception:
@@ -335,6 +355,12 @@ class Referee:
         self.people.saw(msg.sender.nick, msg.sender.identity)
         if msg.channel is not None:
             self.heard.setdefault(msg.channel, msg.channel)
+
+    def unconfirmed(self, msg: Incoming, error: CommitUnknown) -> list[Outgoing]:
+        """The answer to a command of a batch whose commit may or may not have been kept
+        (:mod:`bot.chat.records_lane`)."""
+        address = f"{msg.sender.nick}: " if msg.channel else ""
+        return [Outgoing(msg.reply_to, address + str(error))]
 
     def _records_lost(self, why: str, channel: str | None) -> list[Outgoing]:
         """Stop taking commands, and say so once in every channel the bot serves."""

@@ -34,6 +34,16 @@ class RecordsLost(StorageError):
     writes now is lost, so it must stop taking commands."""
 
 
+class CommitUnknown(StorageError):
+    """The database failed as a transaction committed and cannot say whether it took
+    effect (the connection broke and the server cannot be asked, or SQLite's commit
+    failed): not to be run again, since it may be kept, nor said done."""
+
+    def __init__(self) -> None:
+        super().__init__("the database failed as that was saved and I cannot tell whether "
+                         "it was kept; a moderator can check the log before it is repeated")
+
+
 class RecordsBusy(StorageError):
     """Another process held the database locked for longer than the bot waits."""
 

@@ -20,25 +20,33 @@ it fails, only its own rows are taken back, as when it was a transaction of its 
 several units. Each unit opened inside it is a savepoint of its own, so a unit that fails
 takes back only its own rows, as when it was a transaction of its own; the batch commits
 once at its end, or keeps nothing.
+
+A unit's (or batch's) COMMIT that fails is not taken for "nothing kept": on PostgreSQL
+the connection may break after the server committed. The server is asked on a new
+connection (``txid_status`` of the transaction's id, read as the lock was taken): kept,
+the unit ends as committed; not kept, the error stands; when it cannot be told,
+``CommitUnknown``, which no caller runs again. On SQLite a busy COMMIT keeps nothing
+(the error stands); any other failed COMMIT (an I/O error) is ``CommitUnknown``.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, text
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, SessionTransaction
 
 from storage import ledger
 from storage.db import READ_ONLY, sqlite_path
-from storage.errors import BatchBroken, RecordsBusy, RecordsLost
+from storage.errors import BatchBroken, CommitUnknown, RecordsBusy, RecordsLost
 from storage.keys import Keyring, load_keyring
 from storage.ledger import Anchor
 from storage.models import DEFAULT_NETWORK, Entry
@@ -117,6 +125,41 @@ _UNITS: ContextVar[tuple[Unit, ...]] = ContextVar("ancath_units", default=())
 """The units open in this thread (a context of its own per thread), one per store."""
 
 
+def _commit(transaction: SessionTransaction, engine: Engine, xid: int | None) -> None:
+    """COMMIT; when that fails, whether it took effect (module docstring)."""
+    try:
+        transaction.commit()
+    except DBAPIError as error:
+        with suppress(Exception):   # on a broken connection, the server ends it
+            transaction.rollback()
+        if xid is None:   # SQLite: a busy COMMIT is still to be made (taken back now)
+            if isinstance(error, OperationalError) and _locked(error):
+                raise
+            raise CommitUnknown() from error
+        status = _status(engine, xid)
+        if status == "committed":
+            return
+        if status == "aborted":
+            raise
+        raise CommitUnknown() from error
+
+
+def _status(engine: Engine, xid: int, tries: int = 10) -> str | None:
+    """PostgreSQL's word on transaction ``xid``: committed, aborted, or None when it
+    cannot say (still in progress after ``tries`` tenths of a second, or unreachable)."""
+    for _ in range(tries):
+        try:
+            with engine.execution_options(isolation_level="AUTOCOMMIT").connect() as connection:
+                status = connection.execute(text("SELECT txid_status(:xid)"),
+                                            {"xid": xid}).scalar()
+        except DBAPIError:
+            return None
+        if status != "in progress":
+            return str(status) if status is not None else None
+        time.sleep(0.1)
+    return None
+
+
 def _keep_anchor(session: Session, before: Anchor | None) -> None:
     """The newest anchor of the unit again, when the method just done appended none."""
     if "anchor" not in session.info and before is not None:
@@ -188,6 +231,10 @@ class UnitOfWork:
         """The innermost unit of this store open on this thread."""
         return next((unit for unit in reversed(_UNITS.get()) if unit.owner is self), None)
 
+    def in_unit(self) -> bool:
+        """Whether this thread has a unit of this store open."""
+        return self._open_unit() is not None
+
     @contextmanager
     def unit(self) -> Iterator[Unit]:
         """One write transaction for everything the store does inside the ``with``, on
@@ -220,17 +267,25 @@ class UnitOfWork:
     def _write_lock(self, *, batch: bool) -> Iterator[Unit]:
         """A new write transaction holding the club's write lock from its first moment."""
         self._still_there()
-        with _busy(), Session(self.engine, expire_on_commit=False) as session, \
-                session.begin():
-            session.connection()   # SQLite's BEGIN IMMEDIATE: the write lock, now
-            if session.get_bind().dialect.name == "postgresql":
-                session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": UNIT_LOCK})
-            unit = Unit(self, session, batch=batch)
-            token = _UNITS.set((*_UNITS.get(), unit))
+        with _busy(), Session(self.engine, expire_on_commit=False) as session:
+            transaction = session.begin()
+            xid: int | None = None
             try:
-                yield unit
-            finally:
-                _UNITS.reset(token)
+                session.connection()   # SQLite's BEGIN IMMEDIATE: the write lock, now
+                if session.get_bind().dialect.name == "postgresql":
+                    xid = session.execute(text("SELECT pg_advisory_xact_lock(:key), "
+                                               "txid_current()"), {"key": UNIT_LOCK}).one()[1]
+                unit = Unit(self, session, batch=batch)
+                token = _UNITS.set((*_UNITS.get(), unit))
+                try:
+                    yield unit
+                finally:
+                    _UNITS.reset(token)
+                session.flush()   # a refused row fails here, not in the COMMIT
+            except BaseException:
+                transaction.rollback()
+                raise
+            _commit(transaction, self.engine, xid)
         self._still_there()  # committed to the file we opened, or not acknowledged
 
     @contextmanager

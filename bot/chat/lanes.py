@@ -75,7 +75,7 @@ class Lanes:
                  deliver: Callable[[list[Outgoing]], None]) -> None:
         """A writing command, on the records lane, where it may share a transaction."""
         _delivered(self._records.submit(lambda: guard(lambda: referee.handle(msg, True)),
-                                        referee), deliver)
+                                        referee, msg), deliver)
 
     def close(self) -> None:
         """Stop taking work; what runs finishes, what waits is dropped."""

@@ -11,8 +11,11 @@ each command sees what the ones before it did. The batch commits once, with one 
 disk; only then is the memory of its commands published and are their lines handed back,
 in order, to be said. When the batch itself fails (its commit, a lock, the database file
 replaced, a savepoint that would not settle) none of it is kept, nothing of it was said,
-and each command runs again alone, in its own unit, answered as if it had come alone. A
-window of 0 runs every command alone, as before group commit.
+and each command runs again alone, in its own unit, answered as if it had come alone;
+except when its COMMIT failed and the database cannot say whether it was kept
+(``CommitUnknown``): run again, it could be kept twice (BP given twice), so each command
+gets that one line instead, and the log has it. A window of 0 runs every command alone,
+as before group commit.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bot.chat.messages import Outgoing
+from bot.chat.messages import Incoming, Outgoing
 from bot.chat.units import batch_unit
+from storage.errors import CommitUnknown
 
 if TYPE_CHECKING:
     from bot.referee import Referee
@@ -42,9 +46,12 @@ MOST = 64
 Work = Callable[[], list[Outgoing] | None]
 
 
-def together(referee: Referee, works: Sequence[Work]) -> list[list[Outgoing] | None]:
-    """The answers of ``works``, writing commands of ``referee`` that never raise, run in
-    one transaction when there are several; each alone when that transaction fails."""
+def together(referee: Referee, works: Sequence[Work],
+             msgs: Sequence[Incoming | None] = ()) -> list[list[Outgoing] | None]:
+    """The answers of ``works``, writing commands of ``referee`` (the chat lines
+    ``msgs``) that never raise, run in one transaction when there are several; each
+    alone when that transaction fails, and none again when its commit's outcome is
+    unknown."""
     if len(works) < 2:
         return [work() for work in works]
     try:
@@ -55,6 +62,11 @@ def together(referee: Referee, works: Sequence[Work]) -> list[list[Outgoing] | N
                 if batch.broken:
                     break   # the batch raises as it ends
         return answers
+    except CommitUnknown as error:
+        log.error("a batch of %d commands: its commit failed and may have been kept; "
+                  "none is run again", len(works))
+        return [referee.unconfirmed(msg, error) if msg is not None else None
+                for msg in [*msgs, *[None] * (len(works) - len(msgs))]]
     except Exception as error:
         log.warning("a batch of %d commands was not committed (%s: %s); each runs again "
                     "alone", len(works), type(error).__name__, error)
@@ -67,6 +79,8 @@ class _Job:
     referee: Referee | None
     """A writing chat command's referee (commands of one referee may run together);
     None for other work, which runs alone."""
+    msg: Incoming | None
+    """The chat line of such a command."""
     future: Future[list[Outgoing] | None] = field(default_factory=Future)
 
 
@@ -80,10 +94,11 @@ class RecordsLane:
         self._closed = False
         threading.Thread(target=self._serve, name="records", daemon=True).start()
 
-    def submit(self, work: Work, referee: Referee | None = None,
+    def submit(self, work: Work, referee: Referee | None = None, msg: Incoming | None = None,
                ) -> Future[list[Outgoing] | None]:
-        """Queue ``work``; with ``referee``, a writing chat command that may join others."""
-        job = _Job(work, referee)
+        """Queue ``work``; with ``referee``, a writing chat command (the line ``msg``)
+        that may join others."""
+        job = _Job(work, referee, msg)
         with self._changed:
             if self._closed:
                 raise RuntimeError("the records lane is closed")
@@ -105,7 +120,8 @@ class RecordsLane:
             live = [job for job in jobs if job.future.set_running_or_notify_cancel()]
             try:
                 referee = live[0].referee if live else None
-                answers = together(referee, [job.work for job in live]) if referee \
+                answers = together(referee, [job.work for job in live],
+                                   [job.msg for job in live]) if referee \
                     else [job.work() for job in live]
             except BaseException as error:
                 for job in live:

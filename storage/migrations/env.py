@@ -8,7 +8,9 @@ and set back before the connection returns to the pool.
 
 On PostgreSQL the migrations run holding a transaction-level advisory lock, so bot
 processes started at once on one new (or older) database migrate one after the other:
-the first migrates, the others then find the schema at its newest and do nothing.
+the first migrates, the others then find the schema at its newest and do nothing. They
+wait up to 15 minutes for it; the migration's own steps wait for other locks as long as
+any statement of the bot does.
 """
 
 from __future__ import annotations
@@ -29,8 +31,11 @@ with engine.connect() as connection:
         driver.execute("PRAGMA foreign_keys = OFF")
     try:
         if connection.dialect.name == "postgresql":   # released as this transaction ends
+            # another process's migration may take longer than the usual lock wait (10 s)
+            connection.execute(text("SET LOCAL lock_timeout = '15min'"))
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
                                {"key": MIGRATION_LOCK})
+            connection.execute(text("RESET lock_timeout"))   # the engine's, for the steps
         context.configure(
             connection=connection,
             target_metadata=Base.metadata,

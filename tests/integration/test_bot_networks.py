@@ -11,9 +11,12 @@ club has two.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import pytest
 from club import Club
+from sqlalchemy.exc import OperationalError
 from starlette.testclient import TestClient
 
 from bot.web.app import make_app
@@ -147,3 +150,41 @@ def test_the_pages_name_a_fights_network_once_the_club_has_two(
     listed = pages.get("/fights").text
     assert "<td>#ancath on alpha</td>" in listed and "<td>#ancath on beta</td>" in listed
     assert beta.say(f"ann !fight {second}")[0].endswith("ongoing in #ancath on beta")
+
+
+def test_a_writer_never_waits_for_the_reading_lanes_refresh(tmp_path: Path,
+                                                            database_url: str) -> None:
+    """A writing command holds the club's write lock, which every process waits for: it
+    reads the settings on its own transaction, never behind a slow read of the reading
+    lane (held here for the whole command)."""
+    club = Club(tmp_path, database=database_url)
+    one = Club(tmp_path / "one", database=database_url, network="alpha")
+    one.say("mod !mod fairy open festival")   # the version moved: the writer reads all
+    answers: list[str] = []
+    with club.referee._refreshing:
+        writer = threading.Thread(target=lambda: answers.extend(
+            club.say("puck !create Puck fairy shortsword lajatang")))
+        writer.start()
+        writer.join(timeout=30)
+        assert not writer.is_alive(), "the writer waited for the reading lane"
+    assert answers[0].startswith("#arena puck: created Puck (fairy"), answers
+
+
+def test_reading_commands_answer_while_the_database_cannot_be_read(
+    tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``!roll`` and ``!help`` need no records: a failed read of the club's version keeps
+    the settings as last read (logged), and they answer."""
+    club = Club(tmp_path, database=database_url)
+
+    def down() -> int:
+        raise OperationalError("SELECT version", None, Exception("connection refused"))
+
+    monkeypatch.setattr(club.referee, "_version", down)
+    club.dice.push(4)
+    assert club.say("ann !roll d6") == ["#arena ann rolls d6 = [4] = 4"]
+    assert "settings were not read again" in caplog.text
+    assert club.say("ann !create Gorbag goblin club spear")[0] == (
+        "#arena ann: that went wrong on my side and changed nothing; a moderator can check "
+        "the log")

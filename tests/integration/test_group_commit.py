@@ -40,6 +40,7 @@ from bot.chat.messages import Incoming, Outgoing
 from bot.chat.records_lane import RecordsLane, together
 from bot.chat.registry import Ctx, Refusal, Registry, Spec
 from bot.referee import Referee
+from storage.db import READ_ONLY
 from storage.errors import BatchBroken
 from storage.store import DuplicateName, Store
 
@@ -88,8 +89,10 @@ def message(said: str) -> Incoming:
 
 def batch(referee: Referee, *said: str) -> list[list[str]]:
     """The answers of ``said`` run together, as ``"<target> <text>"``."""
-    works = [partial(referee.handle, message(s), True) for s in said]
-    return [[f"{o.target} {o.text}" for o in out or []] for out in together(referee, works)]
+    msgs = [message(s) for s in said]
+    works = [partial(referee.handle, msg, True) for msg in msgs]
+    return [[f"{o.target} {o.text}" for o in out or []]
+            for out in together(referee, works, msgs)]
 
 
 def test_two_commands_in_one_batch_commit_once(referee: Referee) -> None:
@@ -163,6 +166,37 @@ def test_a_batch_whose_commit_fails_answers_each_command_alone(referee: Referee)
     assert after["challenges"] != before["challenges"]
     assert [w.sheet.name for w in referee.store.warriors()] == ["Brenna", "Gorbag", "Olaf",
                                                                   "Ulf"]
+    assert referee.store.verify() == []
+
+
+def test_a_batch_kept_though_its_commit_failed_is_not_run_again(
+    referee: Referee, database_url: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The connection breaks after the server committed: run again, each BP change would
+    count twice. PostgreSQL says the batch was kept, so it is answered as committed;
+    SQLite cannot say, so each command gets the one line that says so, and neither
+    runs again."""
+    real = SessionTransaction.commit
+
+    def lost(transaction: SessionTransaction) -> None:
+        real(transaction)
+        bind = transaction.session.get_bind()
+        if transaction.nested or transaction.parent is not None or \
+                bind.get_execution_options().get(READ_ONLY):
+            return   # a savepoint's, or a read's
+        monkeypatch.setattr(SessionTransaction, "commit", real)
+        raise OperationalError("COMMIT", None, Exception("server closed the connection"))
+
+    monkeypatch.setattr(SessionTransaction, "commit", lost)
+    answers = batch(referee, "mod !mod bp Olaf +1 gift", "mod !mod bp Gorbag +1 gift")
+    if database_url.startswith("postgresql"):
+        assert [a[0] for a in answers] == ["#arena mod: Olaf: +1.0 BP recorded",
+                                           "#arena mod: Gorbag: +1.0 BP recorded"]
+    else:
+        assert answers == [["#arena mod: the database failed as that was saved and I cannot "
+                            "tell whether it was kept; a moderator can check the log before "
+                            "it is repeated"]] * 2
+    assert [referee.store.warrior(name).sheet.bp for name in ("Olaf", "Gorbag")] == [10, 10]
     assert referee.store.verify() == []
 
 

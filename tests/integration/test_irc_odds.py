@@ -3,9 +3,10 @@ once in ``#b`` never hold up a fight in ``#arena``.
 
 The server's penalties, the bot's per-player limit and its send bucket are lifted:
 this is about the event loop, not about pacing (five refusals would otherwise take the
-bucket's tokens). The bounds are generous: working this matchup's chain out from nothing
-takes the worker a second or more, and a round trip through the loop a millisecond or
-so; a blocked loop would take the second.
+bucket's tokens). Working this matchup's chain out from nothing takes the worker a
+quarter of a second or more (issue 14), a round trip through the loop a millisecond or
+so: the fighter gets several round trips done while the answer is out, each prompt; a
+blocked loop would answer none of them before the odds.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from bot.irc.outbox import TokenBucket
 BUSY = "still being worked out"
 ANSWER = "Olaf vs Gorbag (practice): Olaf wins"
 PROMPT = 0.5
-"""Seconds: "promptly", below the time the worker takes for the answer."""
+"""Seconds: "promptly"."""
 PACE = 0.02
 """Seconds between the fighter's rolls while the odds are worked out: still dozens of
 round trips in the worker's time. Unpaced (about 700 lines a second from one client)
@@ -48,7 +49,7 @@ def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
     monkeypatch.setattr(bot.irc.supervisor, "USER_RATE", 10**6)
 
     async def scenario() -> None:
-        async with bot_on(quick(ngircd), tmp_path) as run:
+        async with bot_on(quick(ngircd), tmp_path, channels=("#arena", "#b")) as run:
             budget = run.bot.outbox.budget
             budget.lines, budget.bytes = TokenBucket(10**6, 10**6), TokenBucket(10**9, 10**9)
             gob, olaf = await player(ngircd, "gob"), await player(ngircd, "olaf")
@@ -67,9 +68,8 @@ def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
             for fan in spectators:
                 await fan.join("#b")
             watcher = spectators[0]
-            assert run.bot.connection is not None
-            run.bot.connection.join("#b")
-            await watcher.expect(lambda line: line.command == "JOIN" and line.nick == BOT_NICK)
+            await watcher.expect(lambda line: line.command == "353"   # the bot is in #b
+                                 and BOT_NICK in line.text.replace("@", "").split())
 
             stop, lags = asyncio.Event(), []
             monitor = asyncio.create_task(loop_lag(stop, lags))
@@ -93,8 +93,9 @@ def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
             await monitor
             await answer
 
-            assert attacked - asked < PROMPT < answered - asked
-            assert rolls and max(rolls) < PROMPT, rolls
+            assert attacked - asked < PROMPT
+            assert len(rolls) >= 3, (rolls, answered - asked)   # while the odds were out
+            assert max(rolls) < PROMPT, rolls
             assert max(lags) < PROMPT, max(lags)
             refusals = [line for line in watcher.lines if line.command == "PRIVMSG"
                         and line.target == "#b" and BUSY in line.text]

@@ -6,7 +6,8 @@ network's ``#arena``; the players' hosts are one machine, so ``hero`` is the sam
 Round after round, Hero is challenged in both ``#arena`` at once and ``hero`` accepts
 both at the same moment: exactly one fight opens, and the other bot refuses. And a
 moderator closing or opening Fairy Folk creation in one process counts at the other's
-next command. The servers run with penalties off, the bots at their config's fastest
+next command; and one taking back an ignore counts in the other's next line from that
+player. The servers run with penalties off, the bots at their config's fastest
 pacing (20 lines a second) and without their per-player pace (``RUN``): this test is
 about two processes on one database, 200 rounds of it; the servers' and the bot's
 defaults are tested in ``test_irc_flood``, ``test_irc_bot`` and
@@ -212,12 +213,29 @@ def test_the_same_warrior_accepted_in_two_processes_at_once_fights_once(
             if round_ % FAIRY_EVERY == FAIRY_EVERY - 1:
                 fairy += 1
                 await fairy_folk_seen_across(sides, fairy)
+            if round_ == ROUNDS // 2:
+                await ignore_taken_back_across(north, south)
         return won["north"], won["south"]
 
     won = asyncio.run(scenario())
     print(f"{ROUNDS} rounds: north opened {won[0]}, south {won[1]}")
     assert open_fights(database_url) == []
     assert all(won), "one process won every race: the accepts were never at once"
+
+
+async def ignore_taken_back_across(north: Side, south: Side) -> None:
+    """A moderator on the north ignores ``troll``, who plays on the south, and takes it
+    back: the south bot, which last read the list with troll in it, reads it again before
+    it drops his line."""
+    if "troll" not in south.players:
+        await south.join("troll")
+    ignoring = await north.answer("mod", "!mod ignore *!~troll@* spam")
+    assert ignoring.startswith("mod: ignoring *!~troll@*"), ignoring
+    await south.say("troll", "!roll d6")
+    assert (await south.answer("puck", "!roll d6")).startswith("puck rolls d6")
+    assert "no longer ignored" in await north.answer("mod", "!mod unignore *!~troll@* ok")
+    answered = await south.answer("troll", "!roll d6")
+    assert answered.startswith("troll rolls d6"), answered
 
 
 async def fairy_folk_seen_across(sides: dict[str, Side], turn: int) -> None:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, text
+from sqlalchemy import Connection, Engine, event, text
 from sqlalchemy.exc import OperationalError
 from transcript import warrior  # tests/unit, put on the path by conftest.py
 
@@ -34,7 +34,7 @@ from bot.fights.play import table_of
 from bot.odds.worker import InlineExecutor
 from bot.referee import Referee
 from rules.systems import AN_CATH
-from storage.db import open_database
+from storage.db import READ_ONLY, open_database
 from storage.keys import Keyring
 from storage.records import ChallengeRecord
 from storage.store import DuplicateName, Store
@@ -95,18 +95,24 @@ def rows(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
 
 
 class Transactions:
-    """BEGIN and COMMIT counted on an engine while ``counting``."""
+    """BEGIN and COMMIT of write transactions counted on an engine (not a read's, such
+    as the club's version read at every command)."""
 
     def __init__(self, engine: Engine) -> None:
         self.begun = self.committed = 0
         event.listen(engine, "begin", self._begin)
         event.listen(engine, "commit", self._commit)
 
-    def _begin(self, _connection: Any) -> None:
-        self.begun += 1
+    def _begin(self, connection: Connection) -> None:
+        self.begun += _writes(connection)
 
-    def _commit(self, _connection: Any) -> None:
-        self.committed += 1
+    def _commit(self, connection: Connection) -> None:
+        self.committed += _writes(connection)
+
+
+def _writes(connection: Connection) -> bool:
+    options = connection.get_execution_options()
+    return not options.get(READ_ONLY) and options.get("isolation_level") != "AUTOCOMMIT"
 
 
 @pytest.fixture
