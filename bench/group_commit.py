@@ -2,7 +2,8 @@
 one commit per transaction measured in the same run.
 
     python bench/group_commit.py [--fights N] [--lines L] [--window MS]
-                                 [--ceiling-commands C] [--seed S] [--pg-url URL | --no-pg]
+                                 [--ceiling-commands C] [--seed S]
+                                 [--pg-url URL | --no-pg] [--no-sqlite]
 
 For each backend (a new SQLite file in WAL mode with ``synchronous=FULL``; and a new
 database on the PostgreSQL server of ``--pg-url``, ``ANCATH_BENCH_PG_URL`` or
@@ -28,12 +29,26 @@ database on the PostgreSQL server of ``--pg-url``, ``ANCATH_BENCH_PG_URL`` or
      ``saturated`` did): the latency at a load the bot carries;
    - ``paced_alone``: the same load with a window of 0.
 
+3. On PostgreSQL only (SQLite serves one process, as the README says): two processes on
+   one new database, as two bots on two networks share a club. Each is a child process
+   (this script with hidden options) with its own referee, on network ``north`` or
+   ``south``, and half the fights (channel and warrior numbers ``0..N/2-1`` and
+   ``N/2..N-1``, so names never meet) and half the lines; both sign with one ledger key.
+   Both start at one moment the parent gives once both are ready, and each hands back its
+   timings as JSON on stdout:
+
+   - ``two_processes``: as ``saturated``;
+   - ``paced_two_processes``: as ``paced``, the same think time, so the same load in all.
+
 Prints one figure per line, ``group_commit.<backend>.<name> value``: ``ceiling`` (commands
 a second), then for each phase ``<phase>.commands_per_second`` (chat lines answered per
 second of wall time), ``<phase>.ms_p50`` and ``<phase>.ms_p99`` (latency),
 ``<phase>.commands_per_commit``, and ``<phase>.x_ceiling`` (commands a second over the
 ceiling; goal: at least 2, with p99 under 20 ms); ``paced.offered_per_second`` is the
-load the paced players offered.
+load the paced players offered. The two-process phases count the lines of both over the
+wall time from the common start to the last one's end, take the quantiles over the lines
+of both, and add ``<phase>.x_one_process``: commands a second over the one-process phase
+of the same run (``saturated`` or ``paced``; the paced load is offered, so near 1 there).
 """
 
 from __future__ import annotations
@@ -41,8 +56,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
+import json
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -67,10 +85,14 @@ from bot.clock import FakeClock  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
 from bot.odds.worker import InlineExecutor  # noqa: E402
 from bot.referee import Referee  # noqa: E402
-from storage.keys import Keyring, new_key  # noqa: E402
+from storage.db import open_database  # noqa: E402
+from storage.keys import KEY_ENV, Keyring, new_key  # noqa: E402
 
 ENDLESS = 10**9
 """Decisions a channel's fights take: a new fight follows each that ends."""
+NETWORKS = ("north", "south")
+"""The two-process phases' processes, one network each."""
+SCRIPT = Path(__file__).resolve()
 
 
 @dataclass
@@ -93,22 +115,27 @@ class Phase:
         }
 
 
-def referee_on(url: str) -> Referee:
-    return build_referee(config(url), dice=OsDice(), clock=FakeClock(),
+def referee_on(url: str, network: str | None = None, key: str | None = None) -> Referee:
+    """A referee on ``url``, on ``network`` (else the default one), signing with ``key``
+    (else a new one)."""
+    settings = config(url)
+    if network is not None:
+        settings = settings.model_copy(update={"network": network})
+    return build_referee(settings, dice=OsDice(), clock=FakeClock(),
                          odds_workers=InlineExecutor(),
-                         keyring=Keyring.of(new_key(), source="the bench's own key"))
+                         keyring=Keyring.of(key or new_key(), source="the bench's own key"))
 
 
 async def play(referee: Referee, args: argparse.Namespace, window: float,
-               think: float) -> Phase:
-    """``args.lines`` chat lines from ``args.fights`` channels, one line out per channel
-    at a time, a new fight in a channel whose fight ended, through the lanes; each
-    player answers a random think time (``think`` seconds on average) after the answer
-    came, or at once."""
+               think: float, first: int = 0) -> Phase:
+    """``args.lines`` chat lines from ``args.fights`` channels (numbered from ``first``),
+    one line out per channel at a time, a new fight in a channel whose fight ended,
+    through the lanes; each player answers a random think time (``think`` seconds on
+    average) after the answer came, or at once."""
     loop = asyncio.get_running_loop()
     phase, finished = Phase(), loop.create_future()
     rng = random.Random(args.seed)
-    channels = [Channel(n, KINDS[n % len(KINDS)]) for n in range(args.fights)]
+    channels = [Channel(n, KINDS[n % len(KINDS)]) for n in range(first, first + args.fights)]
     scripts = {c.name: lines(referee, c, rng, ENDLESS) for c in channels}
     out = [0]
     lanes = Lanes(window)
@@ -170,8 +197,70 @@ async def play(referee: Referee, args: argparse.Namespace, window: float,
     return phase
 
 
-def backend(fresh: Callable[[], Any], args: argparse.Namespace) -> dict[str, float]:
-    """Every figure of one backend; ``fresh()`` makes a new database, its URL."""
+def child(args: argparse.Namespace) -> None:
+    """One process of a two-process phase: its referee, ``ready`` on stdout, then the
+    common start (epoch seconds) from stdin, its lines, and its timings as JSON."""
+    referee = referee_on(args.database, args.child, os.environ[KEY_ENV])
+    try:
+        print("ready", flush=True)
+        start = float(sys.stdin.readline())
+        time.sleep(max(0.0, start - time.time()))
+        played = asyncio.run(play(referee, args, args.window / 1000, args.think, args.first))
+        ended = time.time()
+    finally:
+        referee.store.engine.dispose()
+    print(json.dumps({"timings": played.timings, "commits": played.commits, "ended": ended}))
+
+
+def two_processes(url: str, args: argparse.Namespace, think: float) -> Phase:
+    """``args.fights`` fights and ``args.lines`` lines split between two child processes
+    on ``url``, started together; their lines and commits together, over the wall time
+    from the start to the last one's end."""
+    open_database(url).dispose()   # migrated here, not by both children at once
+    key, parts = new_key(), len(NETWORKS)
+
+    def cut(total: int, index: int) -> int:
+        return total * index // parts
+
+    children: dict[str, subprocess.Popen[str]] = {}
+    try:
+        for index, network in enumerate(NETWORKS):
+            first = cut(args.fights, index)
+            children[network] = subprocess.Popen(
+                [sys.executable, str(SCRIPT), "--child", network, "--database", url,
+                 "--first", str(first), "--fights", str(cut(args.fights, index + 1) - first),
+                 "--lines", str(cut(args.lines, index + 1) - cut(args.lines, index)),
+                 "--window", str(args.window), "--think", str(think),
+                 "--seed", str(args.seed + index)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                env={**os.environ, KEY_ENV: key})
+        for network, process in children.items():
+            if process.stdout is None or process.stdout.readline() != "ready\n":
+                raise SystemExit(f"the {network} child did not start")
+        start = time.time() + 0.1
+        for process in children.values():   # both told before either is waited for
+            if process.stdin is not None:
+                process.stdin.write(f"{start}\n")
+                process.stdin.flush()
+        done = [process.communicate()[0] for process in children.values()]
+        for network, process in children.items():
+            if process.returncode:
+                raise SystemExit(f"the {network} child failed")
+    finally:
+        for process in children.values():
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    reports = [json.loads(report) for report in done]
+    return Phase(timings=[t for r in reports for t in r["timings"]],
+                 wall=max(r["ended"] for r in reports) - start,
+                 commits=sum(r["commits"] for r in reports))
+
+
+def backend(fresh: Callable[[], Any], args: argparse.Namespace,
+            two: bool = False) -> dict[str, float]:
+    """Every figure of one backend; ``fresh()`` makes a new database, its URL; ``two``
+    adds the two-process phases."""
     with fresh() as url:
         timings = storage_commits.run(url, args.ceiling_commands, args.seed)
     ceiling = len(timings) / sum(timings)
@@ -193,6 +282,13 @@ def backend(fresh: Callable[[], Any], args: argparse.Namespace) -> dict[str, flo
     figures["paced.offered_per_second"] = offered
     phase("paced", window, args.fights / offered)
     phase("paced_alone", 0.0, args.fights / offered)
+    if two:
+        for name, one, think in (("two_processes", "saturated", 0.0),
+                                 ("paced_two_processes", "paced", args.fights / offered)):
+            with fresh() as url:
+                figures.update(two_processes(url, args, think).figures(name, ceiling))
+            figures[f"{name}.x_one_process"] = (figures[f"{name}.commands_per_second"]
+                                                / figures[f"{one}.commands_per_second"])
     return figures
 
 
@@ -208,24 +304,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pg-url", help="PostgreSQL server URL (default: from env)")
     parser.add_argument("--no-pg", action="store_true", help="SQLite only")
+    parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
+    parser.add_argument("--child", choices=NETWORKS, help=argparse.SUPPRESS)
+    parser.add_argument("--database", help=argparse.SUPPRESS)
+    parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--think", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        child(args)
+        return 0
     if args.fights < 1 or args.lines < 2 or args.ceiling_commands < 2 or args.window <= 0:
         parser.error("--fights at least 1, --lines and --ceiling-commands at least 2, "
                      "--window above 0")
-
-    with tempfile.TemporaryDirectory(prefix="ancath-bench-") as scratch:
-        files = itertools.count(1)
-
-        @contextmanager
-        def sqlite_file() -> Iterator[str]:
-            yield f"sqlite:///{Path(scratch) / f'bench{next(files)}.sqlite3'}"
-
-        report("sqlite", backend(sqlite_file, args))
-
     pg_url = storage_commits.pg_server(args, "group_commit.postgresql")
+    if pg_url is None and args.no_sqlite:
+        parser.error("--no-sqlite without a PostgreSQL URL leaves nothing to measure")
+    if pg_url is not None and args.fights < 2:
+        parser.error("--fights at least 2 on PostgreSQL: the two-process phases split them")
+
+    if not args.no_sqlite:
+        with tempfile.TemporaryDirectory(prefix="ancath-bench-") as scratch:
+            files = itertools.count(1)
+
+            @contextmanager
+            def sqlite_file() -> Iterator[str]:
+                yield f"sqlite:///{Path(scratch) / f'bench{next(files)}.sqlite3'}"
+
+            report("sqlite", backend(sqlite_file, args))
+
     if pg_url is not None:
         report("postgresql", backend(lambda: storage_commits.scratch_pg_database(pg_url),
-                                     args))
+                                     args, two=True))
     return 0
 
 
