@@ -118,6 +118,18 @@ def _problem(url: str, error: Exception) -> DatabaseProblem:
     return DatabaseProblem(f"{where}: cannot open: {text.splitlines()[0] if text else error}")
 
 
+PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
+                 "keepalives_count": 3}
+"""TCP keepalives on PostgreSQL connections, on both ends (the server's through
+``SERVER_KEEPALIVES``): a connection dropped without a word (a network cut, a host gone)
+is found dead within about a minute, not after the system's two hours; the server then
+ends its session, and the club's write lock that session held is free for the other
+processes again."""
+
+SERVER_KEEPALIVES = "-c tcp_keepalives_idle=30 -c tcp_keepalives_interval=10 " \
+    "-c tcp_keepalives_count=3"
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, FULL sync, foreign keys and a timeout."""
     url = database_url(url)
@@ -132,9 +144,10 @@ def make_engine(url: str) -> Engine:
         return engine
     # a row another process holds locked is waited for as long as SQLite waits (R3.3's
     # locks queue writers; a lock held longer is "busy", not a frozen referee)
-    options = f"-c lock_timeout={BUSY_TIMEOUT_MS}"
+    options = f"-c lock_timeout={BUSY_TIMEOUT_MS} {SERVER_KEEPALIVES}"
     try:
-        return create_engine(url, pool_pre_ping=True, connect_args={"options": options})
+        return create_engine(url, pool_pre_ping=True, connect_args={
+            "options": options, **PG_KEEPALIVES})
     except ImportError as error:   # the driver, such as psycopg, is missing
         raise _problem(url, error) from error
 

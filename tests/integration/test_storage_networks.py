@@ -289,3 +289,23 @@ def test_three_processes_starting_at_once_on_a_new_database(database_url: str) -
     results = [process.communicate(timeout=120) for process in processes]
     assert [process.returncode for process in processes] == [0, 0, 0], results
     assert {out for out, _ in results} == {f"{head_revision()}\n"}
+
+
+@pytest.mark.parametrize("database_url", [pytest.param("postgresql",
+                                                       marks=pytest.mark.postgresql)],
+                         indirect=True)
+def test_a_dead_connection_is_found_on_both_ends_within_a_minute(database_url: str) -> None:
+    """A process cut off while it held the club's write lock must not hold it for the
+    system's two hours: keepalives every 10 s after 30 s idle, three missed, both ways."""
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            shown = {name: connection.exec_driver_sql(f"SHOW {name}").scalar_one()
+                     for name in ("tcp_keepalives_idle", "tcp_keepalives_interval",
+                                  "tcp_keepalives_count", "lock_timeout")}
+            client = connection.connection.driver_connection.info.get_parameters()
+    finally:
+        engine.dispose()
+    assert shown == {"tcp_keepalives_idle": "30", "tcp_keepalives_interval": "10",
+                     "tcp_keepalives_count": "3", "lock_timeout": "10s"}
+    assert (client["keepalives"], client["keepalives_idle"]) == ("1", "30")
