@@ -47,9 +47,14 @@ def all_end(pidfds: list[int], timeout: float = 30) -> bool:
     readable when its process ends); closes them."""
     try:
         left = set(pidfds)
+        poll = select.poll()   # not select(): a long test run's fds pass 1024
+        for fd in left:
+            poll.register(fd, select.POLLIN)
         deadline = time.monotonic() + timeout
         while left and (wait := deadline - time.monotonic()) > 0:
-            left -= set(select.select(list(left), [], [], wait)[0])
+            for fd, _event in poll.poll(wait * 1000):
+                left.discard(fd)
+                poll.unregister(fd)
         return not left
     finally:
         for fd in pidfds:
