@@ -359,8 +359,9 @@ class Referee:
     def unconfirmed(self, msg: Incoming, error: CommitUnknown) -> list[Outgoing]:
         """The answer to a command of a batch whose commit may or may not have been kept
         (:mod:`bot.chat.records_lane`)."""
-        address = f"{msg.sender.nick}: " if msg.channel else ""
-        return [Outgoing(msg.reply_to, address + str(error))]
+        ctx = Ctx(self, msg, "", [], writes=True)
+        ctx.reply(str(error))
+        return ctx.out
 
     def _records_lost(self, why: str, channel: str | None) -> list[Outgoing]:
         """Stop taking commands, and say so once in every channel the bot serves."""

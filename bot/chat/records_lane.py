@@ -47,7 +47,7 @@ Work = Callable[[], list[Outgoing] | None]
 
 
 def together(referee: Referee, works: Sequence[Work],
-             msgs: Sequence[Incoming | None] = ()) -> list[list[Outgoing] | None]:
+             msgs: Sequence[Incoming | None]) -> list[list[Outgoing] | None]:
     """The answers of ``works``, writing commands of ``referee`` (the chat lines
     ``msgs``) that never raise, run in one transaction when there are several; each
     alone when that transaction fails, and none again when its commit's outcome is
@@ -66,7 +66,7 @@ def together(referee: Referee, works: Sequence[Work],
         log.error("a batch of %d commands: its commit failed and may have been kept; "
                   "none is run again", len(works))
         return [referee.unconfirmed(msg, error) if msg is not None else None
-                for msg in [*msgs, *[None] * (len(works) - len(msgs))]]
+                for _work, msg in zip(works, msgs, strict=True)]
     except Exception as error:
         log.warning("a batch of %d commands was not committed (%s: %s); each runs again "
                     "alone", len(works), type(error).__name__, error)

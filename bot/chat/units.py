@@ -141,24 +141,22 @@ def batch_unit(referee: Referee) -> AbstractContextManager[Unit]:
 @contextmanager
 def _staging(referee: Referee, opening: Callable[[], AbstractContextManager[Unit]],
              ) -> Iterator[Unit]:
-    """``opening()``'s unit with a layer of the referee's memory staged: published when
-    the unit has ended (committed, or refused before it wrote), dropped with the
-    moderators added in chat when it was rolled back after a write."""
+    """``opening()``'s unit with a layer of the referee's memory staged (the tables, and
+    the settings with the moderators named in chat): published when the unit has ended
+    (committed, or refused before it wrote), dropped when it was rolled back after a
+    write."""
     memory: tuple[Staged[Any], ...] = (referee.tables, referee._settings)
     depths = [mapping.depth() for mapping in memory]
-    moderators: list[str] = []
     keep = True
     unit: Unit | None = None
     try:
         with opening() as unit:
-            moderators = list(referee.chat_moderators)   # with the lock held
             for mapping in memory:
                 mapping.stage()
             yield unit
     except BaseException:
         if unit is not None and unit.wrote:
             keep = False
-            referee.chat_moderators[:] = moderators
         raise
     finally:
         for mapping, depth in zip(memory, depths, strict=True):
