@@ -16,6 +16,19 @@ from collections.abc import Iterator  # noqa: E402
 import pytest  # noqa: E402
 from ircserver import NgircdServer, find_ngircd, in_ci  # noqa: E402
 
+from storage.db import open_database  # noqa: E402
+from storage.store import Store  # noqa: E402
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    """A store on a new database of each backend (migrated to the newest schema)."""
+    engine = open_database(database_url)
+    try:
+        yield Store(engine)
+    finally:
+        engine.dispose()
+
 
 @pytest.fixture(scope="session")
 def ngircd_binary() -> str:

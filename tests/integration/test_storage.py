@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -71,15 +71,6 @@ KILL = """
 
 
 # -- helpers ----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def store(database_url: str) -> Iterator[Store]:
-    engine = open_database(database_url)
-    try:
-        yield Store(engine)
-    finally:
-        engine.dispose()
 
 
 def counts(engine: Engine) -> dict[str, int]:

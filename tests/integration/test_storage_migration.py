@@ -5,10 +5,8 @@ back identically through the store, and ``audit verify`` clean at both ends."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from replays import as_json
 from sqlalchemy import Engine, inspect, text
 from transcript import command, warrior  # tests/unit, put on the path by conftest.py
@@ -17,7 +15,7 @@ from rules.ancath.tables import Armour, Skill
 from rules.contest.model import parse_fighter
 from rules.general.model import GeneralFighter, parse_dice
 from rules.systems import AN_CATH
-from storage.db import downgrade, head_revision, make_engine, open_database, upgrade
+from storage.db import downgrade, head_revision, make_engine, upgrade
 from storage.store import Store
 
 NAMES = ("Olaf", "Gorbag", "Snaga", "Alain", "Farthan")
@@ -28,15 +26,6 @@ CAPTURED = """
     Olaf: yield
     Gorbag: accept prisoner ransom ten goats
 """
-
-
-@pytest.fixture
-def store(database_url: str) -> Iterator[Store]:
-    engine = open_database(database_url)
-    try:
-        yield Store(engine)
-    finally:
-        engine.dispose()
 
 
 def fill(store: Store) -> None:

@@ -8,43 +8,24 @@ down.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine, inspect, text
-from transcript import command, warrior  # tests/unit, put on the path by conftest.py
+from test_storage import KILL, START, play
+from transcript import warrior  # tests/unit, put on the path by conftest.py
 
 from rules.systems import AN_CATH
-from storage.db import downgrade, head_revision, make_engine, open_database, upgrade
+from storage.db import downgrade, head_revision, make_engine, upgrade
 from storage.errors import DatabaseProblem
 from storage.store import ChallengeRecord, Store
 
-FINISHED = """
-    Olaf rolls 50          # initiative (equal BP)
-    Gorbag rolls 20
-    Olaf: first
-    Olaf: attack
-    Olaf rolls 23          # broadsword 30 - 5 (length 2 vs spear 3): hit
-    Gorbag: dodge
-    Gorbag rolls 80        # leather dodge 30: fails
-    Olaf rolls 5           # kill on leather
-"""
 SETTINGS = {
     "rolls:#duels": "manual", "timelimit:#duels": 5.0, "odds:#arena": "fighters",
     "fairy_folk_open": True, "ignored": ["*!*@spam.example"],
     "moderator-password:bob": "sealed-hash",
 }
 """Settings as 0006 kept them: a channel's key is ``<what>:<channel>``."""
-
-
-@pytest.fixture
-def store(database_url: str) -> Iterator[Store]:
-    engine = open_database(database_url)
-    try:
-        yield Store(engine)
-    finally:
-        engine.dispose()
 
 
 def fill(store: Store) -> None:
@@ -58,10 +39,7 @@ def fill(store: Store) -> None:
         store.create_warrior(warrior(name, culture, *skills), name.lower())
     fight, _ = store.open_fight("#arena", AN_CATH, "practice",
                                 [("Olaf", "olaf"), ("Gorbag", "gob")], "olaf")
-    for line in FINISHED.strip().splitlines():
-        cmd = command(fight.state, line)
-        state, events = AN_CATH.apply(fight.state, cmd)
-        fight = store.record(fight, cmd, "referee", state, events)
+    fight, _ = play(store, fight, START + KILL)
     assert fight.state.outcome is not None
     store.open_fight("#duels", AN_CATH, "duel", [("Bran", "bran"), ("Ulf", "ulf")], "bran")
     store.put_challenge(ChallengeRecord("#Yard", "Aed", "aed", "Olaf", "olaf", "mortal"))

@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 from sqlalchemy import text
-from transcript import command, warrior  # tests/unit, put on the path by conftest.py
+from test_storage import KILL, START, play
+from transcript import warrior  # tests/unit, put on the path by conftest.py
 
 from rules.systems import AN_CATH
 from storage.club import VersionReader
@@ -26,16 +27,6 @@ from storage.db import head_revision, make_engine, open_database
 from storage.store import Busy, ChallengeRecord, OpenFight, Store
 
 RACER = Path(__file__).with_name("racer.py")
-KILL = """
-    Olaf rolls 50          # initiative (equal BP)
-    Gorbag rolls 20
-    Olaf: first
-    Olaf: attack
-    Olaf rolls 23          # broadsword 30 - 5 (length 2 vs spear 3): hit
-    Gorbag: dodge
-    Gorbag rolls 80        # leather dodge 30: fails
-    Olaf rolls 5           # kill on leather
-"""
 
 
 @pytest.fixture
@@ -120,10 +111,7 @@ def test_a_fights_network_is_in_its_ledger_digest(stores: Callable[..., Store]) 
     alpha, plain = stores("alpha"), stores()
     create(alpha, "Olaf", "Gorbag")
     fight = open_pair(alpha, "#ancath", "Olaf", "Gorbag")
-    for line in KILL.strip().splitlines():
-        cmd = command(fight.state, line)
-        state, events = AN_CATH.apply(fight.state, cmd)
-        fight = alpha.record(fight, cmd, "referee", state, events)
+    fight, _ = play(alpha, fight, START + KILL)
     assert fight.state.outcome is not None and alpha.verify() == []
     with alpha.engine.begin() as connection:
         connection.execute(text("UPDATE fights SET network = 'default' WHERE id = :id"),
