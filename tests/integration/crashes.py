@@ -31,7 +31,13 @@ from sqlalchemy import Engine, text
 from storage.db import head_revision, make_engine
 from storage.store import Store
 
-__all__ = ["killed_runs", "killed_together", "records_whole"]
+__all__ = ["WORKED", "killed_runs", "killed_together", "records_whole"]
+
+WORKED = 2
+"""Acknowledged commands per worker and kill, at least, on average: a worker that hardly
+works between kills tests nothing. Far below what one does on an idle 2-core machine
+(10-25), so a loaded one still passes: one CI run asked 150 in all of two workers and
+24 rounds (3 a worker and kill) and got 145."""
 
 
 def killed_runs(worker: Path, url: str, tmp_path: Path, rng: random.Random, *, kills: int,

@@ -3,8 +3,10 @@ bot_on(server, tmp_path) as run``.
 
 ``irc`` keywords override the ``IrcConfig`` (``port=server.tls_port, tls=True``).
 ``run.bot`` is the :class:`bot.irc.supervisor.IrcBot`, ``run.dice`` its scripted dice,
-``run.referee`` the referee with its store. ``from_bot(client, text)`` waits for the
-bot's PRIVMSG containing ``text``.
+``run.referee`` the referee with its store. Its ``!odds`` workers start with their
+first job (``warm_odds=True``: at once, as ``ancath-bot run`` starts them) and stop with
+the bot: each warm worker costs about a second of CPU, which the other tests would share.
+``from_bot(client, text)`` waits for the bot's PRIVMSG containing ``text``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from bot.app import build_referee
 from bot.config import BotConfig, FloodConfig, IrcConfig
 from bot.dice import ScriptedDice
 from bot.irc.supervisor import IrcBot
+from bot.odds import desk
+from bot.odds.worker import start_workers
 from bot.referee import Referee
 
 BOT_NICK = "Ref"
@@ -60,7 +64,8 @@ async def until(condition: Callable[[], bool], timeout: float = 10.0) -> None:
 async def bot_on(
     server: Server, tmp_path: Path, *, moderators: tuple[str, ...] = (),
     burst: int = 4, per_second: float = 1.0, database: str | None = None,
-    joined: bool = True, channels: tuple[str, ...] = ("#arena",), **irc: object,
+    joined: bool = True, channels: tuple[str, ...] = ("#arena",), warm_odds: bool = False,
+    **irc: object,
 ) -> AsyncIterator[Running]:
     config = BotConfig(
         database=database or str(tmp_path / "bot.sqlite3"), moderators=list(moderators),
@@ -72,7 +77,7 @@ async def bot_on(
     )
     assert config.irc is not None
     dice = ScriptedDice([])
-    referee = build_referee(config, dice=dice)
+    referee = build_referee(config, dice=dice, odds_workers=start_workers(warm=warm_odds))
     bot = IrcBot(config.irc, referee)
     task = asyncio.create_task(bot.run())
     try:
@@ -83,6 +88,8 @@ async def bot_on(
         bot.stop()
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+        desk.close(referee)
+        referee.store.engine.dispose()
 
 
 async def player(server: Server, nick: str, user: str | None = None) -> IrcClient:

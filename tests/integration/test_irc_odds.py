@@ -49,7 +49,8 @@ def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
     monkeypatch.setattr(bot.irc.supervisor, "USER_RATE", 10**6)
 
     async def scenario() -> None:
-        async with bot_on(quick(ngircd), tmp_path, channels=("#arena", "#b")) as run:
+        async with bot_on(quick(ngircd), tmp_path, channels=("#arena", "#b"),
+                          warm_odds=True) as run:
             budget = run.bot.outbox.budget
             budget.lines, budget.bytes = TokenBucket(10**6, 10**6), TokenBucket(10**9, 10**9)
             gob, olaf = await player(ngircd, "gob"), await player(ngircd, "olaf")

@@ -28,6 +28,7 @@ from transcript import command, warrior  # tests/unit, put on the path by confte
 
 from bot.app import build_referee
 from bot.config import BotConfig
+from bot.odds.worker import InlineExecutor
 from rules.ancath.tables import Skill
 from rules.codec import encode
 from rules.contest.model import parse_fighter
@@ -618,7 +619,8 @@ def test_the_bot_seals_a_database_from_before_keys_when_it_starts(
     assert store.verify() == []
     with store.engine.begin() as connection:
         connection.execute(text("UPDATE warriors SET owner = 'olaf_acct' WHERE name_key = 'olaf'"))
-    referee = build_referee(BotConfig(), database=database_url, keyring=Keyring.of(KEY))
+    referee = build_referee(BotConfig(), database=database_url, keyring=Keyring.of(KEY),
+                            odds_workers=InlineExecutor())
     try:
         assert "3 rows now record its warriors and finished fights" in caplog.text
         assert referee.store.seal_legacy() == 0                      # once only
