@@ -44,7 +44,11 @@ Prints one figure per line, ``group_commit.<backend>.<name> value``: ``ceiling``
 a second), then for each phase ``<phase>.commands_per_second`` (chat lines answered per
 second of wall time), ``<phase>.ms_p50`` and ``<phase>.ms_p99`` (latency),
 ``<phase>.commands_per_commit``, and ``<phase>.x_ceiling`` (commands a second over the
-ceiling; goal: at least 2, with p99 under 20 ms); ``paced.offered_per_second`` is the
+ceiling; goal: at least 2, with p99 under 20 ms). The ceiling counts fight commands (a
+roll is one), and a chat line keeps about two (its automatic rolls with it), so each
+phase adds ``<phase>.fight_commands_per_second`` (fight commands kept, counted in its
+database at its end, over its wall time) and ``<phase>.x_ceiling_fight_commands`` (that
+over the ceiling: the two in one unit). ``paced.offered_per_second`` is the
 load the paced players offered. The two-process phases count the lines of both over the
 wall time from the common start to the last one's end, take the quantiles over the lines
 of both, and add ``<phase>.x_one_process``: commands a second over the one-process phase
@@ -76,7 +80,7 @@ if ROOT not in sys.path:  # run as a script from anywhere: make the repository i
 
 import storage_commits  # noqa: E402
 from bot_inprocess import KINDS, Channel, config, lines  # noqa: E402
-from sqlalchemy import event  # noqa: E402
+from sqlalchemy import event, func, select  # noqa: E402
 
 from bot.app import build_referee  # noqa: E402
 from bot.chat.lanes import Lanes  # noqa: E402
@@ -85,8 +89,9 @@ from bot.clock import FakeClock  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
 from bot.odds.worker import InlineExecutor  # noqa: E402
 from bot.referee import Referee  # noqa: E402
-from storage.db import open_database  # noqa: E402
+from storage.db import make_engine, open_database  # noqa: E402
 from storage.keys import KEY_ENV, Keyring, new_key  # noqa: E402
+from storage.models import FightCommand  # noqa: E402
 
 ENDLESS = 10**9
 """Decisions a channel's fights take: a new fight follows each that ends."""
@@ -102,6 +107,8 @@ class Phase:
     timings: list[float] = field(default_factory=list)
     wall: float = 0.0
     commits: int = 0
+    recorded: int = 0
+    """Fight commands (rolls included) the phase kept: the ceiling's unit."""
 
     def figures(self, name: str, ceiling: float) -> dict[str, float]:
         cuts = statistics.quantiles(self.timings, n=100, method="inclusive")
@@ -112,7 +119,20 @@ class Phase:
             f"{name}.ms_p99": cuts[98] * 1000,
             f"{name}.commands_per_commit": len(self.timings) / max(self.commits, 1),
             f"{name}.x_ceiling": rate / ceiling,
+            f"{name}.fight_commands_per_second": self.recorded / self.wall,
+            f"{name}.x_ceiling_fight_commands": self.recorded / self.wall / ceiling,
         }
+
+
+def recorded(url: str) -> int:
+    """The fight commands kept in the database at ``url`` (a phase's own)."""
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            return connection.execute(select(func.count()).select_from(FightCommand)
+                                      ).scalar_one()
+    finally:
+        engine.dispose()
 
 
 def referee_on(url: str, network: str | None = None, key: str | None = None) -> Referee:
@@ -273,6 +293,7 @@ def backend(fresh: Callable[[], Any], args: argparse.Namespace,
                 played = asyncio.run(play(referee, args, window, think))
             finally:
                 referee.store.engine.dispose()
+            played.recorded = recorded(url)
         figures.update(played.figures(name, ceiling))
         return figures[f"{name}.commands_per_second"]
 
@@ -286,7 +307,9 @@ def backend(fresh: Callable[[], Any], args: argparse.Namespace,
         for name, one, think in (("two_processes", "saturated", 0.0),
                                  ("paced_two_processes", "paced", args.fights / offered)):
             with fresh() as url:
-                figures.update(two_processes(url, args, think).figures(name, ceiling))
+                both = two_processes(url, args, think)
+                both.recorded = recorded(url)
+                figures.update(both.figures(name, ceiling))
             figures[f"{name}.x_one_process"] = (figures[f"{name}.commands_per_second"]
                                                 / figures[f"{one}.commands_per_second"])
     return figures

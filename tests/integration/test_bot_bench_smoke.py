@@ -16,6 +16,7 @@ NAMES = [
     "bot.ms_per_command_p50",
     "bot.ms_per_command_p99",
     "bot.ms_per_command_max",
+    "bot.cpu_ms_per_command",
     "bot.engine_commands_per_line",
     "bot.memory_mb_1000_open_fights",
     "bot.commands_per_open_fight",

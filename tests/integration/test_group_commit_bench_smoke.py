@@ -12,7 +12,8 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "group_commit.py"
 PHASES = ("saturated", "alone", "paced", "paced_alone")
 TWO_PROCESSES = ("two_processes", "paced_two_processes")
 """PostgreSQL only: two child processes on one database."""
-FIGURES = ("commands_per_second", "ms_p50", "ms_p99", "commands_per_commit", "x_ceiling")
+FIGURES = ("commands_per_second", "ms_p50", "ms_p99", "commands_per_commit", "x_ceiling",
+           "fight_commands_per_second", "x_ceiling_fight_commands")
 
 
 def test_tiny_run_prints_every_figure_per_backend() -> None:
