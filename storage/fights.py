@@ -41,8 +41,8 @@ def event_rows(fight_id: int, seq: int, events: Sequence[Any]) -> list[dict[str,
             for idx, item in enumerate(events)]
 
 
-def log_rows(session: Session, commands: list[dict[str, Any]],
-             events: list[dict[str, Any]]) -> None:
+def log_rows(session: Session, commands: Sequence[dict[str, Any]] = (),
+             events: Sequence[dict[str, Any]] = ()) -> None:
     """Command and event rows, one Core INSERT each on the session's connection (not
     the ORM's unit of work or bulk insert, which cost a third of a command's time:
     their ids are never read back, and the fight they name is already written)."""
@@ -89,7 +89,7 @@ class Fights(Awards):
                 for side, (row, (_, account)) in enumerate(zip(rows, sides, strict=True)):
                     session.add(FightSide(fight_id=fight.id, side=side, warrior_id=row.id,
                                           account=account, active=True))
-                log_rows(session, [], event_rows(fight.id, 0, events))
+                log_rows(session, events=event_rows(fight.id, 0, events))
                 session.execute(delete(PendingChallenge).where(   # it is answered
                     PendingChallenge.network == self.network,
                     PendingChallenge.channel_key == channel.casefold()))

@@ -406,10 +406,12 @@ class IrcBot:
 
     def _allowed(self, sender: Sender, what: str) -> bool:
         """Whether a command (or CTCP request) from ``sender`` goes on: not from someone
-        the bot ignores, and within the pace; the first one dropped in a minute earns
-        one slow-down notice."""
-        if self.referee.is_ignored(sender):
-            return False
+        the bot ignores, and within the pace (:meth:`_paced`)."""
+        return not self.referee.is_ignored(sender) and self._paced(sender, what)
+
+    def _paced(self, sender: Sender, what: str) -> bool:
+        """Whether a command from ``sender`` is within the pace (else the slow-down
+        notice, once a minute)."""
         if self.pace.allowed(sender.identity):
             return True
         log.warning("rate limit: dropped %r from %s", what[:40], sender.identity)
@@ -427,10 +429,9 @@ class IrcBot:
             # as this process last read the list: the referee reads it again first, and
             # answers if a moderator in another process took the ignore back meanwhile;
             # within the pace, but with no slow-down line
-            if self.pace.allowed(msg.sender.identity):
-                self.lanes.line(self.referee, msg, self._guard, self._deliver)
-            return
-        if not self._allowed(msg.sender, shown):
+            if not self.pace.allowed(msg.sender.identity):
+                return
+        elif not self._paced(msg.sender, shown):
             return
         self.lanes.line(self.referee, msg, self._guard, self._deliver)
 

@@ -127,12 +127,14 @@ class Forked:
         except ProcessLookupError:   # already ended and reaped
             self._fd = None
 
-    def alive(self) -> bool:
-        if self._fd is None:
-            return False
+    def _ended(self, fd: int, within_ms: int) -> bool:
+        """Whether it ends within ``within_ms`` (its pidfd turns readable)."""
         poll = select.poll()
-        poll.register(self._fd, select.POLLIN)
-        return not poll.poll(0)
+        poll.register(fd, select.POLLIN)
+        return bool(poll.poll(within_ms))
+
+    def alive(self) -> bool:
+        return self._fd is not None and not self._ended(self._fd, 0)
 
     def kill(self) -> None:
         """SIGKILL, and wait until it is gone."""
@@ -140,9 +142,7 @@ class Forked:
             return
         with suppress(ProcessLookupError):
             signal.pidfd_send_signal(self._fd, signal.SIGKILL)
-        poll = select.poll()
-        poll.register(self._fd, select.POLLIN)
-        assert poll.poll(30_000), f"worker {self.pid} outlived SIGKILL"
+        assert self._ended(self._fd, 30_000), f"worker {self.pid} outlived SIGKILL"
         os.close(self._fd)
         self._fd = None
 
