@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import ScalarResult, Select, exists, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -63,6 +63,10 @@ def fighter_of(row: Warrior) -> Fighter:
     return fighter
 
 
+_SEATED = exists().where(FightSide.warrior_id == Warrior.id, FightSide.active).label("seated")
+"""Whether the warrior of the row is in an open fight, read with the row."""
+
+
 def warrior_row(session: Session, name: str, lock: bool = False) -> Warrior:
     query = select(Warrior).where(Warrior.name_key == name.casefold())
     row = session.scalars(query.with_for_update() if lock else query).one_or_none()
@@ -71,19 +75,22 @@ def warrior_row(session: Session, name: str, lock: bool = False) -> Warrior:
     return row
 
 
-def warrior_record(session: Session, row: Warrior) -> WarriorRecord[Fighter]:
+def warrior_record(session: Session, row: Warrior,
+                   seated: bool | None = None) -> WarriorRecord[Fighter]:
+    """The record of ``row``; ``seated`` when already known (read with the row, or a new
+    warrior's), else read here."""
     captor = session.get_one(Warrior, row.captor_id).name if row.captor_id else None
-    seated = session.scalar(
-        select(func.count()).select_from(FightSide)
-        .where(FightSide.warrior_id == row.id, FightSide.active)
-    )
+    if seated is None:
+        seated = session.scalar(select(exists().where(FightSide.warrior_id == row.id,
+                                                      FightSide.active)))
     return WarriorRecord(row.id, fighter_of(row), row.owner, captor, bool(seated), row.system,
                          row.status)
 
 
-def ancath_record(session: Session, row: Warrior) -> WarriorRecord[Sheet]:
+def ancath_record(session: Session, row: Warrior,
+                  seated: bool | None = None) -> WarriorRecord[Sheet]:
     """The record of an An Cath warrior, its sheet typed so."""
-    record = warrior_record(session, row)
+    record = warrior_record(session, row, seated)
     return WarriorRecord(record.id, record.sheet_as(Sheet), record.owner, record.captor,
                          record.in_fight, record.system, record.status)
 
@@ -97,33 +104,40 @@ def apply_sheet(row: Warrior, sheet: Sheet) -> None:
 def lock_in_order(session: Session, ids: Sequence[int]) -> list[Warrior]:
     """The warriors ``ids``, row-locked in ascending id order whatever the order asked.
 
-    Every writer that locks several warriors goes through here, and takes the ledger
-    head only after them, so two transactions over the same warriors (two challenges
-    at once, an undo beside another fight's end) queue instead of deadlocking on
-    PostgreSQL; SQLite's ``BEGIN IMMEDIATE`` serialises writers anyway."""
-    locked = {i: session.get_one(Warrior, i, with_for_update=True) for i in sorted(set(ids))}
+    Every writer that locks several warriors goes through here (or ``_locked``), and
+    takes the ledger head only after them, so two transactions over the same warriors
+    (two challenges at once, an undo beside another fight's end) queue instead of
+    deadlocking on PostgreSQL; SQLite's ``BEGIN IMMEDIATE`` serialises writers anyway."""
+    locked = {row.id: row for row in _locked(session, select(Warrior)
+                                             .where(Warrior.id.in_(set(ids))))}
     return [locked[i] for i in ids]
+
+
+def _locked(session: Session, query: Select[Warrior]) -> ScalarResult[Warrior]:
+    """The warriors of ``query``, row-locked in ascending id order in one statement
+    (PostgreSQL locks the rows as the sort hands them out)."""
+    return session.scalars(query.order_by(Warrior.id).with_for_update(of=Warrior))
 
 
 def lock_warriors(session: Session, names: Sequence[str]) -> list[Warrior]:
     """The named warriors, locked (``lock_in_order``): a purchase cannot slip in between
     reading a sheet and seating its warrior."""
     keys = [name.casefold() for name in names]
-    found = {key: id_ for key, id_ in session.execute(
-        select(Warrior.name_key, Warrior.id).where(Warrior.name_key.in_(keys)))}
+    found = {row.name_key: row for row in _locked(session, select(Warrior)
+                                                  .where(Warrior.name_key.in_(keys)))}
     for name, key in zip(names, keys, strict=True):
         if key not in found:
             raise UnknownWarrior(f"no warrior named {name}")
-    return lock_in_order(session, [found[key] for key in keys])
+    return [found[key] for key in keys]
 
 
 def side_rows(session: Session, fight_id: int) -> list[Warrior]:
     """The fight's warriors by side, locked (``lock_in_order``)."""
-    ids = session.scalars(
-        select(FightSide.warrior_id).where(FightSide.fight_id == fight_id)
-        .order_by(FightSide.side)
-    ).all()
-    return lock_in_order(session, ids)
+    seated = session.execute(
+        select(Warrior, FightSide.side).join(FightSide, FightSide.warrior_id == Warrior.id)
+        .where(FightSide.fight_id == fight_id).order_by(Warrior.id)
+        .with_for_update(of=Warrior)).all()
+    return [row for row, _side in sorted(seated, key=lambda found: found[1])]
 
 
 class Warriors(UnitOfWork):
@@ -149,7 +163,7 @@ class Warriors(UnitOfWork):
                     detail={**ledger.identity(row), "skills": skills},
                     actor=actor or owner, reason="warrior created", created_at=now,
                 )
-                return ancath_record(session, row)
+                return ancath_record(session, row, seated=False)
         except IntegrityError as error:
             if not unique_conflict(error):
                 raise
@@ -175,7 +189,7 @@ class Warriors(UnitOfWork):
                     detail={**ledger.identity(row), "skills": {}}, actor=owner,
                     reason=f"{system} fighter created", created_at=now,
                 )
-                return warrior_record(session, row)
+                return warrior_record(session, row, seated=False)
         except IntegrityError as error:
             if not unique_conflict(error):
                 raise
@@ -183,14 +197,18 @@ class Warriors(UnitOfWork):
 
     def warrior(self, name: str) -> WarriorRecord[Fighter]:
         with self._tx(write=False) as session:
-            return warrior_record(session, warrior_row(session, name))
+            found = session.execute(select(Warrior, _SEATED)
+                                    .where(Warrior.name_key == name.casefold())).one_or_none()
+            if found is None:
+                raise UnknownWarrior(f"no warrior named {name}")
+            return warrior_record(session, *found)
 
     def warriors(self, owner: str | None = None) -> list[WarriorRecord[Fighter]]:
         with self._tx(write=False) as session:
-            query = select(Warrior).order_by(Warrior.name_key)
+            query = select(Warrior, _SEATED).order_by(Warrior.name_key)
             if owner is not None:
                 query = query.where(Warrior.owner == owner)
-            return [warrior_record(session, row) for row in session.scalars(query)]
+            return [warrior_record(session, *found) for found in session.execute(query)]
 
     def buy_skill(self, name: str, skill: Skill, actor: str) -> WarriorRecord[Sheet]:
         """Spend BP on a skill, outside any fight (R2.8)."""

@@ -22,7 +22,7 @@ from bot.fights.play import (
 from bot.odds.advice import foresee
 from bot.systems.registry import PLUGINS
 from rules.systems import SYSTEMS
-from storage.records import Status
+from storage.records import Fighter, Status, WarriorRecord
 from storage.store import ChallengeRecord
 
 if TYPE_CHECKING:
@@ -68,17 +68,17 @@ def _parse_challenge(args: list[str]) -> tuple[str, str | None, str | None]:
     return words[0], mine, kind
 
 
-def _own_warrior(ctx: Ctx, name: str | None) -> str:
+def _own_warrior(ctx: Ctx, name: str | None) -> WarriorRecord[Fighter]:
     """The sender's warrior by name, or their only one that is free to fight."""
     store = ctx.referee.store
     if name is not None:
         record = store.warrior(name)
         if record.owner != ctx.who:
             raise Refusal(f"{record.sheet.name} is not yours")
-        return str(record.sheet.name)
-    ready = [r for r in store.warriors(ctx.who) if r.status == "free" and not r.in_fight]
+        return record
+    owned = store.warriors(ctx.who)
+    ready = [r for r in owned if r.status == "free" and not r.in_fight]
     if not ready:
-        owned = store.warriors(ctx.who)
         busy = ", ".join(
             f"{r.sheet.name} is {'fighting' if r.in_fight else _STATUS_WORDS[r.status]}"
             for r in owned)
@@ -87,11 +87,11 @@ def _own_warrior(ctx: Ctx, name: str | None) -> str:
     if len(ready) > 1:
         listed = ", ".join(r.sheet.name for r in ready)
         raise Refusal(f"say which of yours fights: add 'as <name>' ({listed})")
-    return str(ready[0].sheet.name)
+    return ready[0]
 
 
-def _ready(ctx: Ctx, name: str) -> None:
-    record = ctx.referee.store.warrior(name)
+def _ready(record: WarriorRecord[Fighter]) -> None:
+    """Refused unless the warrior is free and in no fight."""
     if record.status != "free":
         raise Refusal(f"{record.sheet.name} is {_STATUS_WORDS[record.status]} "
                       "and cannot fight")
@@ -113,10 +113,10 @@ def challenge(ctx: Ctx) -> None:
     target = ctx.referee.store.warrior(target_name)
     if target.owner == ctx.who:
         raise Refusal("you cannot challenge your own warrior")
-    me = _own_warrior(ctx, mine)
-    _ready(ctx, me)
-    _ready(ctx, target.sheet.name)
-    system = ctx.referee.store.warrior(me).system
+    mine_record = _own_warrior(ctx, mine)   # each warrior read once, then checked
+    _ready(mine_record)
+    _ready(target)
+    me, system = str(mine_record.sheet.name), mine_record.system
     if system != target.system:
         raise Refusal(f"{me} fights by {PLUGINS[system].label} rules, {target.sheet.name} by "
                       f"{PLUGINS[target.system].label}: pick a foe of the same rules")
@@ -177,13 +177,14 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
     pending = table.challenge
     if pending is None or pending.target_account != ctx.who:
         raise Refusal("there is no challenge to you here")
-    target = pending.target
     if len(ctx.args) == 2 and ctx.args[0].lower() == "as":
-        target = _own_warrior(ctx, ctx.args[1])
+        record = _own_warrior(ctx, ctx.args[1])
     elif ctx.args:
         raise Refusal("usage: !accept [as <your warrior>]")
-    referee = ctx.referee
-    system = SYSTEMS[referee.store.warrior(target).system]
+    else:
+        record = ctx.referee.store.warrior(pending.target)
+    referee, target = ctx.referee, str(record.sheet.name)
+    system = SYSTEMS[record.system]
     fight, events = referee.store.open_fight(  # with its initiative rolls, one transaction
         table.channel, system, pending.kind,
         [(pending.challenger, pending.challenger_account), (target, ctx.who)], ctx.who,
