@@ -51,6 +51,7 @@ Prints one figure per line, ``name value``:
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import random
 import resource
@@ -108,7 +109,9 @@ def config(database: str) -> BotConfig:
 
 
 def build(database: str) -> Referee:
-    return build_referee(config(database), dice=OsDice(), clock=FakeClock())
+    referee = build_referee(config(database), dice=OsDice(), clock=FakeClock())
+    gc.freeze()   # as ancath-bot run does once its referee is built
+    return referee
 
 
 def verb(command: Any, mortal: bool) -> str:

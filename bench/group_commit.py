@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import itertools
 import json
 import os
@@ -141,9 +142,11 @@ def referee_on(url: str, network: str | None = None, key: str | None = None) -> 
     settings = config(url)
     if network is not None:
         settings = settings.model_copy(update={"network": network})
-    return build_referee(settings, dice=OsDice(), clock=FakeClock(),
-                         odds_workers=InlineExecutor(),
-                         keyring=Keyring.of(key or new_key(), source="the bench's own key"))
+    referee = build_referee(settings, dice=OsDice(), clock=FakeClock(),
+                            odds_workers=InlineExecutor(),
+                            keyring=Keyring.of(key or new_key(), source="the bench's own key"))
+    gc.freeze()   # as ancath-bot run does once its referee is built
+    return referee
 
 
 async def play(referee: Referee, args: argparse.Namespace, window: float,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import gc
 import getpass
 import importlib.metadata
 import json
@@ -279,6 +280,7 @@ def _serve(args: argparse.Namespace) -> int:
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice,
                             odds_workers=start_workers(warm=on_irc), key_file=args.key_file,
                             odds_ahead=on_irc)
+    gc.freeze()   # what the start built is never garbage: full collections skip it (README)
     try:
         if on_irc:
             assert config.irc is not None
