@@ -26,6 +26,8 @@ from storage.unit_of_work import UnitOfWork
 __all__ = ["Club", "VersionReader"]
 
 _VERSION = select(ClubVersion.version).where(ClubVersion.id == 1)
+_READ = "club_version"
+"""Where a unit's transaction keeps the version it read (``VersionReader``)."""
 
 
 def _bump(session: Session) -> None:
@@ -33,6 +35,7 @@ def _bump(session: Session) -> None:
     row is migration 0007's)."""
     session.execute(update(ClubVersion).where(ClubVersion.id == 1)
                     .values(version=ClubVersion.version + 1))
+    session.info.pop(_READ, None)   # read again (this write may yet be taken back)
 
 
 class Club(UnitOfWork):
@@ -125,9 +128,14 @@ class VersionReader:
     as it can be read: inside a unit of work, one statement on the unit's connection (no
     ORM query); outside one, on a connection kept for it, with no pool checkout or ping
     and, on PostgreSQL, no transaction, one round trip (a transaction of its own costs
-    about 3 times as much on either database, measured in README). A connection that
-    broke is made again once; disposing of the engine closes it, as it does the pool's.
-    One thread at a time."""
+    about 3 times as much on either database, measured in README). Inside a unit it is
+    read once a transaction, so once for all the commands of a batch (group commit): the
+    batch holds the club's write lock, so no chat command of any process changes it
+    meanwhile but the batch's own, whose change (``_bump``) has it read again (on
+    PostgreSQL a change from the command line, which takes no such lock, is seen by the
+    next batch, milliseconds later). A
+    connection that broke is made again once; disposing of the engine closes it, as it
+    does the pool's. One thread at a time."""
 
     def __init__(self, club: Club) -> None:
         self._club = club
@@ -140,7 +148,10 @@ class VersionReader:
     def __call__(self) -> int:
         unit = self._club._open_unit()
         if unit is not None:
-            return unit.session.connection().execute(_VERSION).scalar() or 0
+            info = unit.session.info
+            if _READ not in info:
+                info[_READ] = unit.session.connection().execute(_VERSION).scalar() or 0
+            return int(info[_READ])
         try:
             return self._read()
         except DBAPIError as error:

@@ -55,6 +55,13 @@ def second_thoughts(ctx: Ctx) -> None:
     raise Refusal("on second thoughts, no")
 
 
+def quicker(ctx: Ctx) -> None:
+    """A test's command: writes a setting and says so."""
+    ctx.referee.set_setting(ctx.referee.channel_setting("timelimit", ctx.channel()), 3,
+                            ctx.who, "quicker")
+    ctx.say("the time limit is 3 minutes")
+
+
 def broken(ctx: Ctx) -> None:
     """A test's command: writes a warrior's BP, then fails on the bot's side."""
     ctx.referee.store.adjust_bp("Brenna", 5, ctx.who, "a gift")
@@ -69,6 +76,7 @@ def referee(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Refe
         commands.add(spec)
     commands.add(Spec("rethink", "!rethink", "A test's command.", second_thoughts))
     commands.add(Spec("broken", "!broken", "A test's command.", broken))
+    commands.add(Spec("quicker", "!quicker", "A test's command.", quicker))
     monkeypatch.setattr(referee, "commands", commands)
     for said in (f"gob !create {GORBAG}", f"olaf !create {OLAF}", f"bren !create {BRENNA}"):
         assert "created" in " ".join(say(referee, said)), said
@@ -145,6 +153,36 @@ def test_a_later_command_in_a_batch_sees_what_an_earlier_one_did(
     assert (counted.begun, counted.committed) == (1, 1)
     fight = referee.table("#arena").fight
     assert fight is not None and referee.store.fight(fight.id).seq == fight.seq == 3
+
+
+def test_a_batch_reads_the_club_version_once_and_again_after_its_own_change(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The batch holds the club's write lock: only its own commands move the version."""
+    reads: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "club_version" in statement:
+            reads.append(statement)
+
+    event.listen(referee.store.engine, "before_cursor_execute", seen)
+    state, whole = referee.store.club_state, []
+    monkeypatch.setattr(referee.store, "club_state",
+                        lambda *args: whole.append(args) or state(*args))
+    version = referee.store.club_version()
+    reads.clear()
+    batch(referee, "olaf !challenge Gorbag duel", "#pit ulf !create Ulf goblin club spear",
+          "olaf !withdraw")
+    assert len(reads) == 1
+    reads.clear()
+    answers = batch(referee, "#pit mod !rethink", "olaf !challenge Gorbag duel",
+                    "#pit mod !quicker", "olaf !withdraw")
+    assert answers[0] == ["#pit mod: on second thoughts, no"]
+    assert answers[2] == ["#pit the time limit is 3 minutes"]
+    assert len(reads) == 3   # the first, after the change taken back, after the one kept
+    assert whole == []       # what it kept agreed with the club's each time: no reread
+    assert referee.store.club_version() == version + 1
+    assert referee.turn_seconds("#pit") == 180
 
 
 def test_a_batch_whose_commit_fails_answers_each_command_alone(referee: Referee) -> None:
