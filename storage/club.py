@@ -11,10 +11,10 @@ reads it at every command; ``club_state`` reads it all again).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, event, select, update
+from sqlalchemy import Connection, Engine, delete, event, insert, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -23,7 +23,7 @@ from storage.models import ClubVersion, LedgerRow, PendingChallenge, Setting
 from storage.records import ChallengeRecord, ClubState
 from storage.unit_of_work import UnitOfWork
 
-__all__ = ["Club", "VersionReader"]
+__all__ = ["Club", "VersionReader", "drop_pending"]
 
 _VERSION = select(ClubVersion.version).where(ClubVersion.id == 1)
 _READ = "club_version"
@@ -32,10 +32,23 @@ _READ = "club_version"
 
 def _bump(session: Session) -> None:
     """One more change of the club's settings or moderators, in this transaction (the
-    row is migration 0007's)."""
-    session.execute(update(ClubVersion).where(ClubVersion.id == 1)
-                    .values(version=ClubVersion.version + 1))
+    row is migration 0007's; read and written on the connection, never an ORM object)."""
+    session.connection().execute(update(ClubVersion).where(ClubVersion.id == 1)
+                                 .values(version=ClubVersion.version + 1))
     session.info.pop(_READ, None)   # read again (this write may yet be taken back)
+
+
+_CHALLENGE = tuple(field.name for field in fields(ChallengeRecord))
+
+
+def drop_pending(session: Session, network: str, channel: str) -> None:
+    """The channel's pending challenge gone, in this transaction. The table is read and
+    written on the connection only (Core), never as ORM objects: an ORM DELETE would
+    look for them in the session first, a tenth of an ``!accept``'s time, and with none
+    there none is ever left stale."""
+    session.connection().execute(delete(PendingChallenge).where(
+        PendingChallenge.network == network,
+        PendingChallenge.channel_key == channel.casefold()))
 
 
 class Club(UnitOfWork):
@@ -44,29 +57,26 @@ class Club(UnitOfWork):
     def put_challenge(self, record: ChallengeRecord) -> None:
         """Keep ``record`` as its channel's pending challenge, in place of any other."""
         with self._tx() as session:
-            key = record.channel.casefold()
-            session.execute(delete(PendingChallenge).where(
-                PendingChallenge.network == self.network, PendingChallenge.channel_key == key))
-            session.add(PendingChallenge(network=self.network, channel_key=key,
-                                         created_at=self._clock(), **asdict(record)))
+            drop_pending(session, self.network, record.channel)
+            session.connection().execute(insert(PendingChallenge).values(
+                network=self.network, channel_key=record.channel.casefold(),
+                created_at=self._clock(), **asdict(record)))
 
     def drop_challenge(self, channel: str) -> None:
         """The channel's pending challenge was answered, withdrawn or lapsed."""
         with self._tx() as session:
-            session.execute(delete(PendingChallenge).where(
-                PendingChallenge.network == self.network,
-                PendingChallenge.channel_key == channel.casefold()))
+            drop_pending(session, self.network, channel)
 
     def challenges(self, serves: Callable[[str], bool] = lambda _channel: True,
                    ) -> list[ChallengeRecord]:
         """Every pending challenge of this network in a channel ``serves`` names, oldest
         first."""
         with self._tx(write=False) as session:
-            rows = session.scalars(select(PendingChallenge)
-                                   .where(PendingChallenge.network == self.network)
-                                   .order_by(PendingChallenge.created_at)).all()
-            return [ChallengeRecord(r.channel, r.challenger, r.challenger_account, r.target,
-                                    r.target_account, r.kind) for r in rows if serves(r.channel)]
+            rows = session.connection().execute(
+                select(*(getattr(PendingChallenge, name) for name in _CHALLENGE))
+                .where(PendingChallenge.network == self.network)
+                .order_by(PendingChallenge.created_at))
+            return [ChallengeRecord(*row) for row in rows if serves(row.channel)]
 
     # -- settings -----------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -21,8 +21,9 @@ from rules.codec import encode
 from rules.system import Outcome, RulesState, RuleSystem
 from rules.systems import SYSTEMS
 from storage.awards import Awards
+from storage.club import drop_pending
 from storage.errors import Busy, StaleFight, StorageError
-from storage.models import Entry, Fight, FightCommand, FightEvent, FightSide, PendingChallenge
+from storage.models import Entry, Fight, FightCommand, FightEvent, FightSide
 from storage.records import Award, OpenFight, Step
 from storage.replay import UNDO, command_log, load, log_mismatch, replay
 from storage.unit_of_work import unique_conflict
@@ -90,9 +91,7 @@ class Fights(Awards):
                     session.add(FightSide(fight_id=fight.id, side=side, warrior_id=row.id,
                                           account=account, active=True))
                 log_rows(session, events=event_rows(fight.id, 0, events))
-                session.execute(delete(PendingChallenge).where(   # it is answered
-                    PendingChallenge.network == self.network,
-                    PendingChallenge.channel_key == channel.casefold()))
+                drop_pending(session, self.network, channel)   # it is answered
                 session.flush()
                 accounts = tuple(account for _, account in sides)
                 opened = OpenFight(fight.id, channel, system, kind, sheets, accounts,
