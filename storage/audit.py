@@ -20,8 +20,16 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from storage.keys import Keyring
-from storage.ledger import FIGHT_ENTRIES, GENESIS, Anchor, fight_digest, row_hash, row_mac
-from storage.models import Entry, Fight, FightCommand, LedgerHead, LedgerRow, Warrior
+from storage.ledger import (
+    FIGHT_ENTRIES,
+    GENESIS,
+    Anchor,
+    fight_digest,
+    head_row,
+    row_hash,
+    row_mac,
+)
+from storage.models import Entry, Fight, FightCommand, LedgerRow, Warrior
 from storage.profiles import recorded
 
 __all__ = ["VERIFY_BATCH", "Report", "derived_totals", "ranges", "verify"]
@@ -140,7 +148,7 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = ()) -
         if row.id in wanted:
             anchored[row.id] = row.hash, row.key_id
     chain.finish()
-    stored = session.get(LedgerHead, 1)
+    stored = head_row(session)
     if stored is None or stored.last_id != chain.last_id or stored.last_hash != chain.previous:
         report.problems.append(
             f"ledger head does not match row {chain.last_id}: newest rows removed?")

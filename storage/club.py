@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict, fields
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, event, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, event, insert, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -26,6 +26,7 @@ from storage.unit_of_work import UnitOfWork
 __all__ = ["Club", "VersionReader", "drop_pending"]
 
 _VERSION = select(ClubVersion.version).where(ClubVersion.id == 1)
+_BUMP = update(ClubVersion).where(ClubVersion.id == 1).values(version=ClubVersion.version + 1)
 _READ = "club_version"
 """Where a unit's transaction keeps the version it read (``VersionReader``)."""
 
@@ -33,12 +34,14 @@ _READ = "club_version"
 def _bump(session: Session) -> None:
     """One more change of the club's settings or moderators, in this transaction (the
     row is migration 0007's; read and written on the connection, never an ORM object)."""
-    session.connection().execute(update(ClubVersion).where(ClubVersion.id == 1)
-                                 .values(version=ClubVersion.version + 1))
+    session.connection().execute(_BUMP)
     session.info.pop(_READ, None)   # read again (this write may yet be taken back)
 
 
 _CHALLENGE = tuple(field.name for field in fields(ChallengeRecord))
+_PUT = insert(PendingChallenge)
+_DROP = delete(PendingChallenge).where(PendingChallenge.network == bindparam("network"),
+                                       PendingChallenge.channel_key == bindparam("key"))
 
 
 def drop_pending(session: Session, network: str, channel: str) -> None:
@@ -46,9 +49,7 @@ def drop_pending(session: Session, network: str, channel: str) -> None:
     written on the connection only (Core), never as ORM objects: an ORM DELETE would
     look for them in the session first, a tenth of an ``!accept``'s time, and with none
     there none is ever left stale."""
-    session.connection().execute(delete(PendingChallenge).where(
-        PendingChallenge.network == network,
-        PendingChallenge.channel_key == channel.casefold()))
+    session.connection().execute(_DROP, {"network": network, "key": channel.casefold()})
 
 
 class Club(UnitOfWork):
@@ -58,9 +59,9 @@ class Club(UnitOfWork):
         """Keep ``record`` as its channel's pending challenge, in place of any other."""
         with self._tx() as session:
             drop_pending(session, self.network, record.channel)
-            session.connection().execute(insert(PendingChallenge).values(
-                network=self.network, channel_key=record.channel.casefold(),
-                created_at=self._clock(), **asdict(record)))
+            session.connection().execute(_PUT, {
+                "network": self.network, "channel_key": record.channel.casefold(),
+                "created_at": self._clock(), **asdict(record)})
 
     def drop_challenge(self, channel: str) -> None:
         """The channel's pending challenge was answered, withdrawn or lapsed."""

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, func, select
+from sqlalchemy import Engine, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from storage.keys import Keyring
@@ -57,6 +57,7 @@ __all__ = [
     "GENESIS",
     "MODERATOR_ENTRIES",
     "Anchor",
+    "Chain",
     "anchors_in",
     "append",
     "append_fight",
@@ -64,6 +65,7 @@ __all__ = [
     "fight_digest",
     "fight_fields",
     "head",
+    "head_row",
     "identity",
     "is_keyed",
     "moderators",
@@ -152,10 +154,16 @@ def is_keyed(engine: Engine) -> bool:
 
 def head(session: Session) -> Anchor | None:
     """The chain's newest row as an anchor; None while it is empty."""
-    row = session.get(LedgerHead, 1)
+    row = head_row(session)
     if row is None or not row.last_id:
         return None
     return Anchor(row.last_id, row.last_hash[:8])
+
+
+def head_row(session: Session) -> Chain | None:
+    """The ``ledger_head`` row as it is now (not locked); None before migrations made it."""
+    row = session.connection().execute(_HEAD).one_or_none()
+    return Chain(*row) if row is not None else None
 
 
 # -- appending --------------------------------------------------------------------------
@@ -171,7 +179,9 @@ def append(session: Session, keyring: Keyring, **fields: Any) -> LedgerRow:
     kid, key = keyring.signing()
     chain = _locked_head(session)
     _seal(session, chain, kid, key, str(fields.get("created_at", "")))
-    return _write(session, chain, kid, key, fields)
+    row = _write(session, chain, kid, key, fields)
+    _keep_head(session, chain)
+    return row
 
 
 def seal(session: Session, keyring: Keyring, created_at: str) -> int:
@@ -181,16 +191,43 @@ def seal(session: Session, keyring: Keyring, created_at: str) -> int:
     chain = _locked_head(session)
     before = chain.last_id
     _seal(session, chain, kid, key, created_at)
+    _keep_head(session, chain)
     return chain.last_id - before
 
 
-def _locked_head(session: Session) -> LedgerHead:
-    return session.execute(
-        select(LedgerHead).where(LedgerHead.id == 1).with_for_update()
-    ).scalar_one()
+@dataclass
+class Chain:
+    """The ``ledger_head`` row as an append locked it, moved on by each row written."""
+
+    last_id: int
+    last_hash: str
+    key_id: str | None
 
 
-def _seal(session: Session, chain: LedgerHead, kid: str, key: bytes, created_at: str) -> None:
+_HEAD = select(LedgerHead.last_id, LedgerHead.last_hash, LedgerHead.key_id
+               ).where(LedgerHead.id == 1)
+_LOCKED_HEAD = _HEAD.with_for_update()
+_KEEP_HEAD = update(LedgerHead).where(LedgerHead.id == 1)
+_INSERT_ROW = insert(LedgerRow)
+"""Built once, their values given as parameters (``.values()`` per row cost as much as
+the INSERT)."""
+
+
+def _locked_head(session: Session) -> Chain:
+    """The head, locked. The head and the rows are read and written on the connection
+    (Core), never as ORM objects: each append's ORM flush cost more than the rest of it,
+    three or four of them at a fight's end, and with no head object in a session none is
+    left stale there."""
+    return Chain(*session.connection().execute(_LOCKED_HEAD).one())
+
+
+def _keep_head(session: Session, chain: Chain) -> None:
+    session.connection().execute(_KEEP_HEAD, {"last_id": chain.last_id,
+                                              "last_hash": chain.last_hash,
+                                              "key_id": chain.key_id})
+
+
+def _seal(session: Session, chain: Chain, kid: str, key: bytes, created_at: str) -> None:
     """Attest what the legacy rows never held when the chain's newest row is legacy."""
     if chain.last_id and chain.key_id is None:
         newest = session.get(LedgerRow, chain.last_id)
@@ -198,13 +235,15 @@ def _seal(session: Session, chain: LedgerHead, kid: str, key: bytes, created_at:
             _attest_legacy(session, chain, kid, key, created_at)
 
 
-def _write(session: Session, chain: LedgerHead, kid: str, key: bytes,
+def _write(session: Session, chain: Chain, kid: str, key: bytes,
            fields: dict[str, Any]) -> LedgerRow:
-    fields = {"bp": 0, "spent": 0, **fields}
-    row = LedgerRow(id=chain.last_id + 1, prev_hash=chain.last_hash, hash="", key_id=kid,
-                    **fields)
-    row.hash = row_mac(key, chain.last_hash, row)
-    session.add(row)
+    """One row after ``chain``'s newest, INSERTed now; the row object is never added to
+    the session (``_locked_head``)."""
+    values = {"id": chain.last_id + 1, "prev_hash": chain.last_hash, "key_id": kid,
+              "bp": 0, "spent": 0, **fields}
+    row = LedgerRow(hash="", **values)
+    row.hash = values["hash"] = row_mac(key, chain.last_hash, row)
+    session.connection().execute(_INSERT_ROW, values)
     chain.last_id, chain.last_hash, chain.key_id = row.id, row.hash, kid
     return row
 
@@ -216,7 +255,7 @@ def identity(warrior: Warrior) -> dict[str, Any]:
             "culture": sheet["culture"], "armour": sheet["armour"], "profile": sheet["profile"]}
 
 
-def _attest_legacy(session: Session, chain: LedgerHead, kid: str, key: bytes,
+def _attest_legacy(session: Session, chain: Chain, kid: str, key: bytes,
                    created_at: str) -> None:
     in_chain = set(session.scalars(
         select(LedgerRow.warrior_id).where(LedgerRow.warrior_id.is_not(None)).distinct()))

@@ -17,8 +17,8 @@ from typing import Any
 from sqlalchemy import Row, Select, and_, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
-from storage.ledger import Anchor
-from storage.models import Entry, FightCommand, LedgerHead, LedgerRow, Warrior
+from storage.ledger import Anchor, head_row
+from storage.models import Entry, FightCommand, LedgerRow, Warrior
 from storage.records import LedgerEntry, LogPlace, ModeratorLog, UndoRecord
 from storage.replay import UNDO
 from storage.unit_of_work import UnitOfWork
@@ -169,7 +169,7 @@ class LedgerView(UnitOfWork):
         """The chain's newest row as its head keeps it, with the whole MAC (``str`` of it
         is the published ``ledger #<id> <mac8>``); None while the ledger is empty."""
         with self._tx(write=False) as session:
-            head = session.get(LedgerHead, 1)
+            head = head_row(session)
             return Anchor(head.last_id, head.last_hash) if head and head.last_id else None
 
     def moderator_log(self, before: LogPlace | None = None, limit: int = 100) -> ModeratorLog:

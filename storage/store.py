@@ -41,7 +41,6 @@ from storage.history import History
 from storage.keys import KeyringError
 from storage.ledger import Anchor
 from storage.ledger_view import LedgerView
-from storage.models import LedgerHead
 from storage.records import (
     Award,
     ChallengeRecord,
@@ -102,7 +101,7 @@ class Store(Warriors, Fights, Club, History, LedgerView):
         """Refuse to go on writing when the newest row's key is not in the keyring (a
         lost or unconfigured key), rather than start a new chain of trust silently."""
         with self._tx() as session:
-            chain = session.get(LedgerHead, 1)
+            chain = ledger.head_row(session)
             kid = chain.key_id if chain is not None else None
             if kid is not None and self.keyring.get(kid) is None:
                 raise KeyringError(
