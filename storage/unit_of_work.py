@@ -15,6 +15,10 @@ transaction-scoped advisory lock), so two writing commands, in one bot or in two
 processes on one database, run one after the other and never both pass a check that
 the other's write would fail. A store method's write inside a unit is a savepoint: when
 it fails, only its own rows are taken back, as when it was a transaction of its own.
+A *whole* unit (``unit(whole=True)``, a chat command's) takes no savepoint per write: a
+write that fails fails the unit, and a caller that catches it and goes on gets a
+``RuntimeError`` at its next store call or at the unit's end, nothing of it kept (a
+SAVEPOINT and its RELEASE were a tenth of a command's time).
 
 ``UnitOfWork.batch`` is group commit: one write transaction, and one sync to disk, for
 several units. Each unit opened inside it is a savepoint of its own, so a unit that fails
@@ -107,6 +111,16 @@ class Unit:
     fresh: bool = False
     """The savepoint covers no write yet: the unit's first write takes no other (one
     round trip less each way on PostgreSQL)."""
+    whole: bool = False
+    """A write that fails fails the unit: no savepoint per write (``UnitOfWork.unit``)."""
+    spoiled: bool = False
+    """A write of a whole unit failed: it may only end, by the exception."""
+
+    def usable(self) -> None:
+        """Refuse to go on in a whole unit whose write failed and was caught."""
+        if self.spoiled:
+            raise RuntimeError("a write failed in a unit that fails with it, and the unit "
+                               "went on: nothing of it is kept")
 
     def settle(self, keep: bool, *, again: bool = False) -> None:
         """Release (``keep``) or roll back the savepoint of this unit in its batch, then
@@ -169,7 +183,15 @@ def _keep_anchor(session: Session, before: Anchor | None) -> None:
 @contextmanager
 def _write_savepoint(unit: Unit) -> Iterator[None]:
     """A write's savepoint in ``unit``: its own, or for the first write of a unit in a
-    batch, the unit's (rolled back and begun again when the write fails)."""
+    batch, the unit's (rolled back and begun again when the write fails); none in a
+    whole unit, which a failed write spoils."""
+    if unit.whole:
+        try:
+            yield
+        except BaseException:
+            unit.spoiled = True
+            raise
+        return
     if not unit.fresh:
         with unit.session.begin_nested():
             yield
@@ -236,19 +258,20 @@ class UnitOfWork:
         return self._open_unit() is not None
 
     @contextmanager
-    def unit(self) -> Iterator[Unit]:
+    def unit(self, *, whole: bool = False) -> Iterator[Unit]:
         """One write transaction for everything the store does inside the ``with``, on
         this thread: committed at its end, rolled back when an exception leaves it (a
         refusal included), nothing of it kept. A unit opened inside one joins it; inside
-        a batch it is a savepoint of the batch's transaction."""
+        a batch it is a savepoint of the batch's transaction. ``whole``: a write that
+        fails fails the unit, which takes no savepoint per write (module docstring)."""
         opened = self._open_unit()
         if opened is not None and opened.batch:
-            with self._part(opened) as unit:
+            with self._part(opened, whole) as unit:
                 yield unit
         elif opened is not None:
             yield opened
         else:
-            with self._write_lock(batch=False) as unit:
+            with self._write_lock(batch=False, whole=whole) as unit:
                 yield unit
 
     @contextmanager
@@ -264,7 +287,7 @@ class UnitOfWork:
                 raise BatchBroken("a savepoint of the batch could not be settled")
 
     @contextmanager
-    def _write_lock(self, *, batch: bool) -> Iterator[Unit]:
+    def _write_lock(self, *, batch: bool, whole: bool = False) -> Iterator[Unit]:
         """A new write transaction holding the club's write lock from its first moment."""
         self._still_there()
         with _busy(), Session(self.engine, expire_on_commit=False) as session:
@@ -275,12 +298,13 @@ class UnitOfWork:
                 if session.get_bind().dialect.name == "postgresql":
                     xid = session.execute(text("SELECT pg_advisory_xact_lock(:key), "
                                                "txid_current()"), {"key": UNIT_LOCK}).one()[1]
-                unit = Unit(self, session, batch=batch)
+                unit = Unit(self, session, batch=batch, whole=whole)
                 token = _UNITS.set((*_UNITS.get(), unit))
                 try:
                     yield unit
                 finally:
                     _UNITS.reset(token)
+                unit.usable()
                 session.flush()   # a refused row fails here, not in the COMMIT
             except BaseException:
                 transaction.rollback()
@@ -289,16 +313,18 @@ class UnitOfWork:
         self._still_there()  # committed to the file we opened, or not acknowledged
 
     @contextmanager
-    def _part(self, batch: Unit) -> Iterator[Unit]:
+    def _part(self, batch: Unit, whole: bool) -> Iterator[Unit]:
         """A unit inside ``batch``: a savepoint, released at its end or rolled back when
         an exception leaves it; one that can be neither breaks the batch."""
         session = batch.session
         before = session.info.get("anchor")
-        unit = Unit(self, session, within=batch, savepoint=session.begin_nested(), fresh=True)
+        unit = Unit(self, session, within=batch, savepoint=session.begin_nested(), fresh=True,
+                    whole=whole)
         token = _UNITS.set((*_UNITS.get(), unit))
         try:
             try:
                 yield unit
+                unit.usable()
             except BaseException:
                 unit.settle(keep=False)
                 session.info.pop("anchor", None)   # appended in what was rolled back
@@ -328,6 +354,7 @@ class UnitOfWork:
     def _joined(self, unit: Unit, write: bool) -> Iterator[Session]:
         """The unit's session for one method: a write in a savepoint of its own; the
         session's anchor is the one this method appended while it runs."""
+        unit.usable()
         session = unit.session
         before = session.info.pop("anchor", None)
         try:

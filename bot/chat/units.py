@@ -24,6 +24,7 @@ import copy
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.chat.registry import Ctx
@@ -120,11 +121,12 @@ def _copy(value: V) -> V:
 
 @contextmanager
 def command_unit(ctx: Ctx) -> Iterator[None]:
-    """The ``with`` around a writing command's handler (in a batch, its savepoint)."""
+    """The ``with`` around a writing command's handler (in a batch, its savepoint): a
+    whole unit, since a handler lets a failed write end the command."""
     said = len(ctx.out)
     unit: Unit | None = None
     try:
-        with _staging(ctx.referee, ctx.referee.store.unit) as unit:
+        with _staging(ctx.referee, partial(ctx.referee.store.unit, whole=True)) as unit:
             yield
     except BaseException:
         if unit is not None and unit.wrote:

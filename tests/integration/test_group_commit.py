@@ -286,6 +286,33 @@ def test_a_unit_that_fails_in_a_batch_takes_back_only_its_rows(referee: Referee)
     assert store.verify() == []
 
 
+def test_a_whole_unit_in_a_batch_that_goes_on_after_a_failed_write_keeps_nothing(
+    referee: Referee,
+) -> None:
+    """A chat command's unit in a batch: no savepoint of its own per write; one whose
+    failed write is caught and which goes on is stopped at its end, and only it is
+    taken back."""
+    store, before = referee.store, len(referee.store.ledger())
+    counted = Transactions(store.engine)
+    with store.batch():
+        with store.unit(whole=True):
+            store.create_warrior(ULF, "ulf")
+            store.adjust_bp("Ulf", 2, "mod", "a gift")
+        with pytest.raises(RuntimeError, match="went on"), store.unit(whole=True):
+            store.create_warrior(VIK, "vik")
+            with pytest.raises(DuplicateName):
+                store.create_warrior(warrior("ulf", "goblin", "club", "spear"), "gob")
+        with store.unit(whole=True):
+            assert "Vik" not in names(store)
+            store.adjust_bp("Ulf", 1, "mod", "another")
+    assert (counted.begun, counted.committed) == (1, 1)
+    assert names(store) == ["Brenna", "Gorbag", "Olaf", "Ulf"]
+    assert [row["entry"].value for row in store.ledger()[before:]] == [
+        "created", "moderator-bp", "moderator-bp"]
+    assert store.warrior("Ulf").sheet.bp == 3
+    assert store.verify() == []
+
+
 def test_a_batch_whose_savepoint_cannot_settle_keeps_nothing(
     referee: Referee, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

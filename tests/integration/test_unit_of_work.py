@@ -176,6 +176,40 @@ def test_a_write_refused_in_a_unit_takes_back_only_itself(store: Store) -> None:
     assert store.verify() == []
 
 
+def savepoints(engine: Engine) -> list[str]:
+    """The SAVEPOINT statements run on ``engine`` from now on."""
+    seen: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement.upper().startswith("SAVEPOINT"):
+            seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", count)
+    return seen
+
+
+def test_a_whole_unit_takes_no_savepoint_and_a_failed_write_fails_it(store: Store) -> None:
+    """A chat command's unit: its handler lets a failed write end the command, so its
+    writes need no savepoint each; one that catches the failure and goes on is stopped,
+    and nothing of the unit is kept."""
+    taken = savepoints(store.engine)
+    with store.unit(whole=True):
+        store.create_warrior(OLAF_SHEET, "olaf")
+        store.create_warrior(GORBAG_SHEET, "gob")
+    assert taken == []
+    with pytest.raises(RuntimeError, match="went on"), store.unit(whole=True):
+        store.create_warrior(warrior("Brenna", "free-clans", "axe", "shield"), "bren")
+        with pytest.raises(DuplicateName):
+            store.create_warrior(warrior("olaf", "goblin", "club", "spear"), "gob")
+        store.warriors()
+    with pytest.raises(RuntimeError, match="went on"), store.unit(whole=True), \
+            pytest.raises(DuplicateName):   # its only write failed, and it ended anyway
+        store.create_warrior(warrior("olaf", "goblin", "club", "spear"), "gob")
+    assert [w.sheet.name for w in store.warriors()] == ["Gorbag", "Olaf"]
+    assert [row["entry"] for row in store.ledger()] == ["created", "created"]
+    assert store.verify() == []
+
+
 def test_each_call_in_a_unit_has_the_anchor_of_its_own_rows(store: Store) -> None:
     """A fight opened after a warrior was created in the same unit made no ledger row:
     it carries no anchor, as when it was a transaction of its own."""
