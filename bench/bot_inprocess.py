@@ -110,7 +110,8 @@ def config(database: str) -> BotConfig:
 
 def build(database: str) -> Referee:
     referee = build_referee(config(database), dice=OsDice(), clock=FakeClock())
-    gc.freeze()   # as ancath-bot run does once its referee is built
+    gc.collect()   # as ancath-bot run does once its referee is built
+    gc.freeze()
     return referee
 
 

@@ -145,7 +145,8 @@ def referee_on(url: str, network: str | None = None, key: str | None = None) -> 
     referee = build_referee(settings, dice=OsDice(), clock=FakeClock(),
                             odds_workers=InlineExecutor(),
                             keyring=Keyring.of(key or new_key(), source="the bench's own key"))
-    gc.freeze()   # as ancath-bot run does once its referee is built
+    gc.collect()   # as ancath-bot run does once its referee is built
+    gc.freeze()
     return referee
 
 

@@ -280,7 +280,8 @@ def _serve(args: argparse.Namespace) -> int:
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice,
                             odds_workers=start_workers(warm=on_irc), key_file=args.key_file,
                             odds_ahead=on_irc)
-    gc.freeze()   # what the start built is never garbage: full collections skip it (README)
+    gc.collect()   # what the start built and still uses is never garbage:
+    gc.freeze()    # full collections skip it from now on (README)
     try:
         if on_irc:
             assert config.irc is not None

@@ -21,21 +21,19 @@ from sqlalchemy.orm import Session
 from storage import ledger
 from storage.models import ClubVersion, LedgerRow, PendingChallenge, Setting
 from storage.records import ChallengeRecord, ClubState
-from storage.unit_of_work import UnitOfWork
+from storage.unit_of_work import VERSION_READ, UnitOfWork
 
 __all__ = ["Club", "VersionReader", "drop_pending"]
 
 _VERSION = select(ClubVersion.version).where(ClubVersion.id == 1)
 _BUMP = update(ClubVersion).where(ClubVersion.id == 1).values(version=ClubVersion.version + 1)
-_READ = "club_version"
-"""Where a unit's transaction keeps the version it read (``VersionReader``)."""
 
 
 def _bump(session: Session) -> None:
     """One more change of the club's settings or moderators, in this transaction (the
     row is migration 0007's; read and written on the connection, never an ORM object)."""
     session.connection().execute(_BUMP)
-    session.info.pop(_READ, None)   # read again (this write may yet be taken back)
+    session.info.pop(VERSION_READ, None)   # read again (this write may yet be taken back)
 
 
 _CHALLENGE = tuple(field.name for field in fields(ChallengeRecord))
@@ -92,6 +90,7 @@ class Club(UnitOfWork):
         version they are at, read together."""
         with self._tx(write=False) as session:
             version = session.scalar(_VERSION) or 0   # first: what follows is as new
+            session.info[VERSION_READ] = version   # what a unit's VersionReader reads next
             settings = {row.key: row.value.get("value")
                         for row in session.scalars(select(Setting))}
             return ClubState(version, settings, self._moderators(session, same))
@@ -160,9 +159,9 @@ class VersionReader:
         unit = self._club._open_unit()
         if unit is not None:
             info = unit.session.info
-            if _READ not in info:
-                info[_READ] = unit.session.connection().execute(_VERSION).scalar() or 0
-            return int(info[_READ])
+            if VERSION_READ not in info:
+                info[VERSION_READ] = unit.session.connection().execute(_VERSION).scalar() or 0
+            return int(info[VERSION_READ])
         try:
             return self._read()
         except DBAPIError as error:

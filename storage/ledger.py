@@ -191,7 +191,8 @@ def seal(session: Session, keyring: Keyring, created_at: str) -> int:
     chain = _locked_head(session)
     before = chain.last_id
     _seal(session, chain, kid, key, created_at)
-    _keep_head(session, chain)
+    if chain.last_id != before:
+        _keep_head(session, chain)
     return chain.last_id - before
 
 

@@ -55,10 +55,13 @@ from storage.keys import Keyring, load_keyring
 from storage.ledger import Anchor
 from storage.models import DEFAULT_NETWORK, Entry
 
-__all__ = ["Unit", "UnitOfWork", "now", "unique_conflict"]
+__all__ = ["VERSION_READ", "Unit", "UnitOfWork", "now", "unique_conflict"]
 
 UNIT_LOCK = 0x616E63617468
 """The PostgreSQL advisory lock a unit holds (the same number in every process)."""
+VERSION_READ = "club_version"
+"""Where a unit's session keeps the club's version as read in its transaction
+(``storage.club.VersionReader``); forgotten with what a savepoint takes back."""
 
 
 def _locked(error: OperationalError) -> bool:
@@ -328,6 +331,7 @@ class UnitOfWork:
             except BaseException:
                 unit.settle(keep=False)
                 session.info.pop("anchor", None)   # appended in what was rolled back
+                session.info.pop(VERSION_READ, None)   # perhaps moved in it
                 _keep_anchor(session, before)
                 raise
             unit.settle(keep=True)
