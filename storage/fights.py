@@ -34,6 +34,8 @@ __all__ = ["Fights"]
 
 _COMMANDS = insert(FightCommand)
 _EVENTS = insert(FightEvent)
+_FIGHTS = insert(Fight).returning(Fight.id)
+_SEATS = insert(FightSide)
 
 
 def event_rows(fight_id: int, seq: int, events: Sequence[Any]) -> list[dict[str, Any]]:
@@ -80,21 +82,20 @@ class Fights(Awards):
                                            f"not {system.name}")
                 sheets = tuple(fighter_of(row) for row in rows)
                 state, events = system.start(kind, sheets)
-                fight = Fight(
-                    network=self.network, channel=channel, system=system.name, kind=kind,
-                    active=True,
-                    setup={"sheets": [encode(s) for s in sheets]}, started_at=now,
-                )
-                session.add(fight)
-                session.flush()
-                for side, (row, (_, account)) in enumerate(zip(rows, sides, strict=True)):
-                    session.add(FightSide(fight_id=fight.id, side=side, warrior_id=row.id,
-                                          account=account, active=True))
-                log_rows(session, events=event_rows(fight.id, 0, events))
+                connection = session.connection()   # Core: no ORM flush (log_rows)
+                fight_id: int = connection.execute(_FIGHTS, {
+                    "network": self.network, "channel": channel, "system": system.name,
+                    "kind": kind, "active": True, "started_at": now,
+                    "setup": {"sheets": [encode(s) for s in sheets]},
+                }).scalar_one()
+                connection.execute(_SEATS, [
+                    {"fight_id": fight_id, "side": side, "warrior_id": row.id,
+                     "account": account, "active": True}
+                    for side, (row, (_, account)) in enumerate(zip(rows, sides, strict=True))])
+                log_rows(session, events=event_rows(fight_id, 0, events))
                 drop_pending(session, self.network, channel)   # it is answered
-                session.flush()
                 accounts = tuple(account for _, account in sides)
-                opened = OpenFight(fight.id, channel, system, kind, sheets, accounts,
+                opened = OpenFight(fight_id, channel, system, kind, sheets, accounts,
                                    state, (), 0)
                 steps = list(rolls(opened))
                 if steps:
