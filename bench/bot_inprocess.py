@@ -51,7 +51,6 @@ Prints one figure per line, ``name value``:
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import random
 import resource
@@ -70,7 +69,7 @@ ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:  # run as a script from anywhere: make the repository importable
     sys.path.insert(0, ROOT)
 
-from bot.app import build_referee  # noqa: E402
+from bot.app import build_referee, freeze_start  # noqa: E402
 from bot.chat.messages import Incoming, Sender  # noqa: E402
 from bot.clock import FakeClock  # noqa: E402
 from bot.config import BotConfig  # noqa: E402
@@ -110,8 +109,7 @@ def config(database: str) -> BotConfig:
 
 def build(database: str) -> Referee:
     referee = build_referee(config(database), dice=OsDice(), clock=FakeClock())
-    gc.collect()   # as ancath-bot run does once its referee is built
-    gc.freeze()
+    freeze_start()   # as ancath-bot run does
     return referee
 
 

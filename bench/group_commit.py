@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import itertools
 import json
 import os
@@ -83,7 +82,7 @@ import storage_commits  # noqa: E402
 from bot_inprocess import KINDS, Channel, config, lines  # noqa: E402
 from sqlalchemy import event, func, select  # noqa: E402
 
-from bot.app import build_referee  # noqa: E402
+from bot.app import build_referee, freeze_start  # noqa: E402
 from bot.chat.lanes import Lanes  # noqa: E402
 from bot.chat.messages import Incoming, Outgoing, Sender  # noqa: E402
 from bot.clock import FakeClock  # noqa: E402
@@ -145,8 +144,7 @@ def referee_on(url: str, network: str | None = None, key: str | None = None) -> 
     referee = build_referee(settings, dice=OsDice(), clock=FakeClock(),
                             odds_workers=InlineExecutor(),
                             keyring=Keyring.of(key or new_key(), source="the bench's own key"))
-    gc.collect()   # as ancath-bot run does once its referee is built
-    gc.freeze()
+    freeze_start()   # as ancath-bot run does
     return referee
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
-import gc
 import getpass
 import importlib.metadata
 import json
@@ -28,7 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bot.app import build_referee
+from bot.app import build_referee, freeze_start
 from bot.chat.moderators import hash_password, password_key
 from bot.config import ConfigError, load_config
 from bot.console import DEFAULT_CHANNEL, serve
@@ -280,8 +279,7 @@ def _serve(args: argparse.Namespace) -> int:
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice,
                             odds_workers=start_workers(warm=on_irc), key_file=args.key_file,
                             odds_ahead=on_irc)
-    gc.collect()   # what the start built and still uses is never garbage:
-    gc.freeze()    # full collections skip it from now on (README)
+    freeze_start()
     try:
         if on_irc:
             assert config.irc is not None

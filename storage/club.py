@@ -143,9 +143,8 @@ class VersionReader:
     batch holds the club's write lock, so no chat command of any process changes it
     meanwhile but the batch's own, whose change (``_bump``) has it read again (on
     PostgreSQL a change from the command line, which takes no such lock, is seen by the
-    next batch, milliseconds later). A
-    connection that broke is made again once; disposing of the engine closes it, as it
-    does the pool's. One thread at a time."""
+    next batch, milliseconds later). A connection that broke is made again once;
+    disposing of the engine closes it, as it does the pool's. One thread at a time."""
 
     def __init__(self, club: Club) -> None:
         self._club = club

@@ -119,6 +119,12 @@ class Unit:
     spoiled: bool = False
     """A write of a whole unit failed: it may only end, by the exception."""
 
+    @property
+    def changed(self) -> bool:
+        """Whether rolling it back takes back more than its reads: it wrote, or a write
+        of it failed (a whole unit's, which is not taken back alone)."""
+        return self.wrote or self.spoiled
+
     def usable(self) -> None:
         """Refuse to go on in a whole unit whose write failed and was caught."""
         if self.spoiled:

@@ -9,8 +9,9 @@ keeps (``lock_in_order``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
-from sqlalchemy import ScalarResult, Select, exists, select
+from sqlalchemy import Select, exists, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -108,23 +109,27 @@ def lock_in_order(session: Session, ids: Sequence[int]) -> list[Warrior]:
     takes the ledger head only after them, so two transactions over the same warriors
     (two challenges at once, an undo beside another fight's end) queue instead of
     deadlocking on PostgreSQL; SQLite's ``BEGIN IMMEDIATE`` serialises writers anyway."""
-    locked = {row.id: row for row in _locked(session, select(Warrior)
-                                             .where(Warrior.id.in_(set(ids))))}
+    locked = {row.id: row for row in session.scalars(
+        _locked(select(Warrior).where(Warrior.id.in_(set(ids)))))}
     return [locked[i] for i in ids]
 
 
-def _locked(session: Session, query: Select[Warrior]) -> ScalarResult[Warrior]:
-    """The warriors of ``query``, row-locked in ascending id order in one statement
-    (PostgreSQL locks the rows as the sort hands them out)."""
-    return session.scalars(query.order_by(Warrior.id).with_for_update(of=Warrior))
+S = TypeVar("S", bound="Select[*tuple[Any, ...]]")
+"""A query of warriors, and perhaps more with them."""
+
+def _locked(query: S) -> S:
+    """``query`` (of warriors, and perhaps more) with its warriors row-locked in
+    ascending id order, in one statement (PostgreSQL locks the rows as the sort hands
+    them out)."""
+    return query.order_by(Warrior.id).with_for_update(of=Warrior)
 
 
 def lock_warriors(session: Session, names: Sequence[str]) -> list[Warrior]:
     """The named warriors, locked (``lock_in_order``): a purchase cannot slip in between
     reading a sheet and seating its warrior."""
     keys = [name.casefold() for name in names]
-    found = {row.name_key: row for row in _locked(session, select(Warrior)
-                                                  .where(Warrior.name_key.in_(keys)))}
+    found = {row.name_key: row for row in session.scalars(
+        _locked(select(Warrior).where(Warrior.name_key.in_(keys))))}
     for name, key in zip(names, keys, strict=True):
         if key not in found:
             raise UnknownWarrior(f"no warrior named {name}")
@@ -133,10 +138,9 @@ def lock_warriors(session: Session, names: Sequence[str]) -> list[Warrior]:
 
 def side_rows(session: Session, fight_id: int) -> list[Warrior]:
     """The fight's warriors by side, locked (``lock_in_order``)."""
-    seated = session.execute(
+    seated = session.execute(_locked(
         select(Warrior, FightSide.side).join(FightSide, FightSide.warrior_id == Warrior.id)
-        .where(FightSide.fight_id == fight_id).order_by(Warrior.id)
-        .with_for_update(of=Warrior)).all()
+        .where(FightSide.fight_id == fight_id))).all()
     return [row for row, _side in sorted(seated, key=lambda found: found[1])]
 
 

@@ -129,7 +129,7 @@ def command_unit(ctx: Ctx) -> Iterator[None]:
         with _staging(ctx.referee, partial(ctx.referee.store.unit, whole=True)) as unit:
             yield
     except BaseException:
-        if unit is not None and (unit.wrote or unit.spoiled):
+        if unit is not None and unit.changed:
             del ctx.out[said:]
         raise
 
@@ -157,7 +157,7 @@ def _staging(referee: Referee, opening: Callable[[], AbstractContextManager[Unit
                 mapping.stage()
             yield unit
     except BaseException:
-        if unit is not None and (unit.wrote or unit.spoiled):
+        if unit is not None and unit.changed:
             keep = False
         raise
     finally:
