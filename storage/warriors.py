@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, exists, select
+from sqlalchemy import Select, exists, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -144,6 +144,18 @@ def side_rows(session: Session, fight_id: int) -> list[Warrior]:
     return [row for row, _side in sorted(seated, key=lambda found: found[1])]
 
 
+_NEW = insert(Warrior).returning(Warrior.id)
+
+
+def _new_row(session: Session, *, name: str, **values: Any) -> Warrior:
+    """A new free warrior's row, written by a Core INSERT, and a transient copy of it:
+    no ORM object is flushed, so a taken name fails only its own statement (a refused
+    flush would end the whole transaction, a group-commit batch's included)."""
+    values = {"name": name, "name_key": name.casefold(), "bp": 0, "bp_spent": 0,
+              "status": "free", "captor_id": None, **values}
+    return Warrior(id=session.execute(_NEW, values).scalar_one(), **values)
+
+
 class Warriors(UnitOfWork):
     """Creating warriors, reading them, and changing them outside fights."""
 
@@ -154,14 +166,10 @@ class Warriors(UnitOfWork):
         skills = {s.value: v for s, v in sheet.skills.items()}
         try:
             with self._tx() as session:
-                row = Warrior(
-                    name=sheet.name, name_key=sheet.name.casefold(), owner=owner,
-                    system="ancath",
+                row = _new_row(
+                    session, name=sheet.name, owner=owner, system="ancath",
                     profile=ancath_profile(sheet.culture.value, sheet.armour.value, skills),
-                    bp=0, bp_spent=0, status="free", created_at=now,
-                )
-                session.add(row)
-                session.flush()
+                    created_at=now)
                 self._append(
                     session, warrior_id=row.id, entry=Entry.CREATED,
                     detail={**ledger.identity(row), "skills": skills},
@@ -181,13 +189,8 @@ class Warriors(UnitOfWork):
         profile = encode(fighter)
         try:
             with self._tx() as session:
-                row = Warrior(
-                    name=fighter.name, name_key=fighter.name.casefold(), owner=owner,
-                    system=system, profile=profile, bp=0, bp_spent=0,
-                    status="free", created_at=now,
-                )
-                session.add(row)
-                session.flush()
+                row = _new_row(session, name=fighter.name, owner=owner, system=system,
+                               profile=profile, created_at=now)
                 self._append(
                     session, warrior_id=row.id, entry=Entry.CREATED,
                     detail={**ledger.identity(row), "skills": {}}, actor=owner,

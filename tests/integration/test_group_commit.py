@@ -43,6 +43,7 @@ from bot.referee import Referee
 from storage.db import READ_ONLY
 from storage.errors import BatchBroken
 from storage.store import DuplicateName, Store
+from storage.unit_of_work import Unit
 
 CHALLENGE = "#arena Gorbag, Olaf challenges you to a duel fight: gob may !accept or !decline."
 
@@ -133,6 +134,57 @@ def test_a_command_refused_in_a_batch_takes_back_only_itself(referee: Referee) -
     assert referee.store.setting("timelimit:#pit", None) is None
     assert referee.store.warrior("Brenna").sheet.bp == 0
     assert referee.table("#arena").challenge is not None
+    assert referee.store.verify() == []
+
+
+class Savepoints:
+    """SAVEPOINT, RELEASE and ROLLBACK TO statements counted on an engine."""
+
+    def __init__(self, engine: Any) -> None:
+        self.said: list[str] = []
+        event.listen(engine, "before_cursor_execute", self._seen)
+
+    def _seen(self, _conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        words = statement.split()
+        if words and words[0].upper() in ("SAVEPOINT", "RELEASE", "ROLLBACK"):
+            self.said.append(" ".join(words[:2]).upper())
+
+
+def test_a_taken_name_in_a_batch_takes_back_only_itself_at_one_savepoint_a_writer(
+    referee: Referee,
+) -> None:
+    """A command's savepoint is bare, taken at its first write and never released: none
+    for a command refused before it wrote, and a name refused by the database (a Core
+    INSERT, which leaves the batch's transaction usable) is rolled back to it."""
+    counted, savepoints = Transactions(referee.store.engine), Savepoints(referee.store.engine)
+    answers = batch(referee, "olaf !challenge Gorbag duel", "#pit gob !accept",
+                    "#pit bad !create GORBAG goblin club spear",
+                    "#pit ulf !create Ulf goblin club spear")
+    assert answers[:3] == [[CHALLENGE], ["#pit gob: there is no challenge to you here"],
+                           ["#pit bad: the name GORBAG is taken"]]
+    assert "created" in answers[3][0]
+    assert (counted.begun, counted.committed) == (1, 1)
+    assert savepoints.said == ["SAVEPOINT UNIT"] * 2 + ["ROLLBACK TO", "SAVEPOINT UNIT"]
+    assert [w.owner for w in referee.store.warriors()] == ["bren", "gob", "olaf", "ulf"]
+    assert referee.store.verify() == []
+
+
+def test_a_batch_whose_command_cannot_be_taken_back_runs_each_alone(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def unsettled(_unit: Unit) -> None:
+        raise OperationalError("ROLLBACK TO SAVEPOINT", None,
+                               sqlite3.OperationalError("disk I/O error"))
+
+    monkeypatch.setattr(Unit, "_take_back", unsettled)
+    counted = Transactions(referee.store.engine)
+    answers = batch(referee, "olaf !challenge Gorbag duel", "#pit bren !broken",
+                    "#pit ulf !create Ulf goblin club spear")
+    assert answers[0] == [CHALLENGE]
+    assert "created" in answers[2][0]
+    assert counted.begun == 1 + 3 and counted.committed == 2   # !broken is kept by none
+    assert referee.store.warrior("Brenna").sheet.bp == 0
+    assert [c.target for c in referee.store.challenges()] == ["Gorbag"]
     assert referee.store.verify() == []
 
 
