@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -36,6 +36,10 @@ _COMMANDS = insert(FightCommand)
 _EVENTS = insert(FightEvent)
 _FIGHTS = insert(Fight).returning(Fight.id)
 _SEATS = insert(FightSide)
+_END = update(Fight).where(Fight.id == bindparam("fight"))
+_UNSEAT = update(FightSide).where(FightSide.fight_id == bindparam("fight"))
+"""A fight's end, run on the session's connection (Core: no ORM search of the session
+for the rows to change, which cost a third of a fight's end); SET from the values."""
 
 
 def event_rows(fight_id: int, seq: int, events: Sequence[Any]) -> list[dict[str, Any]]:
@@ -167,10 +171,10 @@ class Fights(Awards):
         """End the fight, and append its closing row: digests of its setup, command log
         and event log, with its ending."""
         ending = str(outcome.ending.value)
-        session.execute(update(Fight).where(Fight.id == fight.id).values(
-            active=False, ended_at=now, ending=ending, winner=outcome.winner))
-        session.execute(update(FightSide).where(FightSide.fight_id == fight.id)
-                        .values(active=False))
+        connection = session.connection()
+        connection.execute(_END, {"fight": fight.id, "active": False, "ended_at": now,
+                                  "ending": ending, "winner": outcome.winner})
+        connection.execute(_UNSEAT, {"fight": fight.id, "active": False})
         why = f"; ruling: {ruling}" if ruling else ""
         self._append_fight(session, fight.id, Entry.FIGHT_CLOSED, seq=seq, actor=actor,
                            moderator=moderator, reason=f"{fight.kind} fight ended: {ending}{why}",
