@@ -10,7 +10,7 @@ its words make an engine command (``parse``), and how an engine command is said 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from bot.chat.registry import Refusal
@@ -71,6 +71,10 @@ class Verb(Generic[C]):
         return f"!{self.name}" if made == command else None
 
 
+_MOST_WORDED = 1024
+"""Decisions are few (a verb a side, with its few arguments); a bound all the same."""
+
+
 @dataclass(frozen=True, slots=True)
 class Plugin(Generic[S, C]):
     """Everything the bot knows of one rules system."""
@@ -97,12 +101,21 @@ class Plugin(Generic[S, C]):
     """``Gorm's dodge``: a decision a moderator's undo took back."""
     fighters: Fighters[Any]
     """How ``!create`` makes its fighters, and how they are described."""
+    _worded: dict[Any, str] = field(default_factory=dict, init=False, repr=False,
+                                    compare=False)
+    """The words of the decisions already worded: a prompt words five or so, each by
+    asking every verb, a twentieth of a fight move's time."""
 
     def word(self, command: C) -> str:
         """``!dodge``: the chat words of a decision, by the verb that makes it."""
+        words = self._worded.get(command)
+        if words is not None:
+            return words
         for verb in self.verbs.values():
             words = verb.say(command)
             if words is not None:
+                if len(self._worded) < _MOST_WORDED:
+                    self._worded[command] = words
                 return words
         raise ValueError(f"no {self.label} verb makes {command!r}")
 
