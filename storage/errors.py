@@ -11,6 +11,7 @@ __all__ = [
     "RecordsLost",
     "StaleFight",
     "StorageError",
+    "TransactionAborted",
     "UnknownWarrior",
 ]
 
@@ -18,6 +19,12 @@ __all__ = [
 class BatchBroken(Exception):
     """A batch of units (group commit) could not settle one of its savepoints: it is
     rolled back whole. Not a :class:`StorageError`: no command is refused by it."""
+
+
+class TransactionAborted(Exception):
+    """The database ended a unit's transaction under it (a failed statement was caught
+    and the unit went on): its COMMIT would keep nothing, so it raises instead. Not a
+    :class:`StorageError`: it is a fault of the bot, not a refusal."""
 
 
 class StorageError(Exception):

@@ -28,7 +28,11 @@ statement taken at its first write (a unit refused before it writes takes none) 
 never released (the batch's COMMIT ends them all); one that fails after writing is
 rolled back to it, and the session forgets its ORM objects. SQLAlchemy's
 ``begin_nested`` and its RELEASE, a pair a command, cost a fifth of a batched command's
-CPU on SQLite and a round trip each way more on PostgreSQL.
+CPU on SQLite and a round trip each way more on PostgreSQL. A unit that ends refused
+with the transaction spoiled before its first write (a read PostgreSQL refused ends the
+whole transaction) breaks the batch, which then runs each command alone; and no unit
+or batch commits a transaction the database has ended (``TransactionAborted``): its
+COMMIT would keep nothing and say nothing.
 
 A unit's (or batch's) COMMIT that fails is not taken for "nothing kept": on PostgreSQL
 the connection may break after the server committed. The server is asked on a new
@@ -55,7 +59,13 @@ from sqlalchemy.orm import Session, SessionTransaction
 
 from storage import ledger
 from storage.db import READ_ONLY, sqlite_path
-from storage.errors import BatchBroken, CommitUnknown, RecordsBusy, RecordsLost
+from storage.errors import (
+    BatchBroken,
+    CommitUnknown,
+    RecordsBusy,
+    RecordsLost,
+    TransactionAborted,
+)
 from storage.keys import Keyring, load_keyring
 from storage.ledger import Anchor
 from storage.models import DEFAULT_NETWORK, Entry
@@ -148,7 +158,7 @@ class Unit:
             if self.whole:
                 if keep:
                     self.session.flush()
-                elif self.changed:
+                elif self.changed or _aborted(self.session):
                     self._take_back()
                 return
             assert self.savepoint is not None
@@ -166,11 +176,24 @@ class Unit:
             self.marked = True
 
     def _take_back(self) -> None:
-        """A whole unit's rows out of its batch; its ORM objects out of the session."""
+        """A whole unit's rows out of its batch; its ORM objects out of the session. One
+        that spoiled the transaction before its first write (a read PostgreSQL refused)
+        has no savepoint to go back to (the one of that name is an earlier unit's)."""
         if not self.marked:
             raise BatchBroken("a unit failed before its savepoint was taken")
         self.session.connection().exec_driver_sql(f"ROLLBACK TO SAVEPOINT {_MARK}")
         self.session.expunge_all()
+
+
+def _aborted(session: Session) -> bool:
+    """The database ended or spoiled the transaction under the session: PostgreSQL's
+    after a statement failed (its COMMIT then keeps nothing, and says nothing), SQLite's
+    after an error that rolls it back (a full disk)."""
+    raw = session.connection().connection.driver_connection
+    status = getattr(getattr(raw, "info", None), "transaction_status", None)
+    if status is not None:   # psycopg
+        return bool(status.name != "INTRANS")
+    return not getattr(raw, "in_transaction", True)
 
 
 _MARK = "unit"
@@ -350,6 +373,9 @@ class UnitOfWork:
                     _UNITS.reset(token)
                 unit.usable()
                 session.flush()   # a refused row fails here, not in the COMMIT
+                if _aborted(session):
+                    raise TransactionAborted("a failed statement was caught and the unit "
+                                             "went on: nothing of it is kept")
             except BaseException:
                 transaction.rollback()
                 raise

@@ -14,13 +14,14 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator
+from contextlib import nullcontext, suppress
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import event, text
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, SessionTransaction
 from test_unit_of_work import (  # the same club and helpers as one command's unit
     BRENNA,
@@ -41,7 +42,7 @@ from bot.chat.records_lane import RecordsLane, together
 from bot.chat.registry import Ctx, Refusal, Registry, Spec
 from bot.referee import Referee
 from storage.db import READ_ONLY
-from storage.errors import BatchBroken
+from storage.errors import BatchBroken, TransactionAborted
 from storage.store import DuplicateName, Store
 from storage.unit_of_work import Unit
 
@@ -63,6 +64,13 @@ def quicker(ctx: Ctx) -> None:
     ctx.say("the time limit is 3 minutes")
 
 
+def bad_read(ctx: Ctx) -> None:
+    """A test's command: a read the database refuses (PostgreSQL then ends the
+    transaction), before any write."""
+    with ctx.referee.store.unit() as unit:
+        unit.session.execute(text("SELECT * FROM no_such_table"))
+
+
 def broken(ctx: Ctx) -> None:
     """A test's command: writes a warrior's BP, then fails on the bot's side."""
     ctx.referee.store.adjust_bp("Brenna", 5, ctx.who, "a gift")
@@ -77,6 +85,7 @@ def referee(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Refe
         commands.add(spec)
     commands.add(Spec("rethink", "!rethink", "A test's command.", second_thoughts))
     commands.add(Spec("broken", "!broken", "A test's command.", broken))
+    commands.add(Spec("badread", "!badread", "A test's command.", bad_read))
     commands.add(Spec("quicker", "!quicker", "A test's command.", quicker))
     monkeypatch.setattr(referee, "commands", commands)
     for said in (f"gob !create {GORBAG}", f"olaf !create {OLAF}", f"bren !create {BRENNA}"):
@@ -186,6 +195,36 @@ def test_a_batch_whose_command_cannot_be_taken_back_runs_each_alone(
     assert referee.store.warrior("Brenna").sheet.bp == 0
     assert [c.target for c in referee.store.challenges()] == ["Gorbag"]
     assert referee.store.verify() == []
+
+
+def test_a_read_refused_before_a_commands_first_write_loses_no_other_command(
+    referee: Referee, database_url: str,
+) -> None:
+    """On PostgreSQL the refused read ends the batch's transaction, and the command has
+    no savepoint yet to go back to: the batch is not committed (its COMMIT would keep
+    nothing and say nothing) and each command runs again alone."""
+    counted = Transactions(referee.store.engine)
+    answers = batch(referee, "#pit ulf !create Ulf goblin club spear", "#pit mod !badread",
+                    "#pit ann !create Ann goblin club spear")
+    assert "created" in answers[0][0] and "created" in answers[2][0]
+    assert answers[1] == ["#pit mod: that went wrong on my side and changed nothing; a "
+                          "moderator can check the log"]
+    assert counted.committed == (1 if database_url.startswith("sqlite") else 2)
+    assert [w.owner for w in referee.store.warriors()] == ["ann", "bren", "gob", "olaf",
+                                                           "ulf"]
+    assert referee.store.verify() == []
+
+
+def test_a_unit_going_on_after_the_database_ended_its_transaction_is_not_acknowledged(
+    referee: Referee, database_url: str,
+) -> None:
+    store = referee.store
+    with (pytest.raises(TransactionAborted) if database_url.startswith("postgresql")
+          else nullcontext()), store.unit() as unit:
+        store.create_warrior(ULF, "ulf")
+        with suppress(DBAPIError):
+            unit.session.execute(text("SELECT * FROM no_such_table"))
+    assert ("Ulf" in names(store)) == database_url.startswith("sqlite")   # SQLite goes on
 
 
 def test_a_later_command_in_a_batch_sees_what_an_earlier_one_did(
