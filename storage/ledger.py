@@ -38,6 +38,7 @@ from typing import Any
 from sqlalchemy import Engine, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from storage.errors import StorageError
 from storage.keys import Keyring
 from storage.models import (
     DEFAULT_NETWORK,
@@ -168,6 +169,9 @@ def head_row(session: Session) -> Chain | None:
 
 # -- appending --------------------------------------------------------------------------
 
+REASON_MOST: int = LedgerRow.__table__.c.reason.type.length   # type: ignore[attr-defined]
+"""The longest reason a ledger row holds."""
+
 
 def append(session: Session, keyring: Keyring, **fields: Any) -> LedgerRow:
     """Append one row at the end of the chain, signed with the keyring's first key,
@@ -175,7 +179,12 @@ def append(session: Session, keyring: Keyring, **fields: Any) -> LedgerRow:
 
     The first keyed row on a chain of legacy rows is preceded by ``attested`` rows:
     what legacy rows never held (each warrior's name, owner, system and sheet; each
-    finished fight's digests), pinned as stored at that moment."""
+    finished fight's digests), pinned as stored at that moment. A reason longer than
+    the column holds is refused on every database (PostgreSQL would end the transaction
+    over it, SQLite would keep it)."""
+    if len(str(fields.get("reason", ""))) > REASON_MOST:
+        raise StorageError(f"a reason holds at most {REASON_MOST} characters: say it "
+                           "shorter")
     kid, key = keyring.signing()
     chain = _locked_head(session)
     _seal(session, chain, kid, key, str(fields.get("created_at", "")))

@@ -227,6 +227,16 @@ def test_a_unit_going_on_after_the_database_ended_its_transaction_is_not_acknowl
     assert ("Ulf" in names(store)) == database_url.startswith("sqlite")   # SQLite goes on
 
 
+def test_a_reason_too_long_is_refused_alike_on_every_database(referee: Referee) -> None:
+    """PostgreSQL would refuse the row and end the batch's transaction; SQLite keep it."""
+    counted = Transactions(referee.store.engine)
+    answers = batch(referee, "mod !mod bp Olaf +1 " + "x" * 401, "mod !mod bp Gorbag +1 gift")
+    assert answers == [["#arena mod: a reason holds at most 400 characters: say it shorter"],
+                       ["#arena mod: Gorbag: +1.0 BP recorded"]]
+    assert (counted.begun, counted.committed) == (1, 1)
+    assert [referee.store.warrior(name).sheet.bp for name in ("Olaf", "Gorbag")] == [0, 10]
+
+
 def test_a_later_command_in_a_batch_sees_what_an_earlier_one_did(
     referee: Referee, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
