@@ -188,9 +188,11 @@ class Referee:
         kept.version += 1   # as the store counts: stale only if another process wrote
 
     def table(self, channel: str) -> Table:
-        if channel not in self.tables:
+        try:
+            return self.tables[channel]   # one look (``in`` then ``[]`` looked twice)
+        except KeyError:
             self.tables[channel] = Table(channel)
-        return self.tables[channel]
+            return self.tables[channel]
 
     def fold(self, name: str) -> str:
         """``name`` folded by the network's casemapping."""
