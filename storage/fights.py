@@ -23,6 +23,7 @@ from rules.systems import SYSTEMS
 from storage.awards import Awards
 from storage.club import drop_pending
 from storage.errors import Busy, StaleFight, StorageError
+from storage.log_digests import LogDigests
 from storage.models import Entry, Fight, FightCommand, FightEvent, FightSide
 from storage.records import Award, OpenFight, Step
 from storage.replay import UNDO, command_log, load, log_mismatch, replay
@@ -96,11 +97,12 @@ class Fights(Awards):
                     {"fight_id": fight_id, "side": side, "warrior_id": row.id,
                      "account": account, "active": True}
                     for side, (row, (_, account)) in enumerate(zip(rows, sides, strict=True))])
-                log_rows(session, events=event_rows(fight_id, 0, events))
+                started = event_rows(fight_id, 0, events)
+                log_rows(session, events=started)
                 drop_pending(session, self.network, channel)   # it is answered
                 accounts = tuple(account for _, account in sides)
                 opened = OpenFight(fight_id, channel, system, kind, sheets, accounts,
-                                   state, (), 0)
+                                   state, (), 0, logs=LogDigests.start(started))
                 steps = list(rolls(opened))
                 if steps:
                     opened = self._write_steps(session, opened, steps, now)
@@ -154,22 +156,24 @@ class Fights(Awards):
             awarded += self._ledger_from_events(session, fight, seq, step.events, step.actor,
                                                 now, moderator, reason)
         log_rows(session, command_log, event_log)
+        logs = fight.logs.add(command_log, event_log, seq) \
+            if fight.logs is not None and fight.logs.seq == fight.seq else None
         state = steps[-1].state
         if state.outcome is not None:
             self._close(session, fight, seq, state.outcome, now, steps[-1].actor, moderator,
-                        reason)
+                        reason, logs)
         session.flush()
         commands = (*fight.commands, *(step.command for step in steps))
         return OpenFight(fight.id, fight.channel, fight.system, fight.kind, fight.sheets,
                          fight.accounts, state, commands, seq, tuple(awarded),
-                         session.info.get("anchor"))
+                         session.info.get("anchor"), logs)
 
     def _close(
         self, session: Session, fight: OpenFight, seq: int, outcome: Outcome, now: str, actor: str,
-        moderator: str | None, ruling: str | None,
+        moderator: str | None, ruling: str | None, logs: LogDigests | None = None,
     ) -> None:
         """End the fight, and append its closing row: digests of its setup, command log
-        and event log, with its ending."""
+        and event log (``logs``' when this process wrote them all), with its ending."""
         ending = str(outcome.ending.value)
         connection = session.connection()
         connection.execute(_END, {"fight": fight.id, "active": False, "ended_at": now,
@@ -178,7 +182,7 @@ class Fights(Awards):
         why = f"; ruling: {ruling}" if ruling else ""
         self._append_fight(session, fight.id, Entry.FIGHT_CLOSED, seq=seq, actor=actor,
                            moderator=moderator, reason=f"{fight.kind} fight ended: {ending}{why}",
-                           created_at=now)
+                           created_at=now, logs=logs.hexdigests() if logs is not None else None)
 
     def undo(self, fight_id: int, moderator: str, reason: str) -> OpenFight:
         """Append an undo record, take back the ledger rows of the undone commands, and

@@ -31,7 +31,7 @@ import hashlib
 import hmac
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -299,19 +299,19 @@ _EVENTS = (select(FightEvent.seq, FightEvent.idx, FightEvent.event)
 """The queries a fight's digests are made from, built once (a fight's end runs them)."""
 
 
-def _fight_record(session: Session, fight_id: int, upto: int) -> tuple[
+def _fight_record(session: Session, fight_id: int, upto: int,
+                  logs: Mapping[str, str] | None = None) -> tuple[
     dict[str, str], list[int], Any
 ] | None:
     """A fight's digests up to command ``upto``, its sides' warriors and its row (with
-    the ending), in four queries; None when there is no such fight."""
+    the ending), in four queries (two when ``logs`` has the logs' digests, kept as they
+    were written: ``storage.log_digests``); None when there is no such fight."""
     where = {"fight": fight_id, "upto": upto}
     fight = session.execute(_FIGHT, where).one_or_none()
     if fight is None:
         return None
     seats = session.execute(_SEATS, where).all()
     sides = [[seat.side, seat.warrior_id, seat.account] for seat in seats]
-    commands = [list(row) for row in session.execute(_COMMANDS, where)]
-    events = [list(row) for row in session.execute(_EVENTS, where)]
     setup = {"system": fight.system, "kind": fight.kind, "channel": fight.channel,
              "setup": fight.setup, "started_at": fight.started_at, "sides": sides}
     if fight.network != DEFAULT_NETWORK:   # digests from before networks stay as they were
@@ -320,7 +320,10 @@ def _fight_record(session: Session, fight_id: int, upto: int) -> tuple[
     def digest(value: Any) -> str:
         return hashlib.sha256(canonical(value).encode()).hexdigest()
 
-    digests = {"setup": digest(setup), "commands": digest(commands), "events": digest(events)}
+    if logs is None:
+        logs = {"commands": digest([list(row) for row in session.execute(_COMMANDS, where)]),
+                "events": digest([list(row) for row in session.execute(_EVENTS, where)])}
+    digests = {"setup": digest(setup), "commands": logs["commands"], "events": logs["events"]}
     return digests, [seat.warrior_id for seat in seats], fight
 
 
@@ -335,15 +338,16 @@ def fight_digest(session: Session, fight_id: int, upto: int) -> dict[str, str] |
 def fight_fields(
     session: Session, fight_id: int, entry: Entry, *, actor: str, created_at: str, reason: str,
     moderator: str | None = None, seq: int | None = None, attested: bool = False,
+    logs: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The fields of a fight's ``fight-closed`` or ``fight-reopened`` row, over the fight
     as it is in this transaction, up to command ``seq`` (its last one when not given).
     The row is on no warrior: it is the fight's, and a warrior's own rows stay the
-    changes of that warrior."""
+    changes of that warrior. ``logs``: the logs' digests up to ``seq``, kept as written."""
     if seq is None:
         seq = session.scalar(
             select(func.max(FightCommand.seq)).where(FightCommand.fight_id == fight_id)) or 0
-    record = _fight_record(session, fight_id, seq)
+    record = _fight_record(session, fight_id, seq, logs)
     if record is None or not record[1]:
         raise ValueError(f"fight {fight_id} has no record or no sides")
     digests, sides, fight = record

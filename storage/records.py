@@ -8,6 +8,7 @@ from typing import Any, Generic, Protocol, TypedDict, TypeVar
 
 from rules.system import RulesState, RuleSystem
 from storage.ledger import Anchor
+from storage.log_digests import LogDigests
 from storage.models import Entry, Status
 
 __all__ = ["Award", "ChallengeRecord", "ClubState", "Entry", "FightLine", "FightSummary", "Fighter",
@@ -114,6 +115,9 @@ class OpenFight:
     anchor: Anchor | None = None
     """The ledger head after the last write, when it appended rows (a fight's end always
     does): ``ledger #4123 9f2c1a7e``, to publish outside the database."""
+    logs: LogDigests | None = None
+    """Its logs' digests as written up to ``seq``, when this process wrote them all
+    (a fight loaded from the database has none; its end reads them back)."""
 
 
 class LedgerEntry(TypedDict):

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from replays import as_json
-from sqlalchemy import Connection, Engine, inspect, select, text
+from sqlalchemy import Connection, Engine, event, inspect, select, text
 from sqlalchemy.orm import Session
 from transcript import command, warrior  # tests/unit, put on the path by conftest.py
 
@@ -458,6 +458,46 @@ def test_an_undone_and_reclosed_fight_is_checked_by_its_newest_closing_row(store
         connection.execute(text("UPDATE fights SET ended_at = :at WHERE id = :id"),
                            {"at": as_json(first.detail)["ended_at"], "id": fight.id})
     assert naming(store.verify(), f"fight {fight.id}: ended_at", repr(ended)), store.verify()
+
+
+def test_a_fights_end_holds_its_logs_digests_as_written_and_as_audit_computes_them(
+    store: Store,
+) -> None:
+    """A fight this process wrote all of keeps its logs' digests as it goes
+    (``storage/log_digests.py``): its end reads neither log back, and ``audit verify``,
+    which always hashes the stored rows, agrees. One loaded from the database (as after
+    a restart) has none, and its end reads them."""
+    logs_read: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        said = " ".join(statement.split()).upper()
+        if said.startswith("SELECT") and ("FROM FIGHT_COMMANDS" in said or
+                                          "FROM FIGHT_EVENTS" in said):
+            logs_read.append(said)
+
+    event.listen(store.engine, "before_cursor_execute", seen)
+    store.create_warrior(warrior("Olaf", "free-clans", "broadsword", "shield"), "olaf_acct")
+    store.create_warrior(warrior("Gorbag", "goblin", "club", "spear"), "gorbag_acct")
+    sides = [("Olaf", "olaf_acct"), ("Gorbag", "gorbag_acct")]
+    fight, _ = store.open_fight("#arena", AN_CATH, "practice", sides, "olaf_acct")
+    fight = play(store, fight, START + KILL)
+    assert fight.state.outcome is not None and fight.logs is not None and logs_read == []
+    assert store.verify() == []
+    store.create_warrior(warrior("Ulf", "free-clans", "broadsword", "shield"), "ulf_acct")
+    store.create_warrior(warrior("Grak", "goblin", "club", "spear"), "grak_acct")
+
+    def renamed(script: str) -> str:
+        return script.replace("Olaf", "Ulf").replace("Gorbag", "Grak")
+
+    again, _ = store.open_fight("#pit", AN_CATH, "practice",
+                                [("Ulf", "ulf_acct"), ("Grak", "grak_acct")], "ulf_acct")
+    again = play(store, again, renamed(START))
+    loaded = next(f for f in store.open_fights()[0] if f.id == again.id)
+    assert loaded.logs is None
+    logs_read.clear()
+    ended = play(store, loaded, renamed(KILL))
+    assert ended.state.outcome is not None and ended.logs is None and logs_read != []
+    assert store.verify() == []
 
 
 def test_a_finished_fight_reopened_by_hand_or_extended_is_caught(store: Store) -> None:
