@@ -53,7 +53,9 @@ def log_rows(session: Session, commands: Sequence[dict[str, Any]] = (),
              events: Sequence[dict[str, Any]] = ()) -> None:
     """Command and event rows, one Core INSERT each on the session's connection (not
     the ORM's unit of work or bulk insert, which cost a third of a command's time:
-    their ids are never read back, and the fight they name is already written)."""
+    their ids are never read back, and the fight they name is already written). A
+    caller that writes a fight's log rows without adding them to its ``OpenFight.logs``
+    (as ``_write_steps`` does) must leave that fight without them (``load``'s)."""
     connection = session.connection()
     if commands:
         connection.execute(_COMMANDS, commands)
