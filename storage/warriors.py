@@ -8,7 +8,7 @@ keeps (``lock_in_order``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, exists, insert, select
@@ -145,15 +145,8 @@ def side_rows(session: Session, fight_id: int) -> list[Warrior]:
 
 
 _NEW = insert(Warrior).returning(Warrior.id)
-
-
-def _new_row(session: Session, *, name: str, **values: Any) -> Warrior:
-    """A new free warrior's row, written by a Core INSERT, and a transient copy of it:
-    no ORM object is flushed, so a taken name fails only its own statement (a refused
-    flush would end the whole transaction, a group-commit batch's included)."""
-    values = {"name": name, "name_key": name.casefold(), "bp": 0, "bp_spent": 0,
-              "status": "free", "captor_id": None, **values}
-    return Warrior(id=session.execute(_NEW, values).scalar_one(), **values)
+R = TypeVar("R")
+"""What a new warrior is handed back as (its record, typed by its system)."""
 
 
 class Warriors(UnitOfWork):
@@ -162,45 +155,40 @@ class Warriors(UnitOfWork):
     def create_warrior(self, sheet: Sheet, owner: str,
                        actor: str | None = None) -> WarriorRecord[Sheet]:
         """Add a new warrior and its ``created`` ledger row."""
-        now = self._clock()
         skills = {s.value: v for s, v in sheet.skills.items()}
-        try:
-            with self._tx() as session:
-                row = _new_row(
-                    session, name=sheet.name, owner=owner, system="ancath",
-                    profile=ancath_profile(sheet.culture.value, sheet.armour.value, skills),
-                    created_at=now)
-                self._append(
-                    session, warrior_id=row.id, entry=Entry.CREATED,
-                    detail={**ledger.identity(row), "skills": skills},
-                    actor=actor or owner, reason="warrior created", created_at=now,
-                )
-                return ancath_record(session, row, seated=False)
-        except IntegrityError as error:
-            if not unique_conflict(error):
-                raise
-            raise DuplicateName(f"the name {sheet.name} is taken") from error
+        return self._create(sheet.name, owner, "ancath",
+                            ancath_profile(sheet.culture.value, sheet.armour.value, skills),
+                            skills, actor or owner, "warrior created", ancath_record)
 
     def create_fighter(self, system: str, fighter: Fighter,
                        owner: str) -> WarriorRecord[Fighter]:
         """A fighter of another rules system (no BP, no skills: R9.6), with its
         ``created`` ledger row holding the whole profile."""
+        return self._create(fighter.name, owner, system, encode(fighter), {}, owner,
+                            f"{system} fighter created", warrior_record)
+
+    def _create(self, name: str, owner: str, system: str, profile: dict[str, Any],
+                skills: dict[str, int], actor: str, reason: str,
+                record: Callable[[Session, Warrior, bool], R]) -> R:
+        """A new free warrior's row, by a Core INSERT, and its ``created`` ledger row;
+        ``record`` of it. No ORM object is flushed, so a taken name (``DuplicateName``)
+        fails only its own statement (a refused flush would end the whole transaction,
+        a group-commit batch's included)."""
         now = self._clock()
-        profile = encode(fighter)
+        values = {"name": name, "name_key": name.casefold(), "owner": owner,
+                  "system": system, "profile": profile, "bp": 0, "bp_spent": 0,
+                  "status": "free", "captor_id": None, "created_at": now}
         try:
             with self._tx() as session:
-                row = _new_row(session, name=fighter.name, owner=owner, system=system,
-                               profile=profile, created_at=now)
-                self._append(
-                    session, warrior_id=row.id, entry=Entry.CREATED,
-                    detail={**ledger.identity(row), "skills": {}}, actor=owner,
-                    reason=f"{system} fighter created", created_at=now,
-                )
-                return warrior_record(session, row, seated=False)
+                row = Warrior(id=session.execute(_NEW, values).scalar_one(), **values)
+                self._append(session, warrior_id=row.id, entry=Entry.CREATED,
+                             detail={**ledger.identity(row), "skills": skills}, actor=actor,
+                             reason=reason, created_at=now)
+                return record(session, row, False)
         except IntegrityError as error:
             if not unique_conflict(error):
                 raise
-            raise DuplicateName(f"the name {fighter.name} is taken") from error
+            raise DuplicateName(f"the name {name} is taken") from error
 
     def warrior(self, name: str) -> WarriorRecord[Fighter]:
         with self._tx(write=False) as session:
