@@ -23,6 +23,7 @@ from rules.systems import SYSTEMS
 from storage.awards import Awards
 from storage.club import drop_pending
 from storage.errors import Busy, StaleFight, StorageError
+from storage.fight_log import command_row, event_rows, log_rows
 from storage.log_digests import LogDigests
 from storage.models import Entry, Fight, FightCommand, FightEvent, FightSide
 from storage.records import Award, OpenFight, Step
@@ -33,34 +34,12 @@ from storage.warriors import fighter_of, lock_warriors, side_rows
 __all__ = ["Fights"]
 
 
-_COMMANDS = insert(FightCommand)
-_EVENTS = insert(FightEvent)
 _FIGHTS = insert(Fight).returning(Fight.id)
 _SEATS = insert(FightSide)
 _END = update(Fight).where(Fight.id == bindparam("fight"))
 _UNSEAT = update(FightSide).where(FightSide.fight_id == bindparam("fight"))
 """A fight's end, run on the session's connection (Core: no ORM search of the session
 for the rows to change, which cost a third of a fight's end); SET from the values."""
-
-
-def event_rows(fight_id: int, seq: int, events: Sequence[Any]) -> list[dict[str, Any]]:
-    """The duel log's rows of the events command ``seq`` caused."""
-    return [{"fight_id": fight_id, "seq": seq, "idx": idx, "event": encode(item)}
-            for idx, item in enumerate(events)]
-
-
-def log_rows(session: Session, commands: Sequence[dict[str, Any]] = (),
-             events: Sequence[dict[str, Any]] = ()) -> None:
-    """Command and event rows, one Core INSERT each on the session's connection (not
-    the ORM's unit of work or bulk insert, which cost a third of a command's time:
-    their ids are never read back, and the fight they name is already written). A
-    caller that writes a fight's log rows without adding them to its ``OpenFight.logs``
-    (as ``_write_steps`` does) must leave that fight without them (``load``'s)."""
-    connection = session.connection()
-    if commands:
-        connection.execute(_COMMANDS, commands)
-    if events:
-        connection.execute(_EVENTS, events)
 
 
 class Fights(Awards):
@@ -89,7 +68,7 @@ class Fights(Awards):
                                            f"not {system.name}")
                 sheets = tuple(fighter_of(row) for row in rows)
                 state, events = system.start(kind, sheets)
-                connection = session.connection()   # Core: no ORM flush (log_rows)
+                connection = session.connection()   # Core: no ORM flush
                 fight_id: int = connection.execute(_FIGHTS, {
                     "network": self.network, "channel": channel, "system": system.name,
                     "kind": kind, "active": True, "started_at": now,
@@ -152,8 +131,7 @@ class Fights(Awards):
         event_log: list[dict[str, Any]] = []
         for step in steps:   # the rows of every step in two bulk INSERTs
             seq += 1
-            command_log.append({"fight_id": fight.id, "seq": seq, "actor": step.actor,
-                                "command": encode(step.command), "created_at": now})
+            command_log.append(command_row(fight.id, seq, step.command, step.actor, now))
             event_log += event_rows(fight.id, seq, step.events)
             awarded += self._ledger_from_events(session, fight, seq, step.events, step.actor,
                                                 now, moderator, reason)

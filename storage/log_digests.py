@@ -28,10 +28,11 @@ class _Running:
     hash: Any
     rows: int
 
-    def add(self, rows: Iterable[list[Any]]) -> _Running:
+    def add(self, rows: Iterable[str]) -> _Running:
+        """With ``rows``, each a row's canonical JSON text."""
         fed, count = self.hash.copy(), self.rows
         for row in rows:
-            fed.update(("," if count else "").encode() + canonical(row).encode())
+            fed.update(("," if count else "").encode() + row.encode())
             count += 1
         return _Running(fed, count)
 
@@ -58,11 +59,14 @@ class LogDigests:
 
     def add(self, commands: Iterable[dict[str, Any]], events: Iterable[dict[str, Any]],
             seq: int) -> LogDigests:
-        """With the rows of the commands up to ``seq`` written, as their INSERTs' values."""
+        """With the rows of the commands up to ``seq`` written, as their INSERTs' values
+        (``storage.fight_log``: the command and the event already canonical JSON text,
+        so a row's text is put together, the same as ``canonical`` of its list)."""
         return LogDigests(
-            self.commands.add([row["seq"], row["command"], row["actor"], row["created_at"]]
-                              for row in commands),
-            self.events.add([row["seq"], row["idx"], row["event"]] for row in events), seq)
+            self.commands.add(f'[{row["seq"]},{row["command"]},{canonical(row["actor"])},'
+                              f'{canonical(row["created_at"])}]' for row in commands),
+            self.events.add(f'[{row["seq"]},{row["idx"]},{row["event"]}]' for row in events),
+            seq)
 
     def hexdigests(self) -> dict[str, str]:
         return {"commands": self.commands.hexdigest(), "events": self.events.hexdigest()}
