@@ -1,10 +1,13 @@
 """The records lane: one thread that runs, in order, everything that may write, and
 group commit, writing chat commands that arrive together sharing one transaction.
 
-Work is taken in the order it was queued. A writing chat command takes with it the
-commands queued behind it, and those that arrive within the window (``group_commit_ms``,
-about a millisecond), up to ``most``; anything else (the clock's tick, a resume line)
-ends the batch and runs after it, alone. A batch (:func:`together`) runs each command in
+Work is taken in the order it was queued. A writing chat command starts a batch at
+once, and takes into it, as each command ends, the commands queued behind it and those
+that arrive within the window of its start (``group_commit_ms``, about a millisecond),
+up to ``most``: the window runs while the batch works, never idle before it (waiting
+first cost a paced lane about a third of its time); anything else (the clock's tick, a
+resume line) ends the batch and runs after it, alone. A batch (:func:`together`) runs
+each command in
 order in a savepoint of its own (:func:`bot.chat.units.batch_unit`): a command refused,
 or failing after it wrote, takes back only its own rows, memory and lines, as alone, and
 each command sees what the ones before it did. The batch commits once, with one sync to
@@ -24,9 +27,11 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from bot.chat.messages import Incoming, Outgoing
@@ -46,31 +51,33 @@ MOST = 64
 Work = Callable[[], list[Outgoing] | None]
 
 
-def together(referee: Referee, works: Sequence[Work],
-             msgs: Sequence[Incoming | None]) -> list[list[Outgoing] | None]:
-    """The answers of ``works``, writing commands of ``referee`` (the chat lines
-    ``msgs``) that never raise, run in one transaction when there are several; each
-    alone when that transaction fails, and none again when its commit's outcome is
-    unknown."""
-    if len(works) < 2:
-        return [work() for work in works]
+def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
+             ) -> list[list[Outgoing] | None]:
+    """The answers of the jobs taken from ``jobs``, writing commands of ``referee`` (each
+    a work that never raises, and its chat line) run in one transaction, each taken as
+    the one before it ends, none once a savepoint broke the batch (the rest are left in
+    ``jobs``); each again alone when that transaction fails (the first, when it could
+    not begin), and none again when its commit's outcome is unknown."""
+    jobs, taken = iter(jobs), []
     try:
         with batch_unit(referee) as batch:
             answers = []
-            for work in works:
-                answers.append(work())
+            for job in jobs:
+                taken.append(job)
+                answers.append(job[0]())
                 if batch.broken:
                     break   # the batch raises as it ends
         return answers
     except CommitUnknown as error:
         log.error("a batch of %d commands: its commit failed and may have been kept; "
-                  "none is run again", len(works))
+                  "none is run again", len(taken))
         return [referee.unconfirmed(msg, error) if msg is not None else None
-                for _work, msg in zip(works, msgs, strict=True)]
+                for _work, msg in taken]
     except Exception as error:
+        taken = taken or list(islice(jobs, 1))   # a batch that could not begin: the first
         log.warning("a batch of %d commands was not committed (%s: %s); each runs again "
-                    "alone", len(works), type(error).__name__, error)
-        return [work() for work in works]
+                    "alone", len(taken), type(error).__name__, error)
+        return [work() for work, _msg in taken]
 
 
 @dataclass(eq=False)
@@ -82,6 +89,7 @@ class _Job:
     msg: Incoming | None
     """The chat line of such a command."""
     future: Future[list[Outgoing] | None] = field(default_factory=Future)
+    queued: float = field(default_factory=time.monotonic)
 
 
 class RecordsLane:
@@ -116,40 +124,64 @@ class RecordsLane:
             self._changed.notify()
 
     def _serve(self) -> None:
-        while jobs := self._take():
-            live = [job for job in jobs if job.future.set_running_or_notify_cancel()]
-            try:
-                referee = live[0].referee if live else None
-                answers = together(referee, [job.work for job in live],
-                                   [job.msg for job in live]) if referee \
-                    else [job.work() for job in live]
-            except BaseException as error:
-                for job in live:
-                    job.future.set_exception(error)
+        while job := self._take():
+            if not job.future.set_running_or_notify_cancel():
                 continue
-            for job, answer in zip(live, answers, strict=True):
-                job.future.set_result(answer)
+            if job.referee is None or self.window <= 0:
+                self._settle([job], lambda: [job.work()])
+                continue
+            self._batch(job, job.referee)
 
-    def _take(self) -> list[_Job]:
-        """The next job, and the commands that join it (queued behind it, or arriving
-        within the window, up to ``most``); none once the lane is closed."""
+    def _batch(self, first: _Job, referee: Referee) -> None:
+        """``first`` and the commands that join it, run together."""
+        batch: list[_Job] = []
+
+        def jobs() -> Iterator[tuple[Work, Incoming | None]]:
+            for joined in self._joining(first):
+                batch.append(joined)
+                yield joined.work, joined.msg
+
+        self._settle(batch, partial(together, referee, jobs()))
+
+    @staticmethod
+    def _settle(jobs: list[_Job], run: Callable[[], list[list[Outgoing] | None]]) -> None:
+        """``run()``'s answers to ``jobs``' futures (``jobs`` may grow as it runs)."""
+        try:
+            answers = run()
+        except BaseException as error:
+            for job in jobs:
+                job.future.set_exception(error)
+            return
+        for job, answer in zip(jobs, answers, strict=True):
+            job.future.set_result(answer)
+
+    def _take(self) -> _Job | None:
+        """The next job; None once the lane is closed."""
         with self._changed:
             while not self._queue:
                 if self._closed:
-                    return []
+                    return None
                 self._changed.wait()
-            jobs = [self._queue.popleft()]
-            if jobs[0].referee is None or self.window <= 0:
-                return jobs
-            deadline = time.monotonic() + self.window
-            while len(jobs) < self.most and not self._closed:
-                if self._queue:
-                    if self._queue[0].referee is not jobs[0].referee:
-                        break
-                    jobs.append(self._queue.popleft())
-                    continue
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                self._changed.wait(left)
-            return jobs
+            return self._queue.popleft()
+
+    def _joining(self, first: _Job) -> Iterator[_Job]:
+        """``first``, then the commands that join its batch as each before ends: those
+        of its referee queued behind it, or queued within the window of its start, up to
+        ``most``; the batch ends at other work, or at one queued later (it waits for the
+        next batch rather than make every command of this one wait for it longer)."""
+        yield first
+        deadline, count = time.monotonic() + self.window, 1
+        while count < self.most:
+            with self._changed:
+                while not self._queue and not self._closed:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return
+                    self._changed.wait(left)
+                head = self._queue[0] if not self._closed else None
+                if head is None or head.referee is not first.referee or head.queued > deadline:
+                    return
+                joined = self._queue.popleft()
+            if joined.future.set_running_or_notify_cancel():
+                count += 1
+                yield joined

@@ -108,9 +108,11 @@ def message(said: str) -> Incoming:
 def batch(referee: Referee, *said: str) -> list[list[str]]:
     """The answers of ``said`` run together, as ``"<target> <text>"``."""
     msgs = [message(s) for s in said]
-    works = [partial(referee.handle, msg, True) for msg in msgs]
-    return [[f"{o.target} {o.text}" for o in out or []]
-            for out in together(referee, works, msgs)]
+    jobs = iter([(partial(referee.handle, msg, True), msg) for msg in msgs])
+    answers: list[list[Outgoing] | None] = []
+    while len(answers) < len(msgs):   # as the lane: a batch that broke left the rest
+        answers += together(referee, jobs)
+    return [[f"{o.target} {o.text}" for o in out or []] for out in answers]
 
 
 def test_two_commands_in_one_batch_commit_once(referee: Referee) -> None:
@@ -351,6 +353,29 @@ def test_a_batch_on_a_replaced_file_says_once_that_the_records_are_lost(
     assert answers[1] == []
     assert all("records are gone from disk" in said for said in answers[0])
     assert referee.lost is not None
+
+
+def test_a_batch_that_cannot_begin_in_the_lane_answers_every_command(
+    referee: Referee, database_url: str, tmp_path: Path,
+) -> None:
+    """The lane's batch starts with its first command: when the batch cannot even begin
+    (the file replaced), that command is still answered, alone, and the rest after it."""
+    if not database_url.startswith("sqlite"):
+        pytest.skip("a file replaced under the bot is SQLite's")
+    path = database_url.removeprefix("sqlite:///")
+    os.replace(path, tmp_path / "moved.sqlite3")
+    Path(path).write_bytes(b"")
+    said: list[list[str]] = []
+
+    async def work(lanes: Lanes) -> None:
+        for words in ("olaf !challenge Gorbag duel", "#pit bren !challenge Gorbag"):
+            lanes.line(referee, message(words), lambda call: call(),
+                       lambda out: said.append([o.text for o in out]))
+        await until(lambda: len(said) == 2)
+
+    run_lanes(0.3, work)
+    assert "records are gone from disk" in said[0][0]
+    assert said[1] == []
 
 
 # -- the store's batch ------------------------------------------------------------------
