@@ -42,7 +42,7 @@ from bot.systems.plugin import Plugin
 from bot.systems.registry import PLUGINS
 from rules.errors import RulesError
 from storage.club import VersionReader
-from storage.errors import CommitUnknown, RecordsLost
+from storage.errors import CommitUnknown, RecordsBusy, RecordsLost
 from storage.records import ClubState
 from storage.store import StorageError, Store
 
@@ -358,9 +358,11 @@ class Referee:
         if msg.channel is not None:
             self.heard.setdefault(msg.channel, msg.channel)
 
-    def unconfirmed(self, msg: Incoming, error: CommitUnknown) -> list[Outgoing]:
-        """The answer to a command of a batch whose commit may or may not have been kept
-        (:mod:`bot.chat.records_lane`)."""
+    def refused_in_batch(self, msg: Incoming, error: CommitUnknown | RecordsBusy,
+                         ) -> list[Outgoing]:
+        """The answer to a command of a batch that is not run again
+        (:mod:`bot.chat.records_lane`), as it would be alone: the batch's commit may or
+        may not have been kept, or the batch waited out another process's lock."""
         ctx = Ctx(self, msg, "", [], writes=True)
         ctx.reply(str(error))
         return ctx.out

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from bot.chat.messages import Incoming, Outgoing
 from bot.chat.units import batch_unit
-from storage.errors import CommitUnknown
+from storage.errors import CommitUnknown, RecordsBusy
 
 if TYPE_CHECKING:
     from bot.referee import Referee
@@ -57,7 +57,8 @@ def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
     a work that never raises, and its chat line) run in one transaction, each taken as
     the one before it ends, none once a savepoint broke the batch (the rest are left in
     ``jobs``); each again alone when that transaction fails (the first, when it could
-    not begin), and none again when its commit's outcome is unknown."""
+    not begin), and none again when its commit's outcome is unknown, nor the first when
+    the batch could not begin for another process's lock."""
     jobs, taken = iter(jobs), []
     try:
         with batch_unit(referee) as batch:
@@ -71,9 +72,14 @@ def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
     except CommitUnknown as error:
         log.error("a batch of %d commands: its commit failed and may have been kept; "
                   "none is run again", len(taken))
-        return [referee.unconfirmed(msg, error) if msg is not None else None
+        return [referee.refused_in_batch(msg, error) if msg is not None else None
                 for _work, msg in taken]
     except Exception as error:
+        if not taken and isinstance(error, RecordsBusy):
+            # the batch waited out another process's lock before its first command: run
+            # alone, that command would wait it out again; it is answered as alone, now
+            return [referee.refused_in_batch(msg, error) if msg is not None else None
+                    for _work, msg in islice(jobs, 1)]
         taken = taken or list(islice(jobs, 1))   # a batch that could not begin: the first
         log.warning("a batch of %d commands was not committed (%s: %s); each runs again "
                     "alone", len(taken), type(error).__name__, error)
@@ -134,11 +140,12 @@ class RecordsLane:
 
     def _batch(self, first: _Job, referee: Referee) -> None:
         """``first`` and the commands that join it, run together."""
-        batch: list[_Job] = []
+        batch = [first]   # answered even when the batch fails before it runs
 
         def jobs() -> Iterator[tuple[Work, Incoming | None]]:
             for joined in self._joining(first):
-                batch.append(joined)
+                if joined is not first:
+                    batch.append(joined)
                 yield joined.work, joined.msg
 
         self._settle(batch, partial(together, referee, jobs()))
@@ -169,8 +176,8 @@ class RecordsLane:
         of its referee queued behind it, or queued within the window of its start, up to
         ``most``; the batch ends at other work, or at one queued later (it waits for the
         next batch rather than make every command of this one wait for it longer)."""
-        yield first
         deadline, count = time.monotonic() + self.window, 1
+        yield first
         while count < self.most:
             with self._changed:
                 while not self._queue and not self._closed:
