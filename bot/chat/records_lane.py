@@ -75,12 +75,11 @@ def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
         return [referee.refused_in_batch(msg, error) if msg is not None else None
                 for _work, msg in taken]
     except Exception as error:
-        if not taken and isinstance(error, RecordsBusy):
-            # the batch waited out another process's lock before its first command: run
-            # alone, that command would wait it out again; it is answered as alone, now
-            return [referee.refused_in_batch(msg, error) if msg is not None else None
-                    for _work, msg in islice(jobs, 1)]
-        taken = taken or list(islice(jobs, 1))   # a batch that could not begin: the first
+        if not taken:   # the batch could not begin: its first command is answered alone
+            taken = list(islice(jobs, 1))
+            if isinstance(error, RecordsBusy):   # run again, it would wait the lock out again
+                return [referee.refused_in_batch(msg, error) if msg is not None else None
+                        for _work, msg in taken]
         log.warning("a batch of %d commands was not committed (%s: %s); each runs again "
                     "alone", len(taken), type(error).__name__, error)
         return [work() for work, _msg in taken]
