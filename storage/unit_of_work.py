@@ -34,34 +34,29 @@ whole transaction) breaks the batch, which then runs each command alone; and no 
 or batch commits a transaction the database has ended (``TransactionAborted``): its
 COMMIT would keep nothing and say nothing.
 
-A unit's (or batch's) COMMIT that fails is not taken for "nothing kept": on PostgreSQL
-the connection may break after the server committed. The server is asked on a new
-connection (``txid_status`` of the transaction's id, read as the lock was taken): kept,
-the unit ends as committed; not kept, the error stands; when it cannot be told,
-``CommitUnknown``, which no caller runs again. On SQLite a busy COMMIT keeps nothing
-(the error stands); any other failed COMMIT (an I/O error) is ``CommitUnknown``.
+A unit's (or batch's) COMMIT that fails is not taken for "nothing kept"
+(:mod:`storage.commit_outcome`).
 """
 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, text
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Session, SessionTransaction
 
 from storage import ledger
+from storage.commit_outcome import commit, locked
 from storage.db import READ_ONLY, sqlite_path
 from storage.errors import (
     BatchBroken,
-    CommitUnknown,
     RecordsBusy,
     RecordsLost,
     TransactionAborted,
@@ -77,13 +72,6 @@ UNIT_LOCK = 0x616E63617468
 VERSION_READ = "club_version"
 """Where a unit's session keeps the club's version as read in its transaction
 (``storage.club.VersionReader``); forgotten with what a savepoint takes back."""
-
-
-def _locked(error: OperationalError) -> bool:
-    """SQLite's busy timeout, or PostgreSQL's lock timeout, ran out."""
-    text = str(error.orig).lower()
-    return "database is locked" in text or "lock timeout" in text or \
-        getattr(error.orig, "sqlstate", None) == "55P03"
 
 
 def unique_conflict(error: IntegrityError) -> bool:
@@ -104,7 +92,7 @@ def _busy() -> Iterator[None]:
     try:
         yield
     except OperationalError as error:
-        if _locked(error):
+        if locked(error):
             raise RecordsBusy() from error
         raise
 
@@ -203,41 +191,6 @@ the failing unit's own."""
 
 _UNITS: ContextVar[tuple[Unit, ...]] = ContextVar("ancath_units", default=())
 """The units open in this thread (a context of its own per thread), one per store."""
-
-
-def _commit(transaction: SessionTransaction, engine: Engine, xid: int | None) -> None:
-    """COMMIT; when that fails, whether it took effect (module docstring)."""
-    try:
-        transaction.commit()
-    except DBAPIError as error:
-        with suppress(Exception):   # on a broken connection, the server ends it
-            transaction.rollback()
-        if xid is None:   # SQLite: a busy COMMIT is still to be made (taken back now)
-            if isinstance(error, OperationalError) and _locked(error):
-                raise
-            raise CommitUnknown() from error
-        status = _status(engine, xid)
-        if status == "committed":
-            return
-        if status == "aborted":
-            raise
-        raise CommitUnknown() from error
-
-
-def _status(engine: Engine, xid: int, tries: int = 10) -> str | None:
-    """PostgreSQL's word on transaction ``xid``: committed, aborted, or None when it
-    cannot say (still in progress after ``tries`` tenths of a second, or unreachable)."""
-    for _ in range(tries):
-        try:
-            with engine.execution_options(isolation_level="AUTOCOMMIT").connect() as connection:
-                status = connection.execute(text("SELECT txid_status(:xid)"),
-                                            {"xid": xid}).scalar()
-        except DBAPIError:
-            return None
-        if status != "in progress":
-            return str(status) if status is not None else None
-        time.sleep(0.1)
-    return None
 
 
 def _keep_anchor(session: Session, before: Anchor | None) -> None:
@@ -379,7 +332,7 @@ class UnitOfWork:
             except BaseException:
                 transaction.rollback()
                 raise
-            _commit(transaction, self.engine, xid)
+            commit(transaction, self.engine, xid)
         self._still_there()  # committed to the file we opened, or not acknowledged
 
     @contextmanager
