@@ -7,7 +7,10 @@ second encoding; a reader gets the same value back, whichever text it was stored
 The rows go to the driver with the SQL compiled once (``exec_driver_sql``: on SQLite
 SQLAlchemy's statement cache and bind processors were about 40% of the time of these
 INSERTs, the statements run most), and errors still come back as SQLAlchemy's (a
-taken sequence number is an ``IntegrityError``).
+taken sequence number is an ``IntegrityError``). On PostgreSQL (psycopg) both tables'
+rows go in one statement, each table's columns as arrays (``unnest``) and the command
+rows' INSERT in a ``WITH``: one round trip a move instead of two, each about 250 µs
+with the server on the bot's cores.
 """
 
 from __future__ import annotations
@@ -29,6 +32,19 @@ _COLUMNS = {
     "events": ("fight_id", "seq", "idx", "event"),
 }
 _STATEMENTS: dict[str, Insert] = {"commands": insert(FightCommand), "events": insert(FightEvent)}
+_TYPES_PG = {"fight_id": "integer", "seq": "integer", "idx": "integer", "command": "json",
+             "event": "json", "actor": "varchar", "created_at": "varchar"}
+
+
+def _unnest_pg(table: str) -> str:
+    columns = _COLUMNS[table]
+    arrays = ", ".join(f"%({table}_{name})s::{_TYPES_PG[name]}[]" for name in columns)
+    name = _STATEMENTS[table].table.name
+    return f"INSERT INTO {name} ({', '.join(columns)}) SELECT * FROM unnest({arrays})"
+
+
+_BOTH_PG = f"WITH commands AS ({_unnest_pg('commands')}) {_unnest_pg('events')}"
+"""Both tables' rows in one statement on PostgreSQL, each column an array."""
 _COMPILED: dict[tuple[str, str], tuple[str, tuple[str, ...] | None]] = {}
 """Each table's INSERT as its dialect's SQL, with the order of its positional
 parameters (None: named parameters), by dialect and driver, and table."""
@@ -49,11 +65,18 @@ def event_rows(fight_id: int, seq: int, events: Sequence[Any]) -> list[dict[str,
 
 def log_rows(session: Session, commands: Sequence[dict[str, Any]] = (),
              events: Sequence[dict[str, Any]] = ()) -> None:
-    """Rows made by :func:`command_row` and :func:`event_rows`, one INSERT a table on
-    the session's connection (never the ORM's: their ids are never read back). A caller
-    that writes a fight's log rows without adding them to its ``OpenFight.logs`` (as
-    ``Fights._write_steps`` does) must leave that fight without them (``load``'s)."""
+    """Rows made by :func:`command_row` and :func:`event_rows`, one INSERT a table (one
+    for both on PostgreSQL) on the session's connection (never the ORM's: their ids are
+    never read back). A caller that writes a fight's log rows without adding them to its
+    ``OpenFight.logs`` (as ``Fights._write_steps`` does) must leave that fight without
+    them (``load``'s)."""
     connection = session.connection()
+    if (connection.dialect.name, connection.dialect.driver) == ("postgresql", "psycopg"):
+        connection.exec_driver_sql(_BOTH_PG, {
+            f"{table}_{name}": [row[name] for row in rows]
+            for table, rows in (("commands", commands), ("events", events))
+            for name in _COLUMNS[table]})
+        return
     for table, rows in (("commands", commands), ("events", events)):
         if rows:
             sql, order = _compiled(connection.dialect, table)
