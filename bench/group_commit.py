@@ -11,7 +11,9 @@ database on the PostgreSQL server of ``--pg-url``, ``ANCATH_BENCH_PG_URL`` or
 
 1. ``ceiling``: ``bench/storage_commits.py``'s run, C fight commands recorded through
    ``Store.record`` one transaction each (default 2,000): the bare one-commit-per-
-   transaction rate.
+   transaction rate; and ``bare_commits_per_second``, its ``bare``: C bare commits of
+   one row straight through the driver, the disk's (or server's) own ceiling, which
+   says how much of ``ceiling`` is the store's CPU rather than the sync.
 2. The bot: N fights (default 200) in N channels at once, L chat lines in all (default
    6,000), played as ``bench/bot_inprocess.py`` plays them (the same players, rules and
    automatic dice; a channel whose fight ended starts another), but each line goes
@@ -41,18 +43,19 @@ database on the PostgreSQL server of ``--pg-url``, ``ANCATH_BENCH_PG_URL`` or
    - ``paced_two_processes``: as ``paced``, the same think time, so the same load in all.
 
 Prints one figure per line, ``group_commit.<backend>.<name> value``: ``ceiling`` (commands
-a second), then for each phase ``<phase>.commands_per_second`` (chat lines answered per
-second of wall time), ``<phase>.ms_p50`` and ``<phase>.ms_p99`` (latency),
-``<phase>.commands_per_commit``, and ``<phase>.x_ceiling`` (commands a second over the
-ceiling; goal: at least 2, with p99 under 20 ms). The ceiling counts fight commands (a
-roll is one), and a chat line keeps about two (its automatic rolls with it), so each
-phase adds ``<phase>.fight_commands_per_second`` (fight commands kept, counted in its
-database at its end, over its wall time) and ``<phase>.x_ceiling_fight_commands`` (that
-over the ceiling: the two in one unit). ``paced.offered_per_second`` is the
-load the paced players offered. The two-process phases count the lines of both over the
-wall time from the common start to the last one's end, take the quantiles over the lines
-of both, and add ``<phase>.x_one_process``: commands a second over the one-process phase
-of the same run (``saturated`` or ``paced``; the paced load is offered, so near 1 there).
+a second) and ``bare_commits_per_second``, then for each phase
+``<phase>.commands_per_second`` (chat lines answered per second of wall time),
+``<phase>.ms_p50`` and ``<phase>.ms_p99`` (latency), ``<phase>.commands_per_commit``, and
+``<phase>.x_ceiling`` (commands a second over the ceiling; goal: at least 2, with p99
+under 20 ms). The ceiling counts fight commands (a roll is one), and a chat line keeps
+about two (its automatic rolls with it), so each phase adds
+``<phase>.fight_commands_per_second`` (fight commands kept, counted in its database at its
+end, over its wall time) and ``<phase>.x_ceiling_fight_commands`` (that over the ceiling:
+the two in one unit). ``paced.offered_per_second`` is the load the paced players offered.
+The two-process phases count the lines of both over the wall time from the common start to
+the last one's end, take the quantiles over the lines of both, and add
+``<phase>.x_one_process``: commands a second over the one-process phase of the same run
+(``saturated`` or ``paced``; the paced load is offered, so near 1 there).
 """
 
 from __future__ import annotations
@@ -286,7 +289,9 @@ def backend(fresh: Callable[[], Any], args: argparse.Namespace,
     with fresh() as url:
         timings = storage_commits.run(url, args.ceiling_commands, args.seed)
     ceiling = len(timings) / sum(timings)
-    figures = {"ceiling": ceiling}
+    with fresh() as url:
+        timings = storage_commits.bare(url, args.ceiling_commands)
+    figures = {"ceiling": ceiling, "bare_commits_per_second": len(timings) / sum(timings)}
 
     def phase(name: str, window: float, think: float) -> float:
         with fresh() as url:

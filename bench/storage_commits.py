@@ -22,7 +22,10 @@ Prints one figure per line, ``name value``:
 
 - ``storage.sqlite.commands_per_second``, ``storage.postgresql.commands_per_second``:
   commands recorded per second of time spent in ``record``;
-- ``storage.<backend>.ms_per_command_p50`` and ``..._p99``: the per-command latency.
+- ``storage.<backend>.ms_per_command_p50`` and ``..._p99``: the per-command latency;
+- ``storage.<backend>.bare_commits_per_second``: the disk's (or server's) own ceiling on
+  the same kind of database, for comparison: one small row INSERTed and committed a
+  transaction straight through the driver, none of the store's work around it.
 """
 
 from __future__ import annotations
@@ -108,6 +111,33 @@ def run(url: str, commands: int, seed: int) -> list[float]:
         engine.dispose()
 
 
+def bare(url: str, commits: int) -> list[float]:
+    """Each of ``commits`` bare transactions' seconds on a new database at ``url``: one
+    row of about a fight command's size, INSERTed and committed through the driver."""
+    engine = open_database(url)
+    body = '{"actor":"olaf","command":{"side":"a","type":"Roll","value":42}}' * 3
+    try:
+        raw = engine.raw_connection()
+        try:
+            cursor = raw.cursor()
+            cursor.execute("CREATE TABLE bare_commits (id INTEGER PRIMARY KEY, body TEXT)")
+            raw.commit()
+            insert = "INSERT INTO bare_commits (id, body) VALUES (%s, %s)" \
+                if engine.dialect.paramstyle in ("format", "pyformat") else \
+                "INSERT INTO bare_commits (id, body) VALUES (?, ?)"
+            timings = []
+            for row in range(commits):
+                started = time.perf_counter()
+                cursor.execute(insert, (row, body))
+                raw.commit()
+                timings.append(time.perf_counter() - started)
+            return timings
+        finally:
+            raw.close()
+    finally:
+        engine.dispose()
+
+
 @contextmanager
 def scratch_pg_database(url: str) -> Iterator[str]:
     """A new database on the server of ``url``, dropped on the way out."""
@@ -125,11 +155,13 @@ def scratch_pg_database(url: str) -> Iterator[str]:
         admin.dispose()
 
 
-def report(backend: str, timings: list[float]) -> None:
+def report(backend: str, timings: list[float], bare_timings: list[float]) -> None:
     cuts = statistics.quantiles(timings, n=100, method="inclusive")
     print(f"storage.{backend}.commands_per_second {len(timings) / sum(timings):.1f}")
     print(f"storage.{backend}.ms_per_command_p50 {cuts[49] * 1000:.2f}")
     print(f"storage.{backend}.ms_per_command_p99 {cuts[98] * 1000:.2f}")
+    print(f"storage.{backend}.bare_commits_per_second "
+          f"{len(bare_timings) / sum(bare_timings):.1f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,12 +179,15 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="ancath-bench-") as scratch:
         path = args.sqlite or str(Path(scratch) / "bench.sqlite3")
-        report("sqlite", run(f"sqlite:///{path}", args.commands, args.seed))
+        report("sqlite", run(f"sqlite:///{path}", args.commands, args.seed),
+               bare(f"sqlite:///{Path(path).with_suffix('.bare.sqlite3')}", args.commands))
 
     pg_url = pg_server(args, "storage.postgresql")
     if pg_url is not None:
         with scratch_pg_database(pg_url) as url:
-            report("postgresql", run(url, args.commands, args.seed))
+            timings = run(url, args.commands, args.seed)
+        with scratch_pg_database(pg_url) as url:
+            report("postgresql", timings, bare(url, args.commands))
     return 0
 
 

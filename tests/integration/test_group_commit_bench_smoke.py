@@ -27,7 +27,8 @@ def test_tiny_run_prints_every_figure_per_backend() -> None:
     figures = dict(line.split() for line in done.stdout.splitlines())
     for backend in ["sqlite", "postgresql"] if pg else ["sqlite"]:
         two = TWO_PROCESSES if backend == "postgresql" else ()
-        names = ["ceiling", *(f"{p}.{f}" for p in (*PHASES, *two) for f in FIGURES),
+        names = ["ceiling", "bare_commits_per_second",
+                 *(f"{p}.{f}" for p in (*PHASES, *two) for f in FIGURES),
                  *(f"{p}.x_one_process" for p in two), "paced.offered_per_second"]
         for name in names:
             assert float(figures[f"group_commit.{backend}.{name}"]) > 0, name
