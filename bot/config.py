@@ -77,6 +77,10 @@ class IrcConfig(_Strict):
     username: str = "ancath"
     realname: str = "An Cath referee"
     channels: list[str] = []
+    shared_accounts: bool = False
+    """This network's services accounts and host masks are the same people as on the
+    club's home network (``home_network``), so they are named as they are; by default
+    another network's are ``<network>:<account>``."""
     sasl_account: str | None = None
     sasl_mechanism: Literal["PLAIN", "EXTERNAL"] | None = None
     """PLAIN (account and password) or EXTERNAL (the client certificate); unset means
@@ -201,6 +205,10 @@ class BotConfig(_Strict):
     digits, ``-``; 1 to 16): fights, challenges and channel settings are kept by network
     and channel, so processes on other networks share the database without their
     channels meeting. ``default`` for a club on one network."""
+    home_network: str | None = None
+    """The network whose services accounts and host masks are the club's names as they
+    are (another network's are ``<network>:<account>``); unset, the first network an IRC
+    bot of the club starts on becomes it. Give every process the same, or none."""
     ledger_key_file: str | None = None
     """A file of ledger keys, one per line: the first signs, all verify. The environment
     variable ``ANCATH_LEDGER_KEY`` overrides it; with neither, a SQLite database gets a
@@ -219,10 +227,10 @@ class BotConfig(_Strict):
     log: LogConfig = LogConfig()
     web: WebConfig = WebConfig()
 
-    @field_validator("network")
+    @field_validator("network", "home_network")
     @classmethod
-    def _network(cls, value: str) -> str:
-        if not re.fullmatch(r"[a-z0-9-]{1,16}", value):
+    def _network(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[a-z0-9-]{1,16}", value):
             raise ValueError(f"{value[:40]!r}: a network is a short name, 1 to 16 lowercase "
                              "letters, digits or '-' (libera, oftc-2)")
         return value

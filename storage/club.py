@@ -23,7 +23,10 @@ from storage.models import ClubVersion, LedgerRow, PendingChallenge, Setting
 from storage.records import ChallengeRecord, ClubState
 from storage.unit_of_work import VERSION_READ, UnitOfWork
 
-__all__ = ["Club", "VersionReader", "drop_pending"]
+__all__ = ["HOME_NETWORK", "Club", "VersionReader", "drop_pending"]
+
+HOME_NETWORK = "accounts:home"
+"""The club-wide setting naming the network whose accounts are the club's names."""
 
 _VERSION = select(ClubVersion.version).where(ClubVersion.id == 1)
 _BUMP = update(ClubVersion).where(ClubVersion.id == 1).values(version=ClubVersion.version + 1)
@@ -110,6 +113,20 @@ class Club(UnitOfWork):
                 session.add(row)
             row.value = {"value": value, "reason": reason} if reason else {"value": value}
             row.updated_by, row.updated_at = actor, self._clock()
+
+    def home_network(self, network: str) -> str:
+        """The network whose services accounts and host masks are the club's names as
+        they are (the first an IRC bot started on); ``network`` becomes it when there
+        is none yet, under the club's write lock, so two bots starting at once agree."""
+        with self.unit():
+            home = self.setting(HOME_NETWORK)
+            if home is None:
+                home = network
+                self.set_setting(HOME_NETWORK, home, "ancath-bot",
+                                 "the first network an IRC bot started on: its accounts "
+                                 "are the club's names; another network's are "
+                                 "<network>:<account>")
+        return str(home)
 
     # -- moderators named in chat --------------------------------------------------------
 

@@ -15,7 +15,10 @@ time, the next after the previous one's end of WHO (315) or ``who_timed_out``.
 
 What it sees of who is who (JOIN, WHO, NAMES, NICK, ACCOUNT, PART, KICK, QUIT) goes
 into ``accounts`` and ``members`` and out as ``Seen``, ``Gone`` and ``Renamed``, by the
-rule of ``sender``: the services account if known, else ``user@host``. Nicks and
+rule of ``sender``: the services account if known, else ``user@host``; on a network
+that is not the club's home (``realm``, the network's name) each is written
+``<realm>:<account>`` (and masks ``<realm>:nick!user@host``), since an account is its
+network's own: ``alice`` there is not the club's ``alice``. Nicks and
 channels compare by the network's CASEMAPPING (bot/irc/casemap.py), and what it keeps
 by nick or channel is folded again when ISUPPORT names the mapping.
 
@@ -103,7 +106,8 @@ class IrcSession:
 
     def __init__(self, nick: str, alt_nicks: Iterable[str] = (),
                  channels: Iterable[str] = (), sasl: SaslLogin | None = None,
-                 rng: random.Random | None = None, version: str | None = None) -> None:
+                 rng: random.Random | None = None, version: str | None = None,
+                 realm: str | None = None) -> None:
         self.wanted_nick = nick
         self.nick = nick
         """The nick the bot has, or asked for while registering."""
@@ -112,6 +116,9 @@ class IrcSession:
         self.sasl = sasl
         self.version = version
         """The answer to CTCP VERSION; None answers nothing."""
+        self.realm = realm
+        """This network's name when it is not the club's home network: the prefix of
+        every identity and mask it hands on (``<realm>:alice``)."""
         self.registered = False
         self.caps: set[str] = set()
         """Capabilities the server acknowledged."""
@@ -159,8 +166,18 @@ class IrcSession:
         """Who sent a line: only its own ``account`` tag says who is logged in (a line
         without it is from someone who is not, whatever nick they use)."""
         account = tags.get("account") if "account-tag" in self.caps else None
-        return Sender(nick=nick_of(source)[:64], account=account, mask=source,
-                      host=user_host_of(source))
+        host = user_host_of(source)
+        return Sender(nick=nick_of(source)[:64], account=self._own(account),
+                      mask=self._own(source), host=self._own(host))
+
+    def _own(self, name: str | None) -> str | None:
+        """An account, ``user@host`` or mask as the club names it (None stays None)."""
+        return None if name is None else self._club_name(name)
+
+    def _club_name(self, name: str) -> str:
+        """On a network that is not the club's home, ``name`` with this network's name
+        before it."""
+        return f"{self.realm}:{name}" if self.realm else name
 
     # -- capabilities and SASL ----------------------------------------------------------
 
@@ -327,7 +344,8 @@ class IrcSession:
             return []
         channel, user, host, nick, account = line.params[2:7]
         self.accounts.set(nick, account)
-        return self._seen(nick, channel, self.accounts.get(nick) or f"{user}@{host}")
+        return self._seen(nick, channel, self._club_name(self.accounts.get(nick)
+                                                          or f"{user}@{host}"))
 
     @_on("352")
     def _who_reply(self, line: Line) -> list[Action]:
@@ -335,7 +353,8 @@ class IrcSession:
         if len(line.params) < 6:
             return []
         channel, user, host, _server, nick = line.params[1:6]
-        return self._seen(nick, channel, self.accounts.get(nick) or f"{user}@{host}")
+        return self._seen(nick, channel, self._club_name(self.accounts.get(nick)
+                                                          or f"{user}@{host}"))
 
     @_on("353")
     def _names(self, line: Line) -> list[Action]:
@@ -350,7 +369,7 @@ class IrcSession:
     # -- who is who ---------------------------------------------------------------------
 
     def _seen(self, nick: str, channel: str, identity: str) -> list[Action]:
-        """``nick`` is in ``channel`` and is ``identity``."""
+        """``nick`` is in ``channel`` and is ``identity`` (as the club names it)."""
         if self.is_me(nick):
             return []
         self.members.joined(nick, channel)

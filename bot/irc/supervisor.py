@@ -37,7 +37,7 @@ from jaraco.stream.buffer import LenientDecodingLineBuffer
 from bot.chat.lanes import Lanes
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
 from bot.chat.moderators import is_secret
-from bot.config import IrcConfig
+from bot.config import ConfigError, IrcConfig
 from bot.irc import tls
 from bot.irc.accounts import Accounts
 from bot.irc.events import (
@@ -87,6 +87,16 @@ class IrcBot:
     def __init__(self, config: IrcConfig, referee: Referee) -> None:
         self.config = config
         self.referee = referee
+        network, named = referee.config.network, referee.config.home_network
+        home = referee.store.home_network(named or network)
+        if named is not None and home != named:
+            raise ConfigError(f"home_network: {named}, but the club's home network is "
+                              f"{home} (the first bot to start named it): give every "
+                              "process the same home_network")
+        self.realm = None if home == network or config.shared_accounts else network
+        """This network's name when another is the club's home (whose accounts are the
+        club's names) and its accounts are not shared with it: the prefix of every
+        identity here (bot/irc/session.py)."""
         self.outbox = Outbox(config.flood)
         self.session = self._new_session()
         """The protocol state (bot/irc/session.py) of the current connection; ``_session``
@@ -118,7 +128,7 @@ class IrcBot:
             mechanism, config.sasl_account or "",
             config.sasl_password() if mechanism == "PLAIN" else None)
         return IrcSession(config.nick, config.alt_nicks, config.channels, sasl,
-                          version=VERSION)
+                          version=VERSION, realm=self.realm)
 
     @property
     def nick(self) -> str:

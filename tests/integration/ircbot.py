@@ -65,10 +65,11 @@ async def bot_on(
     server: Server, tmp_path: Path, *, moderators: tuple[str, ...] = (),
     burst: int = 4, per_second: float = 1.0, database: str | None = None,
     joined: bool = True, channels: tuple[str, ...] = ("#arena",), warm_odds: bool = False,
-    **irc: object,
+    network: str = "default", **irc: object,
 ) -> AsyncIterator[Running]:
     config = BotConfig(
         database=database or str(tmp_path / "bot.sqlite3"), moderators=list(moderators),
+        network=network,
         irc=IrcConfig.model_validate({
             "server": server.host, "port": server.port, "tls": False, "nick": BOT_NICK,
             "channels": list(channels), "reconnect_max_seconds": 1.0,

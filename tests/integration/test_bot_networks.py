@@ -19,6 +19,8 @@ from club import Club
 from sqlalchemy.exc import OperationalError
 from starlette.testclient import TestClient
 
+from bot.config import ConfigError
+from bot.irc.supervisor import IrcBot
 from bot.web.app import make_app
 
 
@@ -188,3 +190,49 @@ def test_reading_commands_answer_while_the_database_cannot_be_read(
     assert club.say("ann !create Gorbag goblin club spear")[0] == (
         "#arena ann: that went wrong on my side and changed nothing; a moderator can check "
         "the log")
+
+
+def test_an_account_on_another_network_is_not_the_clubs_own(
+    tmp_path: Path, database_url: str,
+) -> None:
+    """Accounts are a network's own: the first network an IRC bot starts on is the
+    club's home, and on any other the IRC session names its ``olaf`` ``beta:olaf``
+    (bot/irc/session.py), who neither owns the home network's Olaf nor moderates as its
+    ``mod``; ``beta:mod`` in the config file does."""
+    alpha = Club(tmp_path / "alpha", database=database_url, network="alpha")
+    beta = Club(tmp_path / "beta", database=database_url, network="beta",
+                moderators=("mod", "beta:mod"))
+    assert alpha.referee.store.home_network("alpha") == "alpha"   # the first to start
+    assert beta.referee.store.home_network("beta") == "alpha"
+    fight(alpha, "#ancath")
+    assert beta.say("#yard olaf !challenge Gorbag", account="beta:olaf") == [
+        "#yard olaf: you have no warrior yet; make one with !create"]
+    assert beta.say("#yard olaf !warriors", account="beta:olaf") == [
+        "#yard olaf: olaf has no warriors; !create makes one"]
+    assert beta.say("#yard mod !mod bp Olaf +1 a gift", account="beta:Mod") == [
+        "#yard mod: Olaf: +1.0 BP recorded"]
+    assert alpha.say("#yard mod !mod bp Olaf +1 a gift", account="beta:mod") == [
+        "#yard mod: only moderators use !mod (by services account or host mask)"]
+
+
+def test_the_first_irc_bot_names_the_home_network_and_a_config_must_agree(
+    tmp_path: Path, database_url: str,
+) -> None:
+    """``home_network`` unset: the first IRC bot's network is the home; set, it must be
+    the club's, or the bot does not start (one line, naming the fix)."""
+    def irc_bot(network: str, home: str | None = None, shared: bool = False) -> IrcBot:
+        club = Club(tmp_path / network, database=database_url, network=network,
+                    channels=("#ancath",))
+        assert club.config.irc is not None
+        club.referee.config = club.config.model_copy(update={"home_network": home})
+        bot = IrcBot(club.config.irc.model_copy(update={"shared_accounts": shared}),
+                     club.referee)
+        bot.lanes.close()
+        return bot
+
+    assert irc_bot("alpha").realm is None                   # the first: the home
+    assert irc_bot("beta").realm == "beta"
+    assert irc_bot("gamma", home="alpha").realm == "gamma"
+    assert irc_bot("delta", shared=True).realm is None      # the same people as alpha's
+    with pytest.raises(ConfigError, match="the club's home network is alpha"):
+        irc_bot("beta", home="beta")

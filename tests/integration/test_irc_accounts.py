@@ -183,3 +183,42 @@ def test_a_failed_sasl_login_is_logged_and_the_bot_still_registers(
     assert logged in caplog.text
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors, "a failed login is an error in the log"
+
+
+def test_the_same_account_on_another_network_is_another_player(
+    inspircd: InspircdServer, inspircd_binary: str, tmp_path: Path
+) -> None:
+    """Two networks, one club: ``AliceAcct`` on each is whoever registered it there. The
+    first bot to start makes its network the club's home; the other names its players
+    ``south:<account>``, so the second Alice owns none of the first's warriors and is
+    no moderator by the first's name."""
+    south = InspircdServer(binary=inspircd_binary)
+    south.start()
+    database = str(tmp_path / "club.sqlite3")
+
+    async def scenario() -> None:
+        joining = asyncio.gather(player(inspircd, "alice"), player(south, "alice"))
+        async with bot_on(inspircd, tmp_path, network="north", database=database,
+                          moderators=("AliceAcct",), burst=10) as north, \
+                bot_on(south, tmp_path, network="south", database=database,
+                       moderators=("AliceAcct",), burst=10) as other:
+            home_alice, south_alice = await joining
+            await asyncio.gather(login(inspircd, "alice", "AliceAcct"),
+                                 login(south, "alice", "AliceAcct"))
+            await until(lambda: north.bot.accounts.get("alice") == "AliceAcct"
+                        and other.bot.accounts.get("alice") == "AliceAcct")
+            assert north.referee.people.identity("alice") == "AliceAcct"
+            assert other.referee.people.identity("alice") == "south:AliceAcct"
+            await home_alice.say("#arena", "!create Astrid free-clans axe shield")
+            await from_bot(home_alice, "created Astrid")
+            await south_alice.say("#arena", "!warriors")
+            await from_bot(south_alice, "alice has no warriors")
+            await south_alice.say("#arena", "!mod bp Astrid +1.0 bribe")
+            await from_bot(south_alice, "alice: only moderators use !mod")
+            await home_alice.say("#arena", "!mod bp Astrid +1.0 prize")
+            await from_bot(home_alice, "Astrid: +1.0 BP recorded")
+            assert north.referee.store.warrior("Astrid").owner == "AliceAcct"
+    try:
+        asyncio.run(scenario())
+    finally:
+        south.close()

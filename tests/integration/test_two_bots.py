@@ -1,7 +1,8 @@
 """Two bot processes on one PostgreSQL database (issue 16): ``ancath-bot run`` twice, each
 on an ngircd of its own as the networks ``north`` and ``south``, each refereeing its
 network's ``#arena``; the players' hosts are one machine, so ``hero`` is the same person
-(``~hero@127.0.0.1``) on both networks.
+(``~hero@127.0.0.1``) on both networks, and both configs say so (``shared_accounts``:
+else ``south``, not the club's home, would name him ``south:~hero@127.0.0.1``).
 
 Round after round, Hero is challenged in both ``#arena`` at once and ``hero`` accepts
 both at the same moment: exactly one fight opens, and the other bot refuses. And a
@@ -52,6 +53,7 @@ irc:
   tls: false
   nick: {nick}
   channels: ["#arena"]
+  shared_accounts: true
   flood: {{burst: 50, per_second: 20, burst_bytes: 65536, bytes_per_second: 65536}}
 """
 

@@ -268,6 +268,30 @@ def test_the_account_tag_counts_only_when_acknowledged() -> None:
     assert session.accounts.get("bo") == "BoAcct"  # but known, for naming
 
 
+def test_on_a_network_not_the_clubs_home_every_identity_carries_its_name() -> None:
+    """An account is its network's own: ``AliceAcct`` on OFTC is not the club's
+    ``AliceAcct`` (its home network's), so the session names it ``oftc:AliceAcct``;
+    likewise a ``user@host`` and the mask moderators are matched against."""
+    session = IrcSession("AnCath", channels=["#arena"], realm="oftc")
+    session.receive(":srv CAP * LS :account-tag account-notify extended-join")
+    session.receive(":srv CAP * ACK :account-tag account-notify extended-join")
+    registered(session, "WHOX")
+    session.receive(":AnCath!~ancath@bot.host JOIN #arena")
+    assert session.receive(":srv 354 AnCath 42 #arena ~al al.host al AliceAcct") == [
+        Seen("al", "oftc:AliceAcct")]
+    assert session.receive(":srv 354 AnCath 42 #arena ~bo bo.host bo 0") == [
+        Seen("bo", "oftc:~bo@bo.host")]
+    assert session.receive("@account=CyAcct :cy!~cy@cy.host JOIN #arena CyAcct :Cy") == [
+        Seen("cy", "oftc:CyAcct")]
+    assert session.receive("@account=BoAcct :bo!~bo@bo.host ACCOUNT BoAcct") == [
+        Seen("bo", "oftc:BoAcct")]
+    (said,) = session.receive("@account=AliceAcct :al!~al@al.host PRIVMSG #arena :!sheet")
+    assert isinstance(said, Message)
+    assert said.sender == Sender(nick="al", account="oftc:AliceAcct",
+                                 mask="oftc:al!~al@al.host", host="oftc:~al@al.host")
+    assert session.accounts.get("al") == "AliceAcct"   # the network's own name, for WHO
+
+
 def test_account_notify_and_nick_changes_follow_the_account() -> None:
     session = in_channel(caps="account-notify account-tag")
     session.receive(":al!~al@al.host JOIN #arena")
