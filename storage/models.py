@@ -99,7 +99,7 @@ class LedgerRow(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     warrior_id: Mapped[int | None] = mapped_column(ForeignKey("warriors.id"), index=True)
     """The warrior changed; None on a fight's rows (``fight_id`` says which fight)."""
-    entry: Mapped[str] = mapped_column(String(24))
+    entry: Mapped[str] = mapped_column(String(24), index=True)   # 0008: moderators' rows
     """created, award, spend, moderator-bp, moderator-skill, moderator-armour, death,
     prisoner-taken, prisoner-freed, reversal (an undo taking back an earlier row),
     renamed, owner-changed, attested (a warrior from before keys, as stored when the

@@ -132,8 +132,35 @@ def test_a_database_with_another_network_is_not_taken_down(
     alpha.open_fight("#duels", AN_CATH, "practice", [("Aed", "aed"), ("Olaf", "olaf")], "aed")
     with pytest.raises(DatabaseProblem, match="other networks than default \\(alpha\\)"):
         downgrade(store.engine, "0006")
-    with store.engine.connect() as connection:   # all or nothing: still 0007, as it was
+    with store.engine.connect() as connection:   # all or nothing: still the newest
         assert connection.execute(text("SELECT version_num FROM alembic_version")
                                   ).scalar_one() == head_revision()
     assert {c["name"] for c in inspect(store.engine).get_columns("fights")} >= {"network"}
     assert len(alpha.open_fights()[0]) == 1 and store.verify() == []
+
+
+def test_a_setting_too_long_for_the_schema_before_networks_is_not_taken_down(
+    store: Store,
+) -> None:
+    """A 63-character channel's key fits 0007's 128 characters; without its network it
+    would not fit the 64 before: refused in one line, nothing changed."""
+    fill(store)
+    store.set_setting("rolls:default:#" + "c" * 63, "manual", "mod")
+    with pytest.raises(DatabaseProblem, match="longer than the 64 characters"):
+        downgrade(store.engine, "0006")
+    with store.engine.connect() as connection:
+        assert connection.execute(text("SELECT version_num FROM alembic_version")
+                                  ).scalar_one() == head_revision()
+    assert store.setting("rolls:default:#" + "c" * 63) == "manual"
+
+
+def test_the_ledger_entry_is_indexed_from_0008(store: Store) -> None:
+    """The moderators named in chat are read by their rows' entry (migration 0008)."""
+    def indexes() -> set[str]:
+        return {str(i["name"]) for i in inspect(store.engine).get_indexes("ledger")}
+
+    assert "ix_ledger_entry" in indexes()
+    downgrade(store.engine, "0007")
+    assert "ix_ledger_entry" not in indexes()
+    upgrade(store.engine)
+    assert "ix_ledger_entry" in indexes()

@@ -17,7 +17,8 @@ split between them) share one club database; and the club's version counter.
 The downgrade is refused while any fight, challenge or channel setting is on another
 network than ``default``: the schema before knew one network, and would mix their
 channels (two open fights in ``#ancath`` break its unique index; a setting would pass to
-the other network's channel).
+the other network's channel); and while a setting's key, without its network, is
+longer than the 64 characters the schema before holds (a long channel's).
 
 Revision ID: 0007
 Revises: 0006
@@ -121,9 +122,17 @@ def downgrade() -> None:
         raise RuntimeError(
             f"the records hold other networks than {DEFAULT} ({', '.join(map(str, others))}): "
             "the schema before networks would mix their channels; not downgrading")
+    renamed = {key: f"{what}:{rest.partition(':')[2]}" for key in _setting_keys()
+               for what, _, rest in [key.partition(":")] if what in CHANNEL_SETTINGS}
+    long = sorted(new for new in (renamed.get(key, key) for key in _setting_keys())
+                  if len(new) > 64)
+    if long:
+        raise RuntimeError(
+            f"settings keys longer than the 64 characters the schema before networks "
+            f"holds ({', '.join(long)[:300]}): those channels' settings cannot be kept; "
+            "not downgrading")
     op.drop_table("club_version")
-    _rekey({key: f"{what}:{rest.partition(':')[2]}" for key in _setting_keys()
-            for what, _, rest in [key.partition(":")] if what in CHANNEL_SETTINGS})
+    _rekey(renamed)
     with op.batch_alter_table("settings") as batch:
         batch.alter_column("key", existing_type=sa.String(128), type_=sa.String(64))
     _remake_challenges(networked=False)
