@@ -3,7 +3,7 @@
 ``run`` and ``console`` referee fights; ``warrior show``, ``ledger`` and ``audit
 verify`` serve leadership, and ``web`` serves them the leadership pages beside the bot
 (:mod:`bot.web`); ``db upgrade``, ``db current`` and ``db downgrade`` keep the
-schema, ``backup`` copies a SQLite database; ``key new`` and ``key ids`` help keep the
+schema, ``db home-network`` shows or sets the club's home network, ``backup`` copies a SQLite database; ``key new`` and ``key ids`` help keep the
 ledger keys. ``ledger`` and ``audit verify`` never change the database (no migration;
 a read-only file or a backup copy can be checked).
 
@@ -27,9 +27,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from bot.app import build_referee, freeze_start
 from bot.chat.moderators import hash_password, password_key
-from bot.config import ConfigError, load_config
+from bot.config import BotConfig, ConfigError, load_config
 from bot.console import DEFAULT_CHANNEL, serve
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
 from bot.irc.supervisor import IrcBot
@@ -38,6 +40,7 @@ from bot.odds import desk
 from bot.odds.worker import start_workers
 from bot.systems.registry import PLUGINS
 from storage.backup import backup_sqlite
+from storage.club import HOME_NETWORK
 from storage.db import (
     DatabaseUnavailable,
     current_revision,
@@ -135,6 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
     down = with_db(db.add_parser("downgrade", help="take the schema back to an older "
                                  "revision (the next start upgrades it again)"))
     down.add_argument("revision", help="a revision id (0004), or base")
+    home = with_db(db.add_parser("home-network", help="the network whose services accounts "
+                                 "are the club's names (others' are <network>:<account>)"))
+    home.add_argument("network", nargs="?", help="make this network the home (restart every "
+                      "bot after); without it, print the home")
 
     web = with_keys(with_db(sub.add_parser(
         "web", help="the leadership pages: a read-only web server beside the bot")))
@@ -322,7 +329,8 @@ def _set_password(args: argparse.Namespace, store: Store) -> int:
 
 
 def _db(args: argparse.Namespace, url: str) -> int:
-    """``db upgrade``, ``db current`` and ``db downgrade <revision>``."""
+    """``db upgrade``, ``db current``, ``db downgrade <revision>`` and ``db home-network
+    [network]``."""
     if args.action == "upgrade":
         open_database(url)
         print("database schema is up to date")
@@ -330,6 +338,9 @@ def _db(args: argparse.Namespace, url: str) -> int:
         revision, head = current_revision(url), head_revision()
         newest = "the newest" if revision == head else f"the newest is {head}"
         print(f"{revision or 'none'} ({newest})")
+    elif args.action == "home-network":
+        current_revision(url)   # the database must be there: nothing is made
+        _home_network(Store(open_database(url)), args.network)
     else:
         was = current_revision(url)   # the database must be there: nothing is made
         engine = make_engine(url)
@@ -340,6 +351,26 @@ def _db(args: argparse.Namespace, url: str) -> int:
         print(f"database schema at {current_revision(url) or 'none'} (was {was}); "
               "`ancath-bot run` upgrades it again at its next start")
     return 0
+
+
+def _home_network(store: Store, network: str | None) -> None:
+    """Print the club's home network, or make ``network`` it."""
+    try:
+        was = store.setting(HOME_NETWORK)
+        if network is None:
+            print(f"home network: {was or 'none yet (the first IRC bot to start names it)'}")
+            return
+        try:
+            BotConfig(network=network)
+        except ValidationError:
+            raise ConfigError(f"{network[:40]!r}: a network is a short name, 1 to 16 "
+                              "lowercase letters, digits or '-' (libera, oftc-2)") from None
+        store.set_setting(HOME_NETWORK, network, "command line",
+                          f"home network set on the command line (was {was or 'none'})")
+        print(f"home network: {network} (was {was or 'none'}); restart every bot of the "
+              "club, and give each config this home_network: or none")
+    finally:
+        store.engine.dispose()
 
 
 def _backup(args: argparse.Namespace, url: str) -> int:

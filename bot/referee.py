@@ -88,6 +88,10 @@ class Referee:
         """Who is behind which nick: for naming people in the channel, never for rights."""
         self.logins = Logins()
         """Moderators logged in by password (R8.2)."""
+        self.realm: str | None = None
+        """This network's name when it is not the club's home network (the transport
+        sets it): the names it hands over carry it (``oftc:alice``), and so do the
+        names typed here (:meth:`club_name`)."""
         self.channels: list[str] = list(config.irc.channels) if config.irc else []
         """The channels the bot serves (for lines every channel must hear)."""
         self.heard: Folded[str] = Folded()
@@ -227,6 +231,12 @@ class Referee:
                 fold_mask(name, self.casemapping) == fold_mask(sender.mask, self.casemapping)
         return sender.account is not None and self.fold(name) == self.fold(sender.account)
 
+    def club_name(self, typed: str) -> str:
+        """An account, ``user@host`` or mask typed in chat, as the club writes it: on a
+        network that is not the club's home, that network's (``bob`` typed on OFTC is
+        ``oftc:bob``), unless it names its network itself (it holds a ``:``)."""
+        return f"{self.realm}:{typed}" if self.realm and ":" not in typed else typed
+
     def ignore_list(self) -> list[str]:
         """Accounts and masks (``*`` and ``?`` allowed) the bot ignores (``!mod ignore``)."""
         return list(self.setting("ignored", []))
@@ -237,9 +247,11 @@ class Referee:
             not self.is_moderator(sender)
 
     def _ignores(self, entry: str, sender: Sender) -> bool:
-        if "!" in entry or "@" in entry:
-            pattern = entry if "!" in entry else "*!" + entry
-            return sender.mask is not None and glob_match(pattern, sender.mask,
+        if "!" in entry:
+            return sender.mask is not None and glob_match(entry, sender.mask,
+                                                          self.casemapping)
+        if "@" in entry:   # user@host, as a network without accounts names a player
+            return sender.host is not None and glob_match(entry, sender.host,
                                                           self.casemapping)
         return glob_match(entry, sender.account or sender.identity, self.casemapping)
 

@@ -51,8 +51,8 @@ def _named(ctx: Ctx, name: str, names: list[str]) -> str | None:
 @moderator_only
 @config_moderator_only
 def _add(ctx: Ctx, args: list[str]) -> None:
-    name, reason = args[0], " ".join(args[1:])
     referee = ctx.referee
+    name, reason = referee.club_name(args[0]), " ".join(args[1:])
     if any(c in name for c in "*?") or ("@" in name) != ("!" in name):
         raise Refusal("a moderator is a services account or an exact nick!user@host mask")
     if unverified_masks([name]):
@@ -69,8 +69,8 @@ def _add(ctx: Ctx, args: list[str]) -> None:
 @moderator_only
 @config_moderator_only
 def _remove(ctx: Ctx, args: list[str]) -> None:
-    name, reason = args[0], " ".join(args[1:])
     referee = ctx.referee
+    name, reason = referee.club_name(args[0]), " ".join(args[1:])
     if _named(ctx, name, referee.config.moderators):
         raise Refusal(f"{name} is in the config file: remove them there and restart me")
     added = _named(ctx, name, referee.chat_moderators)
@@ -108,9 +108,9 @@ def _list(ctx: Ctx, _args: list[str]) -> None:
      "moderator)", fits=at_least(2))
 @moderator_only
 def _ignore(ctx: Ctx, args: list[str]) -> None:
-    entry, reason = args[0], " ".join(args[1:])
     referee = ctx.referee
-    if not re.sub(r"[*?!@.]", "", entry):
+    entry, reason = referee.club_name(args[0]), " ".join(args[1:])
+    if not re.sub(r"[*?!@.:]", "", entry) or re.fullmatch(r"[a-z0-9-]*:[*?!@.]*", entry):
         raise Refusal(f"{entry} would ignore everyone; name an account or a narrower mask")
     if _named(ctx, entry, [*referee.config.moderators, *referee.chat_moderators]):
         raise Refusal(f"{entry} is a moderator, and moderators are never ignored")
@@ -125,8 +125,8 @@ def _ignore(ctx: Ctx, args: list[str]) -> None:
      fits=at_least(2))
 @moderator_only
 def _unignore(ctx: Ctx, args: list[str]) -> None:
-    entry, reason = args[0], " ".join(args[1:])
     referee = ctx.referee
+    entry, reason = referee.club_name(args[0]), " ".join(args[1:])
     ignored = referee.ignore_list()
     found = _named(ctx, entry, ignored)
     if found is None:

@@ -86,7 +86,7 @@ def warriors(ctx: Ctx) -> None:
     people = ctx.referee.people
     if ctx.args:
         name = ctx.args[0]
-        owner = people.identity(name) or name
+        owner = people.identity(name) or ctx.referee.club_name(name)
     else:
         name, owner = ctx.msg.sender.nick, ctx.who
     found = ctx.referee.store.warriors(owner)

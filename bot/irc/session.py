@@ -171,8 +171,9 @@ class IrcSession:
                       mask=self._own(source), host=self._own(host))
 
     def _own(self, name: str | None) -> str | None:
-        """An account, ``user@host`` or mask as the club names it (None stays None)."""
-        return None if name is None else self._club_name(name)
+        """An account, ``user@host`` or mask as the club names it; None, or an empty or
+        logged-out (``*``) account tag, is None."""
+        return None if name in (None, "", "*") else self._club_name(str(name))
 
     def _club_name(self, name: str) -> str:
         """On a network that is not the club's home, ``name`` with this network's name

@@ -96,7 +96,13 @@ class IrcBot:
         self.realm = None if home == network or config.shared_accounts else network
         """This network's name when another is the club's home (whose accounts are the
         club's names) and its accounts are not shared with it: the prefix of every
-        identity here (bot/irc/session.py)."""
+        identity here (bot/irc/session.py), and of names typed here."""
+        referee.realm = self.realm
+        if self.realm is not None:
+            log.warning("network %s is not the club's home network (%s): its players are "
+                        "named %s:<account> and own none of %s's warriors; if this is the "
+                        "club's only network, see 'ancath-bot db home-network'",
+                        network, home, network, home)
         self.outbox = Outbox(config.flood)
         self.session = self._new_session()
         """The protocol state (bot/irc/session.py) of the current connection; ``_session``

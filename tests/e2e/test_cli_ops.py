@@ -88,6 +88,18 @@ def test_db_current_and_downgrade(tmp_path: Path) -> None:
     assert cli("db", "current", "--db", db).stdout == "0008 (the newest)\n"
 
 
+def test_db_home_network_shows_and_sets_the_clubs_home(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.sqlite3")
+    one_line_error(cli("db", "home-network", "--db", db), "no such database file")
+    assert cli("db", "upgrade", "--db", db).returncode == 0
+    assert cli("db", "home-network", "--db", db).stdout == (
+        "home network: none yet (the first IRC bot to start names it)\n")
+    one_line_error(cli("db", "home-network", "Libera Chat", "--db", db), "short name")
+    made = cli("db", "home-network", "libera", "--db", db)
+    assert made.returncode == 0 and made.stdout.startswith("home network: libera (was none)")
+    assert cli("db", "home-network", "--db", db).stdout == "home network: libera\n"
+
+
 def test_refused_downgrade_changes_nothing(tmp_path: Path) -> None:
     db = tmp_path / "club.sqlite3"
     cli("console", "--db", str(db), stdin="gob !create Gorbag goblin club spear\n")

@@ -19,6 +19,7 @@ from club import Club
 from sqlalchemy.exc import OperationalError
 from starlette.testclient import TestClient
 
+from bot.chat.messages import Incoming, Sender
 from bot.config import ConfigError
 from bot.irc.supervisor import IrcBot
 from bot.web.app import make_app
@@ -231,8 +232,50 @@ def test_the_first_irc_bot_names_the_home_network_and_a_config_must_agree(
         return bot
 
     assert irc_bot("alpha").realm is None                   # the first: the home
-    assert irc_bot("beta").realm == "beta"
+    beta = irc_bot("beta")
+    assert beta.realm == beta.referee.realm == "beta"       # names typed there too
     assert irc_bot("gamma", home="alpha").realm == "gamma"
     assert irc_bot("delta", shared=True).realm is None      # the same people as alpha's
     with pytest.raises(ConfigError, match="the club's home network is alpha"):
         irc_bot("beta", home="beta")
+
+
+def test_names_typed_on_another_network_are_that_networks(
+    tmp_path: Path, database_url: str,
+) -> None:
+    """On a network that is not the club's home, a name typed in chat is that network's
+    (``bob`` is ``beta:bob``), unless it names one; and a ``user@host`` ignore matches
+    that network's ``user@host``."""
+    alpha = Club(tmp_path / "alpha", database=database_url, network="alpha")
+    beta = Club(tmp_path / "beta", database=database_url, network="beta",
+                moderators=("beta:mod",))
+    beta.referee.realm = "beta"   # as its IRC bot sets it (the test above)
+    alpha.say("#yard alice !create Astrid free-clans axe shield")
+
+    def said(line: str, account: str | None = None) -> list[str]:
+        nick = line.split()[1]
+        return beta.say(line, account=account or f"beta:{nick}")
+
+    assert said("#yard mod !mod add bob regular") == [
+        "#yard mod: beta:bob is a moderator now (!mod remove beta:bob <reason> takes it back)"]
+    assert said("#yard bob !mod list")[0].startswith("#yard bob: moderators in the config")
+    assert said("#yard bob !mod list", account="bob")[0].endswith("only moderators use !mod "
+                                                                   "(by services account or "
+                                                                   "host mask)")
+    assert said("#yard mod !mod ignore spammer floods") == [
+        "#yard mod: ignoring beta:spammer: I take no command from them and say nothing to "
+        "them"]
+    assert said("#yard spammer !warriors") == []
+    assert said("#yard spammer !warriors", account="spammer") != []   # the home's spammer
+    assert said("#yard mod !mod ignore * everyone") == [
+        "#yard mod: beta:* would ignore everyone; name an account or a narrower mask"]
+    assert said("#yard mod !mod ignore ~sp@spam.host floods")[0].startswith(
+        "#yard mod: ignoring beta:~sp@spam.host")
+    host = Sender(nick="sp", mask="beta:sp!~sp@spam.host", host="beta:~sp@spam.host")
+    assert beta.referee.handle(Incoming(sender=host, text="!warriors", channel="#yard")) == []
+    assert said("#yard mod !mod unignore spammer sorry") == [
+        "#yard mod: beta:spammer is no longer ignored"]
+    assert said("#yard carl !warriors alice") == [
+        "#yard carl: alice has no warriors; !create makes one"]   # beta:alice, not Astrid's
+    assert said("#yard carl !warriors alpha-only:alice") == [
+        "#yard carl: alpha-only:alice has no warriors; !create makes one"]

@@ -290,6 +290,10 @@ def test_on_a_network_not_the_clubs_home_every_identity_carries_its_name() -> No
     assert said.sender == Sender(nick="al", account="oftc:AliceAcct",
                                  mask="oftc:al!~al@al.host", host="oftc:~al@al.host")
     assert session.accounts.get("al") == "AliceAcct"   # the network's own name, for WHO
+    for tag in ("@account=", "@account=*"):   # no account: known by user@host
+        (said,) = session.receive(f"{tag} :dd!~dd@dd.host PRIVMSG #arena :!sheet")
+        assert isinstance(said, Message) and said.sender.account is None
+        assert said.sender.identity == "oftc:~dd@dd.host"
 
 
 def test_account_notify_and_nick_changes_follow_the_account() -> None:
