@@ -2,10 +2,11 @@
 
 ``run`` and ``console`` referee fights; ``warrior show``, ``ledger`` and ``audit
 verify`` serve leadership, and ``web`` serves them the leadership pages beside the bot
-(:mod:`bot.web`); ``db upgrade``, ``db current`` and ``db downgrade`` keep the
-schema, ``db home-network`` shows or sets the club's home network, ``backup`` copies a SQLite database; ``key new`` and ``key ids`` help keep the
-ledger keys. ``ledger`` and ``audit verify`` never change the database (no migration;
-a read-only file or a backup copy can be checked).
+(:mod:`bot.web`); ``db upgrade``, ``db current`` and ``db downgrade`` keep the schema,
+``db home-network`` shows or sets the club's home network, ``backup`` copies a SQLite
+database; ``key new`` and ``key ids`` help keep the ledger keys. ``ledger`` and ``audit
+verify`` never change the database (no migration; a read-only file or a backup copy can
+be checked).
 
 Exit status: 0 done (for ``audit verify``: all proved), 1 ``audit verify`` found
 problems, 2 an error (a bad option, configuration or database, or a ledger key that is
