@@ -24,8 +24,10 @@ class Accounts:
         self._by_nick.remap(casemapping)
 
     def set(self, nick: str, account: str | None) -> None:
-        """Record a nick's account; ``None``, ``*`` or ``0`` means logged out."""
-        if account in (None, "", "*", "0"):
+        """Record a nick's account; ``None``, ``*`` or ``0`` means logged out, and so
+        does one with a ``:`` (no services allow it, and the club writes another
+        network's accounts ``<network>:<account>``: one could pass for such a name)."""
+        if account in (None, "", "*", "0") or ":" in account:
             self._by_nick.pop(nick, None)
         else:
             assert account is not None

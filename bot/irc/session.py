@@ -166,6 +166,8 @@ class IrcSession:
         """Who sent a line: only its own ``account`` tag says who is logged in (a line
         without it is from someone who is not, whatever nick they use)."""
         account = tags.get("account") if "account-tag" in self.caps else None
+        if account is not None and ":" in account:   # as Accounts.set: no account
+            account = None
         host = user_host_of(source)
         return Sender(nick=nick_of(source)[:64], account=self._own(account),
                       mask=self._own(source), host=self._own(host))

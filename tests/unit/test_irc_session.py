@@ -290,10 +290,13 @@ def test_on_a_network_not_the_clubs_home_every_identity_carries_its_name() -> No
     assert said.sender == Sender(nick="al", account="oftc:AliceAcct",
                                  mask="oftc:al!~al@al.host", host="oftc:~al@al.host")
     assert session.accounts.get("al") == "AliceAcct"   # the network's own name, for WHO
-    for tag in ("@account=", "@account=*"):   # no account: known by user@host
+    for tag in ("@account=", "@account=*", "@account=home:alice"):   # none: user@host
         (said,) = session.receive(f"{tag} :dd!~dd@dd.host PRIVMSG #arena :!sheet")
         assert isinstance(said, Message) and said.sender.account is None
         assert said.sender.identity == "oftc:~dd@dd.host"
+    home = in_channel(caps="account-tag")   # at home, no account passes for another's
+    assert home.receive("@account=oftc:AliceAcct :al!~al@al.host JOIN #arena") == [
+        Seen("al", "~al@al.host")]
 
 
 def test_account_notify_and_nick_changes_follow_the_account() -> None:
