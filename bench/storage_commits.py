@@ -180,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ancath-bench-") as scratch:
         path = args.sqlite or str(Path(scratch) / "bench.sqlite3")
         report("sqlite", run(f"sqlite:///{path}", args.commands, args.seed),
-               bare(f"sqlite:///{Path(path).with_suffix('.bare.sqlite3')}", args.commands))
+               bare(f"sqlite:///{Path(scratch) / 'bare.sqlite3'}", args.commands))
 
     pg_url = pg_server(args, "storage.postgresql")
     if pg_url is not None:

@@ -51,6 +51,7 @@ from storage.db import (
     open_database,
     open_read_only,
 )
+from storage.errors import DatabaseProblem
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
 from storage.ledger import Anchor, anchors_in
 from storage.ledger_view import CSV_COLUMNS
@@ -340,8 +341,7 @@ def _db(args: argparse.Namespace, url: str) -> int:
         newest = "the newest" if revision == head else f"the newest is {head}"
         print(f"{revision or 'none'} ({newest})")
     elif args.action == "home-network":
-        current_revision(url)   # the database must be there: nothing is made
-        _home_network(Store(open_database(url)), args.network)
+        _home_network(url, args.network)
     else:
         was = current_revision(url)   # the database must be there: nothing is made
         engine = make_engine(url)
@@ -354,24 +354,35 @@ def _db(args: argparse.Namespace, url: str) -> int:
     return 0
 
 
-def _home_network(store: Store, network: str | None) -> None:
-    """Print the club's home network, or make ``network`` it."""
+def _home_network(url: str, network: str | None) -> None:
+    """Print the club's home network, or make ``network`` it; the schema is never
+    migrated here (a database taken down for an older bot stays so)."""
+    if network is None:
+        store = Store(open_read_only(url), keyring=Keyring())
+        try:
+            home = store.setting(HOME_NETWORK)
+        finally:
+            store.engine.dispose()
+        print(f"home network: {home or 'none yet (the first IRC bot to start names it)'}")
+        return
+    try:
+        BotConfig(network=network)
+    except ValidationError:
+        raise ConfigError(f"{network[:40]!r}: a network is a short name, 1 to 16 lowercase "
+                          "letters, digits or '-' (libera, oftc-2)") from None
+    revision, head = current_revision(url), head_revision()
+    if revision != head:
+        raise DatabaseProblem(f"the database's schema is at {revision or 'none'}, not this "
+                              f"version's {head}: run `ancath-bot db upgrade` first")
+    store = Store(open_database(url, migrate=False))
     try:
         was = store.setting(HOME_NETWORK)
-        if network is None:
-            print(f"home network: {was or 'none yet (the first IRC bot to start names it)'}")
-            return
-        try:
-            BotConfig(network=network)
-        except ValidationError:
-            raise ConfigError(f"{network[:40]!r}: a network is a short name, 1 to 16 "
-                              "lowercase letters, digits or '-' (libera, oftc-2)") from None
         store.set_setting(HOME_NETWORK, network, "command line",
                           f"home network set on the command line (was {was or 'none'})")
-        print(f"home network: {network} (was {was or 'none'}); restart every bot of the "
-              "club, and give each config this home_network: or none")
     finally:
         store.engine.dispose()
+    print(f"home network: {network} (was {was or 'none'}); restart every bot of the club, "
+          "and give each config this home_network: or none")
 
 
 def _backup(args: argparse.Namespace, url: str) -> int:

@@ -17,6 +17,7 @@ its next command.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
@@ -49,6 +50,8 @@ from storage.store import StorageError, Store
 __all__ = ["COMMAND_MODULES", "REGISTRY", "Referee", "commands_for"]
 
 log = logging.getLogger("ancath.referee")
+_NETWORK_NAMED = re.compile(r"[a-z0-9-]{1,16}:")
+"""A name typed with its network before it (``oftc:bob``), as the club writes them."""
 
 COMMAND_MODULES = (basics, warriors, history, mod, challenges, play, time_limits, advice)
 """The modules whose commands the bot answers, in ``!help``'s order."""
@@ -234,8 +237,10 @@ class Referee:
     def club_name(self, typed: str) -> str:
         """An account, ``user@host`` or mask typed in chat, as the club writes it: on a
         network that is not the club's home, that network's (``bob`` typed on OFTC is
-        ``oftc:bob``), unless it names its network itself (it holds a ``:``)."""
-        return f"{self.realm}:{typed}" if self.realm and ":" not in typed else typed
+        ``oftc:bob``), unless it begins with a network's name (``libera:bob``; the
+        ``:`` of an IPv6 host does not count)."""
+        named = _NETWORK_NAMED.match(typed) is not None
+        return f"{self.realm}:{typed}" if self.realm and not named else typed
 
     def ignore_list(self) -> list[str]:
         """Accounts and masks (``*`` and ``?`` allowed) the bot ignores (``!mod ignore``)."""

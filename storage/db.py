@@ -183,10 +183,11 @@ def downgrade(engine: Engine, revision: str) -> None:
         command.downgrade(config, revision)
     except (CommandError, RevisionError, RuntimeError) as error:
         raise DatabaseProblem(f"cannot downgrade to {revision}: {error}") from error
-    except DBAPIError as error:   # a row the older schema cannot hold; nothing was changed
+    except DBAPIError as error:   # all or nothing (transactional DDL): nothing was changed
         said = str(error.orig).strip().splitlines()[0] if error.orig else type(error).__name__
-        raise DatabaseProblem(f"cannot downgrade to {revision}: the database refused it "
-                              f"({said[:200]}); nothing was changed") from error
+        raise DatabaseProblem(f"cannot downgrade to {revision}: {said[:200]}; nothing was "
+                              "changed: stop every bot of the club and try again, or stay on "
+                              "this version") from error
 
 
 def _check_file(url: str) -> None:

@@ -70,6 +70,8 @@ def log_rows(session: Session, commands: Sequence[dict[str, Any]] = (),
     never read back). A caller that writes a fight's log rows without adding them to its
     ``OpenFight.logs`` (as ``Fights._write_steps`` does) must leave that fight without
     them (``load``'s)."""
+    if not commands and not events:
+        return
     connection = session.connection()
     if (connection.dialect.name, connection.dialect.driver) == ("postgresql", "psycopg"):
         connection.exec_driver_sql(_BOTH_PG, {

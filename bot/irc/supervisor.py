@@ -91,8 +91,8 @@ class IrcBot:
         home = referee.store.home_network(named or network)
         if named is not None and home != named:
             raise ConfigError(f"home_network: {named}, but the club's home network is "
-                              f"{home} (the first bot to start named it): give every "
-                              "process the same home_network")
+                              f"{home}: give every process the same home_network, or make "
+                              f"{named} the home with 'ancath-bot db home-network {named}'")
         self.realm = None if home == network or config.shared_accounts else network
         """This network's name when another is the club's home (whose accounts are the
         club's names) and its accounts are not shared with it: the prefix of every

@@ -98,6 +98,10 @@ def test_db_home_network_shows_and_sets_the_clubs_home(tmp_path: Path) -> None:
     made = cli("db", "home-network", "libera", "--db", db)
     assert made.returncode == 0 and made.stdout.startswith("home network: libera (was none)")
     assert cli("db", "home-network", "--db", db).stdout == "home network: libera\n"
+    assert cli("db", "downgrade", "0007", "--db", db).returncode == 0   # for an older bot
+    assert cli("db", "home-network", "--db", db).stdout == "home network: libera\n"
+    one_line_error(cli("db", "home-network", "oftc", "--db", db), "ancath-bot db upgrade")
+    assert cli("db", "current", "--db", db).stdout.startswith("0007 ")   # never migrated
 
 
 def test_refused_downgrade_changes_nothing(tmp_path: Path) -> None:

@@ -273,6 +273,10 @@ def test_names_typed_on_another_network_are_that_networks(
         "#yard mod: ignoring beta:~sp@spam.host")
     host = Sender(nick="sp", mask="beta:sp!~sp@spam.host", host="beta:~sp@spam.host")
     assert beta.referee.handle(Incoming(sender=host, text="!warriors", channel="#yard")) == []
+    assert said("#yard mod !mod add bob!b@2001:db8::5 regular")[0].startswith(
+        "#yard mod: beta:bob!b@2001:db8::5 is a moderator now")   # an IPv6 host's ':'
+    assert said("#yard mod !mod add libera:bob regular")[0].startswith(
+        "#yard mod: libera:bob is a moderator now")   # named with its network: as written
     assert said("#yard mod !mod unignore spammer sorry") == [
         "#yard mod: beta:spammer is no longer ignored"]
     assert said("#yard carl !warriors alice") == [

@@ -130,7 +130,7 @@ def downgrade() -> None:
         raise RuntimeError(
             f"settings keys longer than the 64 characters the schema before networks "
             f"holds ({', '.join(long)[:300]}): those channels' settings cannot be kept; "
-            "not downgrading")
+            "not downgrading: stay on this version of the bot")
     op.drop_table("club_version")
     _rekey(renamed)
     with op.batch_alter_table("settings") as batch:
