@@ -28,11 +28,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from bot.app import build_referee, freeze_start
 from bot.chat.moderators import hash_password, password_key
-from bot.config import BotConfig, ConfigError, load_config
+from bot.config import ConfigError, load_config, network_name
 from bot.console import DEFAULT_CHANNEL, serve
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
 from bot.irc.supervisor import IrcBot
@@ -366,10 +364,9 @@ def _home_network(url: str, network: str | None) -> None:
         print(f"home network: {home or 'none yet (the first IRC bot to start names it)'}")
         return
     try:
-        BotConfig(network=network)
-    except ValidationError:
-        raise ConfigError(f"{network[:40]!r}: a network is a short name, 1 to 16 lowercase "
-                          "letters, digits or '-' (libera, oftc-2)") from None
+        network_name(network)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
     revision, head = current_revision(url), head_revision()
     if revision != head:
         raise DatabaseProblem(f"the database's schema is at {revision or 'none'}, not this "

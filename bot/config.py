@@ -28,10 +28,13 @@ from bot.chat.moderators import unverified_masks
 from bot.irc import tls
 from storage.models import DEFAULT_NETWORK
 
-__all__ = ["BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "LogConfig", "WebConfig",
-           "environment", "load_config"]
+__all__ = ["NETWORK", "BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "LogConfig",
+           "WebConfig", "environment", "load_config", "network_name"]
 
 DEFAULT_DATABASE = "sqlite:///ancath.sqlite3"
+NETWORK = r"[a-z0-9-]{1,16}"
+"""A network's name: the ``network:`` of a process, and the ``<network>:`` before another
+network's accounts (bot/irc/session.py)."""
 ENV_PREFIX = "ANCATH_"
 ENV_NESTING = "__"
 
@@ -230,10 +233,7 @@ class BotConfig(_Strict):
     @field_validator("network", "home_network")
     @classmethod
     def _network(cls, value: str | None) -> str | None:
-        if value is not None and not re.fullmatch(r"[a-z0-9-]{1,16}", value):
-            raise ValueError(f"{value[:40]!r}: a network is a short name, 1 to 16 lowercase "
-                             "letters, digits or '-' (libera, oftc-2)")
-        return value
+        return None if value is None else network_name(value)
 
     @field_validator("moderators")
     @classmethod
@@ -246,6 +246,14 @@ class BotConfig(_Strict):
                 "mask with a verified ident, or a name that logs in with !mod login "
                 "(ancath-bot moderator password <name>)")
         return value
+
+
+def network_name(value: str) -> str:
+    """``value`` when it is a network's name; else ``ValueError`` saying what one is."""
+    if not re.fullmatch(NETWORK, value):
+        raise ValueError(f"{value[:40]!r}: a network is a short name, 1 to 16 lowercase "
+                         "letters, digits or '-' (libera, oftc-2)")
+    return value
 
 
 def environment() -> dict[str, Any]:

@@ -33,7 +33,7 @@ from bot.chat.people import People
 from bot.chat.registry import Ctx, Refusal, Registry, Spec, WritesAfterAll, load, split_command
 from bot.chat.units import Staged, command_unit
 from bot.clock import Clock
-from bot.config import BotConfig
+from bot.config import NETWORK, BotConfig
 from bot.dice import DiceError, DiceExhausted, DiceSource
 from bot.fights import challenges, play, time_limits
 from bot.fights.play import Table
@@ -50,7 +50,7 @@ from storage.store import StorageError, Store
 __all__ = ["COMMAND_MODULES", "REGISTRY", "Referee", "commands_for"]
 
 log = logging.getLogger("ancath.referee")
-_NETWORK_NAMED = re.compile(r"[a-z0-9-]{1,16}:")
+_NETWORK_NAMED = re.compile(f"{NETWORK}:")
 """A name typed with its network before it (``oftc:bob``), as the club writes them."""
 
 COMMAND_MODULES = (basics, warriors, history, mod, challenges, play, time_limits, advice)

@@ -24,6 +24,7 @@ from bot.chat.registry import (
     one_of,
     sub,
 )
+from bot.config import NETWORK
 
 __all__ = ["MAX_MINUTES", "config_moderator_only"]
 
@@ -110,7 +111,7 @@ def _list(ctx: Ctx, _args: list[str]) -> None:
 def _ignore(ctx: Ctx, args: list[str]) -> None:
     referee = ctx.referee
     entry, reason = referee.club_name(args[0]), " ".join(args[1:])
-    if not re.sub(r"[*?!@.:]", "", entry) or re.fullmatch(r"[a-z0-9-]*:[*?!@.]*", entry):
+    if not re.sub(r"[*?!@.:]", "", entry) or re.fullmatch(f"(?:{NETWORK})?:[*?!@.]*", entry):
         raise Refusal(f"{entry} would ignore everyone; name an account or a narrower mask")
     if _named(ctx, entry, [*referee.config.moderators, *referee.chat_moderators]):
         raise Refusal(f"{entry} is a moderator, and moderators are never ignored")

@@ -13,7 +13,15 @@ from __future__ import annotations
 
 from bot.irc.casemap import DEFAULT, Folded
 
-__all__ = ["Accounts", "Members"]
+__all__ = ["Accounts", "Members", "logged_in"]
+
+
+def logged_in(account: str | None) -> str | None:
+    """A services account as a server gives it (a tag, a JOIN, a WHOX reply), or None
+    for none: empty, ``*`` or ``0``, or one with a ``:`` (no services allow it, and the
+    club writes another network's accounts ``<network>:<account>``: one could pass for
+    such a name)."""
+    return None if account in (None, "", "*", "0") or ":" in str(account) else account
 
 
 class Accounts:
@@ -24,13 +32,11 @@ class Accounts:
         self._by_nick.remap(casemapping)
 
     def set(self, nick: str, account: str | None) -> None:
-        """Record a nick's account; ``None``, ``*`` or ``0`` means logged out, and so
-        does one with a ``:`` (no services allow it, and the club writes another
-        network's accounts ``<network>:<account>``: one could pass for such a name)."""
-        if account in (None, "", "*", "0") or ":" in account:
+        """Record a nick's account (:func:`logged_in`'s: none means logged out)."""
+        account = logged_in(account)
+        if account is None:
             self._by_nick.pop(nick, None)
         else:
-            assert account is not None
             self._by_nick[nick] = account
 
     def get(self, nick: str) -> str | None:

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from bot.chat.messages import Sender
 from bot.irc import casemap
-from bot.irc.accounts import Accounts, Members
+from bot.irc.accounts import Accounts, Members, logged_in
 from bot.irc.events import (
     Action,
     CapsRefused,
@@ -165,17 +165,15 @@ class IrcSession:
     def sender(self, source: str, tags: Mapping[str, str | None]) -> Sender:
         """Who sent a line: only its own ``account`` tag says who is logged in (a line
         without it is from someone who is not, whatever nick they use)."""
-        account = tags.get("account") if "account-tag" in self.caps else None
-        if account is not None and ":" in account:   # as Accounts.set: no account
-            account = None
+        account = logged_in(tags.get("account")) if "account-tag" in self.caps else None
         host = user_host_of(source)
         return Sender(nick=nick_of(source)[:64], account=self._own(account),
                       mask=self._own(source), host=self._own(host))
 
     def _own(self, name: str | None) -> str | None:
-        """An account, ``user@host`` or mask as the club names it; None, or an empty or
-        logged-out (``*``) account tag, is None."""
-        return None if name in (None, "", "*") else self._club_name(str(name))
+        """An account, ``user@host`` or mask as the club names it; none (or empty) is
+        None."""
+        return self._club_name(name) if name else None
 
     def _club_name(self, name: str) -> str:
         """On a network that is not the club's home, ``name`` with this network's name

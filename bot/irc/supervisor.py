@@ -37,7 +37,7 @@ from jaraco.stream.buffer import LenientDecodingLineBuffer
 from bot.chat.lanes import Lanes
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
 from bot.chat.moderators import is_secret
-from bot.config import ConfigError, IrcConfig
+from bot.config import IrcConfig
 from bot.irc import tls
 from bot.irc.accounts import Accounts
 from bot.irc.events import (
@@ -65,6 +65,7 @@ from bot.irc.events import (
 )
 from bot.irc.outbox import CONTROL, Outbox
 from bot.irc.pacing import Pace
+from bot.irc.realm import realm
 from bot.irc.session import IrcSession, SaslLogin
 from bot.irc.text import clean
 from bot.referee import Referee
@@ -87,22 +88,10 @@ class IrcBot:
     def __init__(self, config: IrcConfig, referee: Referee) -> None:
         self.config = config
         self.referee = referee
-        network, named = referee.config.network, referee.config.home_network
-        home = referee.store.home_network(named or network)
-        if named is not None and home != named:
-            raise ConfigError(f"home_network: {named}, but the club's home network is "
-                              f"{home}: give every process the same home_network, or make "
-                              f"{named} the home with 'ancath-bot db home-network {named}'")
-        self.realm = None if home == network or config.shared_accounts else network
-        """This network's name when another is the club's home (whose accounts are the
-        club's names) and its accounts are not shared with it: the prefix of every
+        self.realm = realm(referee, config)
+        """This network's name when it is not the club's home: the prefix of every
         identity here (bot/irc/session.py), and of names typed here."""
         referee.realm = self.realm
-        if self.realm is not None:
-            log.warning("network %s is not the club's home network (%s): its players are "
-                        "named %s:<account> and own none of %s's warriors; if this is the "
-                        "club's only network, see 'ancath-bot db home-network'",
-                        network, home, network, home)
         self.outbox = Outbox(config.flood)
         self.session = self._new_session()
         """The protocol state (bot/irc/session.py) of the current connection; ``_session``

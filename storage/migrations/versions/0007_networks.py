@@ -122,10 +122,10 @@ def downgrade() -> None:
         raise RuntimeError(
             f"the records hold other networks than {DEFAULT} ({', '.join(map(str, others))}): "
             "the schema before networks would mix their channels; not downgrading")
-    renamed = {key: f"{what}:{rest.partition(':')[2]}" for key in _setting_keys()
+    keys = _setting_keys()
+    renamed = {key: f"{what}:{rest.partition(':')[2]}" for key in keys
                for what, _, rest in [key.partition(":")] if what in CHANNEL_SETTINGS}
-    long = sorted(new for new in (renamed.get(key, key) for key in _setting_keys())
-                  if len(new) > 64)
+    long = sorted(new for new in (renamed.get(key, key) for key in keys) if len(new) > 64)
     if long:
         raise RuntimeError(
             f"settings keys longer than the 64 characters the schema before networks "
