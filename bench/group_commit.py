@@ -2,7 +2,7 @@
 one commit per transaction measured in the same run.
 
     python bench/group_commit.py [--fights N] [--lines L] [--window MS]
-                                 [--ceiling-commands C] [--seed S]
+                                 [--ceiling-commands C] [--seed S] [--sync-ms D]
                                  [--pg-url URL | --no-pg] [--no-sqlite]
 
 For each backend (a new SQLite file in WAL mode with ``synchronous=FULL``; and a new
@@ -29,7 +29,13 @@ database on the PostgreSQL server of ``--pg-url``, ``ANCATH_BENCH_PG_URL`` or
    - ``paced``: with group commit, each player answers a random think time after the
      answer (exponential, its mean set so that the N players offer half of what
      ``saturated`` did): the latency at a load the bot carries;
-   - ``paced_alone``: the same load with a window of 0.
+   - ``paced_alone``: the same load with a window of 0;
+   - ``goal``: with group commit, paced as ``paced`` but offering the goal's load, twice
+     the ceiling in fight commands (in lines, at the fight commands a line kept in
+     ``saturated``; a player's think time is its share of that less ``paced``'s median
+     latency, so the load offered is, if anything, above the goal's): the goal's p99 at
+     the goal's own rate. Where the bot cannot carry that load (``saturated`` is below
+     it) the players wait on each other as in ``saturated``, and its p99 says so.
 
 3. On PostgreSQL only (SQLite serves one process, as the README says): two processes on
    one new database, as two bots on two networks share a club. Each is a child process
@@ -42,6 +48,12 @@ database on the PostgreSQL server of ``--pg-url``, ``ANCATH_BENCH_PG_URL`` or
    - ``two_processes``: as ``saturated``;
    - ``paced_two_processes``: as ``paced``, the same think time, so the same load in all.
 
+With ``--sync-ms D`` every commit in every phase, the ceilings' included, waits D
+milliseconds more before it is sent (a sleep, which holds the transaction's locks and
+not the GIL, as a disk's sync does): the same run on a disk whose sync is D ms slower,
+such as the 220 commits a second issue 16 measured on a busy hour (D about 4), where
+this machine's own disk syncs in about 0.15 ms.
+
 Prints one figure per line, ``group_commit.<backend>.<name> value``: ``ceiling`` (commands
 a second) and ``bare_commits_per_second``, then for each phase
 ``<phase>.commands_per_second`` (chat lines answered per second of wall time),
@@ -51,7 +63,8 @@ under 20 ms). The ceiling counts fight commands (a roll is one), and a chat line
 about two (its automatic rolls with it), so each phase adds
 ``<phase>.fight_commands_per_second`` (fight commands kept, counted in its database at its
 end, over its wall time) and ``<phase>.x_ceiling_fight_commands`` (that over the ceiling:
-the two in one unit). ``paced.offered_per_second`` is the load the paced players offered.
+the two in one unit). ``paced.offered_per_second`` is the load the paced players offered
+and ``goal.offered_per_second`` the goal's, in chat lines a second.
 The two-process phases count the lines of both over the wall time from the common start to
 the last one's end, take the quantiles over the lines of both, and add
 ``<phase>.x_one_process``: commands a second over the one-process phase of the same run
@@ -83,7 +96,7 @@ if ROOT not in sys.path:  # run as a script from anywhere: make the repository i
 
 import storage_commits  # noqa: E402
 from bot_inprocess import KINDS, Channel, config, lines  # noqa: E402
-from sqlalchemy import event, func, select  # noqa: E402
+from sqlalchemy import Engine, event, func, select  # noqa: E402
 
 from bot.app import build_referee, freeze_start  # noqa: E402
 from bot.chat.lanes import Lanes  # noqa: E402
@@ -136,6 +149,12 @@ def recorded(url: str) -> int:
                                       ).scalar_one()
     finally:
         engine.dispose()
+
+
+def slow_sync(milliseconds: float) -> None:
+    """Every commit of every engine of this process ``milliseconds`` slower."""
+    if milliseconds > 0:
+        event.listen(Engine, "commit", lambda _connection: time.sleep(milliseconds / 1000))
 
 
 def referee_on(url: str, network: str | None = None, key: str | None = None) -> Referee:
@@ -225,6 +244,7 @@ async def play(referee: Referee, args: argparse.Namespace, window: float,
 def child(args: argparse.Namespace) -> None:
     """One process of a two-process phase: its referee, ``ready`` on stdout, then the
     common start (epoch seconds) from stdin, its lines, and its timings as JSON."""
+    slow_sync(args.sync_ms)
     referee = referee_on(args.database, args.child, os.environ[KEY_ENV])
     try:
         print("ready", flush=True)
@@ -256,6 +276,7 @@ def two_processes(url: str, args: argparse.Namespace, think: float) -> Phase:
                  "--first", str(first), "--fights", str(cut(args.fights, index + 1) - first),
                  "--lines", str(cut(args.lines, index + 1) - cut(args.lines, index)),
                  "--window", str(args.window), "--think", str(think),
+                 "--sync-ms", str(args.sync_ms),
                  "--seed", str(args.seed + index)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                 env={**os.environ, KEY_ENV: key})
@@ -290,7 +311,7 @@ def backend(fresh: Callable[[], Any], args: argparse.Namespace,
         timings = storage_commits.run(url, args.ceiling_commands, args.seed)
     ceiling = len(timings) / sum(timings)
     with fresh() as url:
-        timings = storage_commits.bare(url, args.ceiling_commands)
+        timings = storage_commits.bare(url, args.ceiling_commands, args.sync_ms / 1000)
     figures = {"ceiling": ceiling, "bare_commits_per_second": len(timings) / sum(timings)}
 
     def phase(name: str, window: float, think: float) -> float:
@@ -310,6 +331,10 @@ def backend(fresh: Callable[[], Any], args: argparse.Namespace,
     figures["paced.offered_per_second"] = offered
     phase("paced", window, args.fights / offered)
     phase("paced_alone", 0.0, args.fights / offered)
+    goal = 2 * ceiling * figures["saturated.commands_per_second"] \
+        / figures["saturated.fight_commands_per_second"]
+    figures["goal.offered_per_second"] = goal
+    phase("goal", window, max(0.0, args.fights / goal - figures["paced.ms_p50"] / 1000))
     if two:
         for name, one, think in (("two_processes", "saturated", 0.0),
                                  ("paced_two_processes", "paced", args.fights / offered)):
@@ -332,6 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ceiling-commands", type=int, default=2000,
                         help="commands for the ceiling (2000)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sync-ms", type=float, default=0.0,
+                        help="every commit this much slower, as on a slower disk (0)")
     parser.add_argument("--pg-url", help="PostgreSQL server URL (default: from env)")
     parser.add_argument("--no-pg", action="store_true", help="SQLite only")
     parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
@@ -343,9 +370,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         child(args)
         return 0
-    if args.fights < 1 or args.lines < 2 or args.ceiling_commands < 2 or args.window <= 0:
+    if args.fights < 1 or args.lines < 2 or args.ceiling_commands < 2 or args.window <= 0 \
+            or args.sync_ms < 0:
         parser.error("--fights at least 1, --lines and --ceiling-commands at least 2, "
-                     "--window above 0")
+                     "--window above 0, --sync-ms at least 0")
+    slow_sync(args.sync_ms)
     pg_url = storage_commits.pg_server(args, "group_commit.postgresql")
     if pg_url is None and args.no_sqlite:
         parser.error("--no-sqlite without a PostgreSQL URL leaves nothing to measure")

@@ -111,9 +111,10 @@ def run(url: str, commands: int, seed: int) -> list[float]:
         engine.dispose()
 
 
-def bare(url: str, commits: int) -> list[float]:
+def bare(url: str, commits: int, sync: float = 0.0) -> list[float]:
     """Each of ``commits`` bare transactions' seconds on a new database at ``url``: one
-    row of about a fight command's size, INSERTed and committed through the driver."""
+    row of about a fight command's size, INSERTed and committed through the driver, each
+    commit ``sync`` seconds slower (``group_commit.py --sync-ms``)."""
     engine = open_database(url)
     body = '{"actor":"olaf","command":{"side":"a","type":"Roll","value":42}}' * 3
     try:
@@ -129,6 +130,8 @@ def bare(url: str, commits: int) -> list[float]:
             for row in range(commits):
                 started = time.perf_counter()
                 cursor.execute(insert, (row, body))
+                if sync:
+                    time.sleep(sync)
                 raw.commit()
                 timings.append(time.perf_counter() - started)
             return timings
