@@ -237,5 +237,6 @@ def _check(engine: Engine, output: str) -> int:
             assert fight.state == state
             assert list(fight.commands) == commands
             assert fight.state.outcome is None
-    assert ledger_matches_replays(engine) == []
+    problems = ledger_matches_replays(engine)
+    assert problems == [], problems
     return unfinished

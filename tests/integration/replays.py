@@ -46,7 +46,9 @@ def replay_stored(engine: Engine, fight_id: int) -> tuple[Any, list[Any], list[A
 def ledger_matches_replays(engine: Engine) -> list[str]:
     """Every fight's ledger rows (less those an undo reversed) against the awards,
     deaths and captures its replay produces; and its stored active flag against the
-    replay's outcome. What disagrees, as messages."""
+    replay's outcome. An award below the replay's is right when it left the warrior at
+    the cap (40 BP), as its BP stood then (every change of BP is a ledger row), whatever
+    it is now. What disagrees, as messages."""
     problems: list[str] = []
     with engine.connect() as connection:
         fights = connection.execute(text("SELECT id, active FROM fights ORDER BY id")).all()
@@ -56,7 +58,16 @@ def ledger_matches_replays(engine: Engine) -> list[str]:
             "SELECT id, warrior_id, entry, bp, fight_id, detail FROM ledger "
             "WHERE fight_id IS NOT NULL AND entry NOT IN ('fight-closed', 'fight-reopened') "
             "ORDER BY id")).all()
-        totals = {i: bp for i, bp in connection.execute(text("SELECT id, bp FROM warriors"))}
+        history = connection.execute(text(
+            "SELECT id, warrior_id, bp FROM ledger WHERE warrior_id IS NOT NULL ORDER BY id"
+        )).all()
+    running: Counter[int] = Counter()
+    at_cap: set[int] = set()
+    """The rows after which their warrior stood at the cap."""
+    for row_id, warrior_id, bp in history:
+        running[warrior_id] += bp or 0
+        if running[warrior_id] == BP_CAP:
+            at_cap.add(row_id)
     reversed_ids = {as_json(r.detail)["reverses"] for r in rows if r.entry == "reversal"}
     for fight_id, active in fights:
         state, _, events = replay_stored(engine, fight_id)
@@ -80,8 +91,9 @@ def ledger_matches_replays(engine: Engine) -> list[str]:
             problems.append(f"fight {fight_id}: ledger rows {dict(found)} but replay "
                             f"gives {dict(expected)}")
         for warrior_id, amount in tenths.items():
-            got = sum(r.bp for r in kept if r.warrior_id == warrior_id and r.entry == "award")
-            if got != amount and not (got < amount and totals[warrior_id] == BP_CAP):
+            awards = [r for r in kept if r.warrior_id == warrior_id and r.entry == "award"]
+            got = sum(r.bp for r in awards)
+            if got != amount and not (got < amount and any(r.id in at_cap for r in awards)):
                 problems.append(f"fight {fight_id}: warrior {warrior_id} awarded {got}, "
                                 f"replay says {amount}")
     return problems
