@@ -8,151 +8,36 @@ Round after round, Hero is challenged in both ``#arena`` at once and ``hero`` ac
 both at the same moment: exactly one fight opens, and the other bot refuses. And a
 moderator closing or opening Fairy Folk creation in one process counts at the other's
 next command; and one taking back an ignore counts in the other's next line from that
-player. The servers run with penalties off, the bots at their config's fastest
-pacing (20 lines a second) and without their per-player pace (``RUN``): this test is
-about two processes on one database, 200 rounds of it; the servers' and the bot's
-defaults are tested in ``test_irc_flood``, ``test_irc_bot`` and
-``test_irc_inspircd_defaults`` (at the defaults, one command every 2 s a player, 200
-rounds would take over 7 minutes).
+player. The bots run as :mod:`bot_pair` says (penalties off, no per-player pace: at the
+defaults, one command every 2 s a player, 200 rounds would take over 7 minutes).
 """
 
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
+from bot_pair import NETWORKS, PASSWORD, Bots, Side
 from ircbot import BOT_NICK
-from ircserver import IrcClient, IrcLine, NgircdServer, find_ngircd
 from sqlalchemy import text
 
 from storage.db import make_engine
 
-pytestmark = [
-    pytest.mark.skipif(find_ngircd() is None, reason="ngircd is not installed"),
-    pytest.mark.parametrize("database_url", [pytest.param("postgresql",
-                                                          marks=pytest.mark.postgresql)],
-                            indirect=True),
-]
+pytestmark = pytest.mark.parametrize("database_url", [pytest.param(
+    "postgresql", marks=pytest.mark.postgresql)], indirect=True)
 
 ROUNDS = 200
 FAIRY_EVERY = 40
-PASSWORD = "two-bots-modpass"
-
-CONFIG = """\
-database: {url}
-network: {network}
-moderators: [mod]
-irc:
-  server: 127.0.0.1
-  port: {port}
-  tls: false
-  nick: {nick}
-  channels: ["#arena"]
-  shared_accounts: true
-  flood: {{burst: 50, per_second: 20, burst_bytes: 65536, bytes_per_second: 65536}}
-"""
-
-NETWORKS = ("north", "south")
-
-RUN = """\
-import sys
-import bot.irc.supervisor
-from bot.cli import main
-bot.irc.supervisor.USER_BURST = bot.irc.supervisor.USER_RATE = 10**6
-sys.exit(main(["run", "--config", sys.argv[1]]))
-"""
-"""``ancath-bot run`` without the per-player pace (five commands, then one every 2 s)."""
-
-
-class Bots:
-    """The two servers and the two bot processes (``bot.log`` beside each config)."""
-
-    def __init__(self, url: str, tmp_path: Path, stack: ExitStack) -> None:
-        self.url, self.logs = url, [tmp_path / f"{name}.log" for name in NETWORKS]
-        self.servers = [stack.enter_context(NgircdServer(max_penalty_time=0))
-                        for _ in NETWORKS]
-        configs = [tmp_path / f"{network}.yaml" for network in NETWORKS]
-        for network, server, config in zip(NETWORKS, self.servers, configs, strict=True):
-            config.write_text(CONFIG.format(url=url, network=network, port=server.port,
-                                            nick=BOT_NICK))
-        password = subprocess.run(
-            [sys.executable, "-m", "bot.cli", "moderator", "password", "mod", "--config",
-             str(configs[0]), "--password-stdin"], input=PASSWORD + "\n",
-            capture_output=True, text=True, timeout=120)   # migrates the new database too
-        assert password.returncode == 0, password.stderr
-        self.processes: list[subprocess.Popen[bytes]] = []
-        for config, log in zip(configs, self.logs, strict=True):
-            with log.open("w") as sink:
-                self.processes.append(subprocess.Popen(
-                    [sys.executable, "-c", RUN, str(config)],
-                    stdout=subprocess.DEVNULL, stderr=sink))
-        stack.callback(self.stop)
-
-    def stop(self) -> None:
-        for process in self.processes:
-            process.terminate()
-        for process in self.processes:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-    def logged(self) -> str:
-        return "\n".join(f"== {log.name}\n{log.read_text()}" for log in self.logs)
-
-
-class Side:
-    """One network's ``#arena``: its players, and a watcher reading the bot's lines in
-    the order it says them."""
-
-    def __init__(self, server: NgircdServer) -> None:
-        self.server = server
-        self.players: dict[str, IrcClient] = {}
-
-    async def join(self, *nicks: str) -> None:
-        first = not self.players
-        for nick in ("watch", *nicks) if first else nicks:
-            client = await IrcClient.connect(self.server.port, nick, nick)
-            await client.join("#arena")
-            self.players[nick] = client
-        if first:
-            await self.wait_for_bot()
-
-    async def wait_for_bot(self) -> None:
-        await self.players["watch"].expect(
-            lambda line: (line.command == "JOIN" and line.nick == BOT_NICK)
-            or (line.command == "353" and BOT_NICK in line.text.replace("@", "").split()),
-            timeout=60)   # the bot joins after us, or was there first
-
-    async def say(self, nick: str, text: str, target: str = "#arena") -> None:
-        await self.players[nick].say(target, text)
-
-    async def answer(self, nick: str, text: str, target: str = "#arena") -> str:
-        """What the bot says next after ``nick`` says ``text`` (to ``target``)."""
-        await self.say(nick, text, target)
-        private = target == BOT_NICK
-        watcher, to = (self.players[nick], nick) if private else (self.players["watch"], target)
-        line: IrcLine = await watcher.expect(
-            lambda line: line.command == "PRIVMSG" and line.nick == BOT_NICK
-            and line.target == to, timeout=30)
-        return line.text
-
-    async def quit(self) -> None:
-        for client in self.players.values():
-            await client.quit()
 
 
 def open_fights(url: str) -> list[tuple[str, int]]:
     engine = make_engine(url)
     try:
         with engine.connect() as connection:
-            return [tuple(row) for row in connection.execute(text(   # type: ignore[misc]
+            return [(network, count) for network, count in connection.execute(text(
                 "SELECT network, COUNT(*) FROM fights WHERE ended_at IS NULL "
                 "GROUP BY network ORDER BY network")).all()]
     finally:
@@ -160,9 +45,9 @@ def open_fights(url: str) -> list[tuple[str, int]]:
 
 
 @pytest.fixture
-def bots(database_url: str, tmp_path: Path) -> Iterator[Bots]:
+def bots(database_url: str, tmp_path: Path, ngircd_binary: str) -> Iterator[Bots]:
     with ExitStack() as stack:
-        running = Bots(database_url, tmp_path, stack)
+        running = Bots(database_url, tmp_path, stack, ngircd_binary)
         yield running
         log = running.logged()
         assert "Traceback" not in log, log
@@ -201,13 +86,13 @@ def test_the_same_warrior_accepted_in_two_processes_at_once_fights_once(
                     said = await side.answer(nick, f"!challenge Hero as {mine}")
                     assert f"{mine} challenges you" in said, said
                     pending[network] = True
-            said = dict(zip(NETWORKS, await asyncio.gather(
+            accepted = dict(zip(NETWORKS, await asyncio.gather(
                 north.answer("hero", "!accept"), south.answer("hero", "!accept")),
                 strict=True))
-            refused = [n for n in NETWORKS if "already fighting" in said[n]]
-            assert len(refused) == 1, (round_, said)
+            refused = [n for n in NETWORKS if "already fighting" in accepted[n]]
+            assert len(refused) == 1, (round_, accepted)
             (winner,) = set(NETWORKS) - set(refused)
-            assert open_fights(database_url) == [(winner, 1)], (round_, said)
+            assert open_fights(database_url) == [(winner, 1)], (round_, accepted)
             won[winner] += 1
             pending[winner] = False
             said_end = await sides[winner].answer("mod", f"!mod end draw round {round_}")
