@@ -32,6 +32,12 @@ BUDGET_S = 45.0
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 
 
+def shared(output: str) -> tuple[int, int]:
+    """(commits, commands answered) as the worker last said them; (0, 0) before."""
+    counts = re.findall(r"^batches (\d+) (\d+)$", output, re.MULTILINE)
+    return (int(counts[-1][0]), int(counts[-1][1])) if counts else (0, 0)
+
+
 def check_batches(url: str, output: str) -> None:
     """What ``check`` does not read: warriors created, fights ended, nothing said early."""
     assert "Traceback" not in output, output
@@ -59,9 +65,8 @@ def test_killed_at_random_moments_every_acknowledged_batch_stays(database_url: s
         kills += 1
         check_batches(database_url, output)
         acknowledged += len(re.findall(r"^rec ", output, re.MULTILINE))
-        counts = re.findall(r"^batches (\d+) (\d+)$", output, re.MULTILINE)
-        if counts:
-            commits, answered = commits + int(counts[-1][0]), answered + int(counts[-1][1])
+        made, said = shared(output)
+        commits, answered = commits + made, answered + said
         unfinished += records_whole(database_url, output)
 
     print(f"{kills} kills, {acknowledged} fight commands acknowledged, {unfinished} "
@@ -82,7 +87,7 @@ def test_two_processes_killed_at_random_moments_keep_every_acknowledged_command(
     """Both write the one ledger (its chain, each fight's awards) and both are killed in
     the middle of their batches; after each round the database holds everything either
     acknowledged and both networks' unfinished fights replay."""
-    kills = acknowledged = unfinished = 0
+    kills = acknowledged = unfinished = commits = answered = 0
     both = [["--network", "north", "--channels", "8"], ["--network", "south", "--channels", "8"]]
     for outputs in killed_together(WORKER, database_url, tmp_path, random.Random(0x2B07),
                                    both, kills=KILLS, at_least=20, budget_s=BUDGET_S):
@@ -90,13 +95,17 @@ def test_two_processes_killed_at_random_moments_keep_every_acknowledged_command(
         for output in outputs:
             check_batches(database_url, output)
             acknowledged += len(re.findall(r"^rec ", output, re.MULTILINE))
+            made, said = shared(output)
+            commits, answered = commits + made, answered + said
         unfinished += records_whole(database_url, "\n".join(outputs))
 
     print(f"{kills} rounds of two kills, {acknowledged} fight commands acknowledged, "
-          f"{unfinished} unfinished fights rebuilt after kills")
+          f"{unfinished} unfinished fights rebuilt after kills; {answered} commands in "
+          f"{commits} commits")
     assert kills >= 20
     assert acknowledged >= WORKED * 2 * kills, "the workers hardly did anything between kills"
     assert unfinished >= 10, "kills rarely caught a fight in progress"
+    assert commits * 2 < answered, "the commands hardly shared a commit"
     engine = make_engine(database_url)
     try:
         with engine.connect() as connection:
