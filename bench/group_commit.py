@@ -26,16 +26,17 @@ database on the PostgreSQL server of ``--pg-url``, ``ANCATH_BENCH_PG_URL`` or
      the moment the answer arrives, so N lines are out at once: the most the bot does;
    - ``alone``: the same with a window of 0, each command its own transaction (the bot
      before group commit);
-   - ``paced``: with group commit, each player answers a random think time after the
-     answer (exponential, its mean set so that the N players offer half of what
-     ``saturated`` did): the latency at a load the bot carries;
+   - ``paced``: with group commit, each player's lines are due at random times, the next
+     a random interval after it sent the last (exponential, its mean set so that the N
+     players offer half of what ``saturated`` did), or as soon as the answer to the
+     last came when that was later: a load offered whatever the latency (while the
+     answers come within the interval), and the latency at a load the bot carries;
    - ``paced_alone``: the same load with a window of 0;
    - ``goal``: with group commit, paced as ``paced`` but offering the goal's load, twice
      the ceiling in fight commands (in lines, at the fight commands a line kept in
-     ``saturated``; a player's think time is its share of that less ``paced``'s median
-     latency, so the load offered is, if anything, above the goal's): the goal's p99 at
-     the goal's own rate. Where the bot cannot carry that load (``saturated`` is below
-     it) the players wait on each other as in ``saturated``, and its p99 says so.
+     ``saturated``; what it carried is its ``x_ceiling_fight_commands``): the goal's p99
+     at the goal's own rate. Where the bot cannot carry that load (``saturated`` is below
+     it) the lines wait in its queue, and its p99 says so.
 
 3. On PostgreSQL only (SQLite serves one process, as the README says): two processes on
    one new database, as two bots on two networks share a club. Each is a child process
@@ -174,14 +175,16 @@ async def play(referee: Referee, args: argparse.Namespace, window: float,
                think: float, first: int = 0) -> Phase:
     """``args.lines`` chat lines from ``args.fights`` channels (numbered from ``first``),
     one line out per channel at a time, a new fight in a channel whose fight ended,
-    through the lanes; each player answers a random think time (``think`` seconds on
-    average) after the answer came, or at once."""
+    through the lanes; each player's next line is due a random time (``think`` seconds
+    on average) after it sent the last, or at once when the answer came later; with
+    ``think`` 0 every line goes the moment the answer to the last came."""
     loop = asyncio.get_running_loop()
     phase, finished = Phase(), loop.create_future()
     rng = random.Random(args.seed)
     channels = [Channel(n, KINDS[n % len(KINDS)]) for n in range(first, first + args.fights)]
     scripts = {c.name: lines(referee, c, rng, ENDLESS) for c in channels}
     out = [0]
+    due = {c: loop.time() + rng.expovariate(1 / think) if think else 0.0 for c in scripts}
     lanes = Lanes(window)
 
     def failed(error: BaseException) -> None:
@@ -197,7 +200,7 @@ async def play(referee: Referee, args: argparse.Namespace, window: float,
 
     def later(channel: str) -> None:
         if think:
-            loop.call_later(rng.expovariate(1 / think), send, channel)
+            loop.call_later(max(0.0, due[channel] - loop.time()), send, channel)
         else:
             send(channel)
 
@@ -213,6 +216,8 @@ async def play(referee: Referee, args: argparse.Namespace, window: float,
             return
         sent = time.perf_counter()
         out[0] += 1
+        if think:
+            due[channel] = loop.time() + rng.expovariate(1 / think)
 
         def deliver(answer: list[Outgoing]) -> None:
             phase.timings.append(time.perf_counter() - sent)
@@ -334,7 +339,7 @@ def backend(fresh: Callable[[], Any], args: argparse.Namespace,
     goal = 2 * ceiling * figures["saturated.commands_per_second"] \
         / figures["saturated.fight_commands_per_second"]
     figures["goal.offered_per_second"] = goal
-    phase("goal", window, max(0.0, args.fights / goal - figures["paced.ms_p50"] / 1000))
+    phase("goal", window, args.fights / goal)
     if two:
         for name, one, think in (("two_processes", "saturated", 0.0),
                                  ("paced_two_processes", "paced", args.fights / offered)):
