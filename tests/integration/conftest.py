@@ -12,8 +12,10 @@ if UNIT not in sys.path:
 # Imported below the sys.path setup above; ircserver.py sits next to this file.
 
 from collections.abc import Iterator  # noqa: E402
+from contextlib import ExitStack  # noqa: E402
 
 import pytest  # noqa: E402
+from bot_pair import Bots  # noqa: E402
 from ircserver import NgircdServer, find_ngircd, in_ci  # noqa: E402
 
 from storage.db import open_database  # noqa: E402
@@ -51,6 +53,17 @@ def ngircd(ngircd_binary: str) -> Iterator[NgircdServer]:
         yield server
     finally:
         server.close()
+
+
+@pytest.fixture
+def bots(database_url: str, tmp_path: Path, ngircd_binary: str) -> Iterator[Bots]:
+    """Two ``ancath-bot run`` on one database, each on an ngircd of its own
+    (:mod:`bot_pair`); neither may have logged a traceback by the end."""
+    with ExitStack() as stack:
+        running = Bots(database_url, tmp_path, stack, ngircd_binary)
+        yield running
+        log = running.logged()
+        assert "Traceback" not in log, log
 
 
 # --- InspIRCd 3 with fake services, for the IRCv3 account tests ----------------------

@@ -15,9 +15,6 @@ defaults, one command every 2 s a player, 200 rounds would take over 7 minutes).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from contextlib import ExitStack
-from pathlib import Path
 
 import pytest
 from bot_pair import NETWORKS, PASSWORD, Bots, Side
@@ -42,15 +39,6 @@ def open_fights(url: str) -> list[tuple[str, int]]:
                 "GROUP BY network ORDER BY network")).all()]
     finally:
         engine.dispose()
-
-
-@pytest.fixture
-def bots(database_url: str, tmp_path: Path, ngircd_binary: str) -> Iterator[Bots]:
-    with ExitStack() as stack:
-        running = Bots(database_url, tmp_path, stack, ngircd_binary)
-        yield running
-        log = running.logged()
-        assert "Traceback" not in log, log
 
 
 def test_the_same_warrior_accepted_in_two_processes_at_once_fights_once(

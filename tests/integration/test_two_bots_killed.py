@@ -17,10 +17,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import ExitStack
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from bot_pair import NETWORKS, Bots, Side
@@ -158,15 +155,6 @@ async def resumed(table: Table, url: str) -> None:
         and line.text.startswith("Fight resumed"), timeout=30)
     table.pair = pair
     table.prompt = line.text if PROMPT.search(line.text) else None
-
-
-@pytest.fixture
-def bots(database_url: str, tmp_path: Path, ngircd_binary: str) -> Iterator[Bots]:
-    with ExitStack() as stack:
-        running = Bots(database_url, tmp_path, stack, ngircd_binary)
-        yield running
-        log = running.logged()
-        assert "Traceback" not in log, log
 
 
 def test_both_bots_killed_at_random_moments_keep_every_acknowledged_command(
