@@ -69,11 +69,15 @@ def test_bad_bytes_and_a_failing_handler_do_not_drop_the_bot(
             await from_bot(ann, "ann: cannot read")
             real = run.referee.handle
 
-            def explode(msg: object) -> list[Outgoing]:
+            exploded: list[object] = []
+
+            def explode(*args: object) -> list[Outgoing]:
+                exploded.append(args)
                 raise RuntimeError("a handler bug")
 
-            run.referee.handle = explode  # type: ignore[method-assign]
+            run.referee.handle = explode  # type: ignore[assignment,method-assign]
             await ann.say("#arena", "!help")
+            await until(lambda: bool(exploded))  # the bot read it before the fix goes back
             run.referee.handle = real  # type: ignore[method-assign]
             run.bot.accounts.set = explode  # type: ignore[assignment,method-assign]
             bea = await player(ngircd, "bea")  # a JOIN whose handler raises
@@ -146,9 +150,11 @@ def test_the_fight_goes_on_after_the_server_restarts(ngircd: NgircdServer, tmp_p
             gob, olaf = await player(server, "gob"), await player(server, "olaf")
             eve = await player(server, "eve")  # there before the restart, not after it
             await gob.say("#arena", "!create Gorbag goblin club spear")
+            await from_bot(gob, "created Gorbag")  # each answer awaited: two players'
             await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
-            await from_bot(olaf, "created Olaf")
+            await from_bot(olaf, "created Olaf")  # lines may reach the bot in any order
             await olaf.say("#arena", "!challenge Gorbag")
+            await from_bot(gob, "Olaf challenges you")
             run.dice.push(50, 40)
             await gob.say("#arena", "!accept")
             await from_bot(olaf, "Olaf (olaf) chooses")
@@ -231,9 +237,11 @@ def test_outsiders_nick_changers_and_fake_moderators(ngircd: NgircdServer, tmp_p
             gob, olaf = await player(ngircd, "gob"), await player(ngircd, "olaf")
             eve = await player(ngircd, "eve")
             await gob.say("#arena", "!create Gorbag goblin club spear")
+            await from_bot(gob, "created Gorbag")  # each answer awaited: two players'
             await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
-            await from_bot(olaf, "created Olaf")
+            await from_bot(olaf, "created Olaf")  # lines may reach the bot in any order
             await olaf.say("#arena", "!challenge Gorbag")
+            await from_bot(gob, "Olaf challenges you")
             run.dice.push(50, 40)
             await gob.say("#arena", "!accept")
             await from_bot(olaf, "Olaf (olaf) chooses")
@@ -401,6 +409,7 @@ def test_simple_contest_and_general_rules_fights_on_irc(
         async with bot_on(quick(ngircd), tmp_path, burst=10) as run:
             al, bo = await player(ngircd, "al"), await player(ngircd, "bo")
             await al.say("#arena", "!create Alain contest 15W sword^3 armour 2")
+            await from_bot(al, "created Alain")
             await bo.say("#arena", "!create Bors contest 12 axe^2")
             await from_bot(bo, "created Bors")
             await al.say("#arena", "!challenge Bors")
@@ -417,10 +426,12 @@ def test_simple_contest_and_general_rules_fights_on_irc(
             fa, tr = await player(ngircd, "fa"), await player(ngircd, "tr")
             await fa.say("#arena", "!create Farthan general health=25 str=13 skill=14 "
                          "weapon=1d10 base=1d8 defense=0 protection=2")
+            await from_bot(fa, "created Farthan")
             await tr.say("#arena", "!create Troll general str=16 skill=10 weapon=2d6 "
                          "base=1d8 defense=1 protection=3")
             await from_bot(tr, "created Troll")
             await fa.say("#arena", "!challenge Troll")
+            await from_bot(tr, "Farthan challenges you")
             await tr.say("#arena", "!accept")
             await from_bot(fa, "Farthan (fa) to act: !attack 14 | !yield")
             run.dice.push(15)  # 15 vs 14: a miss
