@@ -1,6 +1,9 @@
 """``!odds`` on a real ngircd with the real worker process: six spectators asking at
 once in ``#b`` never hold up a fight in ``#arena``.
 
+Judged by order, not by time (timings are :mod:`bench`'s): the fight's answers, and
+several of the fighter's round trips, come while the odds are still being worked out.
+
 The server's penalties, the bot's per-player limit and its send bucket are lifted:
 this is about the event loop, not about pacing (five refusals would otherwise take the
 bucket's tokens). Working this matchup's chain out from nothing takes the worker a
@@ -12,7 +15,6 @@ blocked loop would answer none of them before the odds.
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 
 import pytest
@@ -26,21 +28,11 @@ from bot.irc.outbox import TokenBucket
 
 BUSY = "still being worked out"
 ANSWER = "Olaf vs Gorbag (practice): Olaf wins"
-PROMPT = 0.5
-"""Seconds: "promptly"."""
 PACE = 0.02
 """Seconds between the fighter's rolls while the odds are worked out: still dozens of
 round trips in the worker's time. Unpaced (about 700 lines a second from one client)
 one round trip in a clean CI run took 0.97 s while the bot's own were about 1 ms; the
 cause was not pinned down (the server's reading of a flooding client is the suspect)."""
-
-
-async def loop_lag(stop: asyncio.Event, lags: list[float]) -> None:
-    """How late each 5 ms sleep of this loop (the bot's, shared with the clients) wakes."""
-    while not stop.is_set():
-        began = time.perf_counter()
-        await asyncio.sleep(0.005)
-        lags.append(time.perf_counter() - began - 0.005)
 
 
 def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
@@ -72,32 +64,22 @@ def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
             await watcher.expect(lambda line: line.command == "353"   # the bot is in #b
                                  and BOT_NICK in line.text.replace("@", "").split())
 
-            stop, lags = asyncio.Event(), []
-            monitor = asyncio.create_task(loop_lag(stop, lags))
-            asked = time.perf_counter()
             await asyncio.gather(*(fan.say("#b", "!odds Olaf vs Gorbag") for fan in spectators))
             answer = asyncio.create_task(from_bot(watcher, ANSWER, timeout=60))
             run.dice.push(70)  # Olaf's attack 70 vs 25: a miss
             await olaf.say("#arena", "!attack")
             await from_bot(gob, "Gorbag (gob) to act:")
-            attacked = time.perf_counter()
+            assert not answer.done()  # the fight went on while the odds were out
             run.referee.dice = OsDice()  # for the rolls below (1d1 is always 1)
-            rolls = []
+            rolls = 0
             while not answer.done():
-                began = time.perf_counter()
                 await olaf.say("#arena", "!roll 1d1")
                 await from_bot(olaf, "olaf rolls 1d1 = [1] = 1")
-                rolls.append(time.perf_counter() - began)
+                rolls += 1
                 await asyncio.sleep(PACE)  # a player's pace, not hundreds of lines a second
-            answered = time.perf_counter()
-            stop.set()
-            await monitor
             await answer
 
-            assert attacked - asked < PROMPT
-            assert len(rolls) >= 3, (rolls, answered - asked)   # while the odds were out
-            assert max(rolls) < PROMPT, rolls
-            assert max(lags) < PROMPT, max(lags)
+            assert rolls >= 3  # answered while the odds were out: the loop was never held
             refusals = [line for line in watcher.lines if line.command == "PRIVMSG"
                         and line.target == "#b" and BUSY in line.text]
             assert len(refusals) == 5  # one request at a time in #b
