@@ -2,11 +2,13 @@
 PostgreSQL database, each on an ngircd of its own (:mod:`bot_pair`), with two players
 in each ``#arena`` creating warriors and playing fights to their ends, one command at
 a time, each answered before the next. Round after round both bots are SIGKILLed,
-each at a random moment of its own, and started again. After each round the database
-holds everything a bot said it did (acknowledged): each warrior it said it created,
-each fight it said began, each move it answered; each bot takes its network's open
-fight up where the database has it (its resume line asks for the move the players
-then make); and at the end ``audit verify`` passes.
+each at a random moment of its own, and started again; every fourth round each is also
+killed once while it starts (before or after it connects, joins or resumes its
+fight). After each round the database holds everything a bot said it did
+(acknowledged): each warrior it said it created, each fight it said began, each move
+it answered; each bot takes its network's open fight up where the database has it (its
+resume line asks for the move the players then make); and at the end ``audit verify``
+passes.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ ROUNDS = 20
 """Both bots killed in each (at least 20 kills, as the issue asks, 40 in all)."""
 LIVES = (0.05, 1.5)
 """How long a bot plays after both joined before its kill, in seconds (uniform)."""
+STARTS = (0.0, 2.5)
+"""How long after its start a bot is killed while it starts, in seconds (uniform)."""
 PROMPT = re.compile(r"\(([^)\s]+)\)[^:()]*: ((?:![a-z]+(?: \d+)?(?: \| )?)+)")
 """Who is asked to move next, and the moves offered (``Olaf (olaf) to act: !attack 25 |
 !press 50 | ... | !flee | !yield``): the players take the first that is not a flight
@@ -161,26 +165,38 @@ def test_both_bots_killed_at_random_moments_keep_every_acknowledged_command(
     bots: Bots, database_url: str,
 ) -> None:
     rng = random.Random(0x2B0751)
+    starts: Counter[str] = Counter()
+    """Kills while starting, by whether the bot had joined ``#arena``."""
     tables = [Table(network, Side(server)) for network, server in
               zip(NETWORKS, bots.servers, strict=True)]
+
+    async def killed_while_starting() -> None:
+        bots.start()
+        await asyncio.gather(*(kill(index, STARTS) for index in range(len(tables))))
+        await asyncio.sleep(0.5)   # the server has seen each connection close
+        for table in tables:       # what a bot said before this kill is not awaited
+            joined = [line for line in table.side.players["watch"].drain()
+                      if line.nick == BOT_NICK and line.command == "JOIN"]
+            starts["joined" if joined else "not joined"] += 1
+
+    async def kill(index: int, within: tuple[float, float]) -> None:
+        await asyncio.sleep(rng.uniform(*within))
+        await asyncio.to_thread(bots.kill, index)
 
     async def rounds() -> None:
         for table in tables:
             await table.side.join("p", "q")
         for round_ in range(ROUNDS):
+            if round_ % 4 == 2:
+                await killed_while_starting()
             if round_:
                 bots.start()
                 for table in tables:
                     await table.side.wait_for_bot()
             for table in tables:
                 await resumed(table, database_url)
-
-            async def kill(index: int) -> None:
-                await asyncio.sleep(rng.uniform(*LIVES))
-                await asyncio.to_thread(bots.kill, index)
-
             await asyncio.gather(*(play(table, round_) for table in tables),
-                                 *(kill(index) for index in range(len(tables))))
+                                 *(kill(index, LIVES) for index in range(len(tables))))
             acknowledged_kept(database_url, tables)
 
     async def scenario() -> None:
@@ -194,7 +210,7 @@ def test_both_bots_killed_at_random_moments_keep_every_acknowledged_command(
     moves = sum(sum(table.moves.values()) for table in tables)
     fights = sum(len(table.begun) for table in tables)
     print(f"{ROUNDS} rounds, {2 * ROUNDS} kills: {fights} fights begun, {moves} moves "
-          "acknowledged")
+          f"acknowledged; {starts.total()} more kills while starting: {dict(starts)}")
     assert moves >= 4 * ROUNDS, "the players hardly moved between kills"
     verified = subprocess.run([sys.executable, "-m", "bot.cli", "audit", "verify", "--config",
                                str(bots.configs[0])], capture_output=True, text=True,
