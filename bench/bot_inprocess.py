@@ -84,7 +84,7 @@ from rules.ancath.commands import (  # noqa: E402
     RejectYield,
     Stop,
 )
-from rules.ancath.state import Action  # noqa: E402
+from rules.ancath.state import Action, FightState  # noqa: E402
 
 KINDS = ("practice", "duel", "mortal")
 CAST = (
@@ -137,8 +137,10 @@ def decide(referee: Referee, channel: str, rng: random.Random) -> tuple[str, str
     fight = referee.table(channel).fight
     if fight is None or fight.state.awaiting is None:
         return None
-    side = fight.state.awaiting.side
-    options = [c for c in (o.command for o in legal_actions(fight.state))
+    state = fight.state
+    assert isinstance(state, FightState) and state.awaiting is not None
+    side = state.awaiting.side
+    options = [c for c in (o.command for o in legal_actions(state))
                if isinstance(c, Act | Defend | ChooseOrder | AcceptYield | RejectYield | Stop)
                and c.side == side]
     if not options:

@@ -57,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             raw = engine.raw_connection()
             try:
-                raw.cursor().executemany(_ROW, ((i, ENTRIES[i % len(ENTRIES)], "0" * 64,
-                                                 "f" * 64) for i in range(1, args.rows + 1)))
+                raw.cursor().executemany(_ROW, [(i, ENTRIES[i % len(ENTRIES)], "0" * 64,
+                                                 "f" * 64) for i in range(1, args.rows + 1)])
                 raw.commit()
             finally:
                 raw.close()

@@ -35,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +49,7 @@ import bot.irc.supervisor  # noqa: E402
 from bot.config import FloodConfig  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
 from bot.irc.outbox import Budget, TokenBucket  # noqa: E402
+from rules.ancath.state import FightState  # noqa: E402
 
 PROMPT = re.compile(
     r"(?:^|[.!\]] )(?P<name>\w+)(?: \([^)]*\))?(?P<head> chooses:| to act:|, defend:"
@@ -80,7 +82,7 @@ def move(head: str, options: str) -> str:
     return listed[0]  # a defence; or after a flight, which this policy never starts
 
 
-def bot_line(channel: str) -> object:
+def bot_line(channel: str) -> Callable[[IrcLine], bool]:
     return lambda line: (line.command == "PRIVMSG" and line.nick == BOT_NICK
                          and line.target == channel)
 
@@ -119,8 +121,10 @@ async def count_lines(run: Running, olaf: IrcClient, gob: IrcClient, fights: int
                 break  # the line that ended the fight
         fight_id = run.referee.table(arena).last_fight_id
         assert fight_id is not None
-        turns += run.referee.store.fight(fight_id).state.turn
-        lines += sum(1 for line in olaf.lines[start:] if bot_line(arena)(line))  # type: ignore[operator]
+        state = run.referee.store.fight(fight_id).state
+        assert isinstance(state, FightState)
+        turns += state.turn
+        lines += sum(1 for line in olaf.lines[start:] if bot_line(arena)(line))
     mode = "manual" if manual else "auto"
     figures = {f"irc.lines_per_input_{mode}": lines / inputs}
     if not manual:
@@ -182,10 +186,10 @@ async def capacity(run: Running, server: NgircdServer, fights: int, seconds: flo
         seats += [Seat(a, channel, f"Wa{index}", f"Wb{index}", True, 10 / scale),
                   Seat(b, channel, f"Wb{index}", f"Wa{index}", False, 10 / scale)]
         run.bot.outbox.budget = unpaced()  # set-up lines go at once
-        await a.say(channel, f"!create Wa{index} free-clans broadsword shield")
-        await b.say(channel, f"!create Wb{index} goblin club spear")
-        created = f"created Wb{index}"
-        await b.expect(lambda line, created=created: created in line.text)
+        for client, create in ((a, f"Wa{index} free-clans broadsword shield"),
+                               (b, f"Wb{index} goblin club spear")):
+            await client.say(channel, f"!create {create}")   # each answered before the
+            await client.expect(f"created {create.split()[0]} ")   # next is said
     run.bot.outbox.budget = Budget(FloodConfig(per_second=1.0 * scale,
                                                bytes_per_second=512 * scale))
     stop = time.monotonic() + seconds

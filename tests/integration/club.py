@@ -32,6 +32,7 @@ from bot.dice import ScriptedDice
 from bot.irc.text import split_utf8
 from bot.odds.worker import InlineExecutor
 from bot.referee import Referee
+from rules.ancath.sheet import Sheet
 
 __all__ = ["Club", "lines"]
 
@@ -109,7 +110,8 @@ class Club:
 
     def warrior(self, name: str) -> dict[str, object]:
         record = self.referee.store.warrior(name)
-        return {"bp": record.sheet.bp, "spent": record.sheet.bp_spent,
-                "status": record.sheet.status.value, "captor": record.captor,
-                "skills": {s.value: v for s, v in record.sheet.skills.items()},
+        sheet = record.sheet_as(Sheet)
+        return {"bp": sheet.bp, "spent": sheet.bp_spent,
+                "status": sheet.status.value, "captor": record.captor,
+                "skills": {s.value: v for s, v in sheet.skills.items()},
                 "in_fight": record.in_fight}
