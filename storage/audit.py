@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from storage.keys import Keyring
 from storage.ledger import (
+    ANCHOR_DIGITS,
     FIGHT_ENTRIES,
     GENESIS,
     Anchor,
@@ -152,7 +153,7 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = ()) -
     if stored is None or stored.last_id != chain.last_id or stored.last_hash != chain.previous:
         report.problems.append(
             f"ledger head does not match row {chain.last_id}: newest rows removed?")
-    report.head = Anchor(chain.last_id, chain.previous[:8]) if chain.walked else None
+    report.head = Anchor(chain.last_id, chain.previous[:ANCHOR_DIGITS]) if chain.walked else None
     _anchors(anchored, chain.last_id, anchors, chain.broken, report)
     _warriors(session, totals, report)
     _fights(session, marks, report)

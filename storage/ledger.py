@@ -57,6 +57,7 @@ __all__ = [
     "FIGHT_ENTRIES",
     "GENESIS",
     "MODERATOR_ENTRIES",
+    "ANCHOR_DIGITS",
     "Anchor",
     "Chain",
     "anchors_in",
@@ -85,6 +86,9 @@ FIGHT_ENTRIES = (Entry.FIGHT_CLOSED, Entry.FIGHT_REOPENED)
 """Rows about a fight, on no warrior."""
 MODERATOR_ENTRIES = (Entry.MODERATOR_ADDED, Entry.MODERATOR_REMOVED)
 """Rows about a moderator named in chat (``detail["name"]``), on no warrior."""
+ANCHOR_DIGITS = 16
+"""Hex digits of a row's hash an anchor says: 64 bits, too many to search for a
+rewrite whose row matches."""
 _ANCHOR = re.compile(r"ledger #(\d+) ([0-9a-fA-F]{8,64})\b")
 
 
@@ -118,13 +122,13 @@ def row_mac(key: bytes, prev_hash: str, row: LedgerRow) -> str:
 @dataclass(frozen=True, slots=True)
 class Anchor:
     """A ledger head as published outside the database: a row id and the start of its
-    MAC (8 hex digits said, more accepted)."""
+    hash (16 hex digits, 64 bits, said; 8 or more accepted from older logs)."""
 
     id: int
     mac: str
 
     def __str__(self) -> str:
-        return f"ledger #{self.id} {self.mac[:8]}"
+        return f"ledger #{self.id} {self.mac[:ANCHOR_DIGITS]}"
 
     @classmethod
     def parse(cls, text: str) -> Anchor:
@@ -158,7 +162,7 @@ def head(session: Session) -> Anchor | None:
     row = head_row(session)
     if row is None or not row.last_id:
         return None
-    return Anchor(row.last_id, row.last_hash[:8])
+    return Anchor(row.last_id, row.last_hash[:ANCHOR_DIGITS])
 
 
 def head_row(session: Session) -> Chain | None:

@@ -58,6 +58,14 @@ class Entry(StrEnum):
     FIGHT_REOPENED = "fight-reopened"
     MODERATOR_ADDED = "moderator-added"
     MODERATOR_REMOVED = "moderator-removed"
+    LEDGER_KEYED = "ledger-keyed"
+    """The first signed row: the club's public key, and the rows before it sealed."""
+    KEY_ROTATED = "key-rotated"
+    """A new signing key introduced, signed by the key it replaces."""
+    SETTING_CHANGED = "setting-changed"
+    """A club or channel setting changed: who, what, why (``detail``)."""
+    UNDO = "undo"
+    """An undo in a fight: what it took back, even when no BP moved (R8.1)."""
 
 
 Status = Literal["free", "prisoner", "dead"]

@@ -62,7 +62,7 @@ from storage.errors import (
     TransactionAborted,
 )
 from storage.keys import Keyring, load_keyring
-from storage.ledger import Anchor
+from storage.ledger import ANCHOR_DIGITS, Anchor
 from storage.models import DEFAULT_NETWORK, Entry
 
 __all__ = ["VERSION_READ", "Unit", "UnitOfWork", "now", "unique_conflict"]
@@ -398,8 +398,8 @@ class UnitOfWork:
     def _append(self, session: Session, **fields: Any) -> None:
         """A ledger row in this transaction; the newest becomes the session's anchor."""
         row = ledger.append(session, self.keyring, **fields)
-        session.info["anchor"] = Anchor(row.id, row.hash[:8])
+        session.info["anchor"] = Anchor(row.id, row.hash[:ANCHOR_DIGITS])
 
     def _append_fight(self, session: Session, fight_id: int, entry: Entry, **fields: Any) -> None:
         row = ledger.append_fight(session, self.keyring, fight_id, entry, **fields)
-        session.info["anchor"] = Anchor(row.id, row.hash[:8])
+        session.info["anchor"] = Anchor(row.id, row.hash[:ANCHOR_DIGITS])
