@@ -54,8 +54,9 @@ def build_referee(
     store.check_signing_key()
     sealed = store.seal_legacy()
     if sealed:
-        log.warning("the ledger was not keyed yet: %d rows now record its warriors and "
-                    "finished fights as they are, under key %s", sealed, keyring.ids[0])
+        log.warning("%d ledger rows written at the start (older rows sealed, or a new key "
+                    "introduced): the ledger is signed with public key %s", sealed,
+                    keyring.signer().public.text)
     workers = odds_workers if odds_workers is not None else start_workers()
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock())
     desk.attach(referee, workers, work_ahead=odds_ahead)

@@ -1,40 +1,47 @@
 """``verify``: the ledger chain proved, and everything the records derive from it
 rebuilt from the chain and compared.
 
-One walk over the rows, a batch at a time, checks each link, hash and MAC
-(:mod:`storage.ledger`), rebuilds every warrior's cached fields (``derived_totals``)
-and keeps every fight's newest ``fight-closed`` or ``fight-reopened`` mark; then the
-head, the published anchors, the warriors and the fights are compared with what the
-chain says. What disagrees is named in ``Report.problems``; nothing is written.
+One walk over the rows, a batch at a time, proves each link, hash, signature and MAC
+(:class:`storage.chain.Walker`), rebuilds every warrior's cached fields
+(``derived_totals``) and keeps every fight's marks (``fight-closed``,
+``fight-reopened``); then the head, the published anchors, the warriors and the fights
+are compared with what the chain says. What disagrees is named in
+``Report.problems``; nothing is written. The comparisons take plain rows, so an export
+is checked by the same code (:mod:`storage.audit_export`).
 """
 
 from __future__ import annotations
 
-import hmac
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from storage.chain import Walker, ranges
 from storage.keys import Keyring
-from storage.ledger import (
-    ANCHOR_DIGITS,
-    FIGHT_ENTRIES,
-    GENESIS,
-    Anchor,
-    fight_digest,
-    head_row,
-    row_hash,
-    row_mac,
-)
+from storage.ledger import ANCHOR_DIGITS, FIGHT_ENTRIES, Anchor, fight_digest, head_row
 from storage.models import Entry, Fight, FightCommand, LedgerRow, Warrior
 from storage.profiles import recorded
+from storage.signing import PublicKey
 
-__all__ = ["VERIFY_BATCH", "Report", "derived_totals", "ranges", "verify"]
+__all__ = [
+    "VERIFY_BATCH",
+    "Marks",
+    "Report",
+    "check_anchors",
+    "check_fights",
+    "check_warriors",
+    "derived_totals",
+    "finish",
+    "ranges",
+    "verify",
+]
 
+DigestOf = Callable[[int, int], "dict[str, str] | None"]
+"""A fight's digests (setup, commands, events) up to a command, as its logs are now."""
 _IDENTITY = ("name", "owner", "system", "culture", "armour", "profile")
 _SETS: dict[str, tuple[str, ...]] = {
     Entry.CREATED: _IDENTITY,
@@ -107,6 +114,8 @@ class Report:
     """The newest row, as an anchor to publish."""
     keyed: bool = False
     """Whether any row is keyed."""
+    keys: list[PublicKey] = field(default_factory=list)
+    """The public keys that signed rows, in order (a rotation adds one)."""
 
     def missing_keys(self, keyring: Keyring) -> list[str]:
         """One line per missing key: its id, the rows, where keys are looked for."""
@@ -115,49 +124,58 @@ class Report:
                 f"a key is looked for in {keyring.looked}" for kid, ids in self.missing.items()]
 
 
-def ranges(ids: Sequence[int]) -> str:
-    """``1..4, 7, 9..12``."""
-    parts: list[str] = []
-    start = previous = None
-    for i in [*sorted(ids), None]:
-        if start is not None and previous is not None and (i is None or i != previous + 1):
-            parts.append(str(start) if start == previous else f"{start}..{previous}")
-            start = None
-        if start is None:
-            start = i
-        previous = i
-    return ", ".join(parts)
-
-
-def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = ()) -> Report:
+def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
+           trusted: Sequence[PublicKey] = ()) -> Report:
     """Prove the chain, the head, every anchor, every warrior's cached fields and every
-    fight's digests; what disagrees is named in ``Report.problems``.
+    fight's digests; what disagrees is named in ``Report.problems``. Signed rows are
+    proved by the ``trusted`` public keys and the keyring's; older rows by its secrets,
+    or by the seal the first signed row holds.
 
     The rows are walked once, ``VERIFY_BATCH`` at a time: what is kept is per warrior
-    (its rebuilt fields), per fight (its newest mark, its digests' problems), the MACs
-    of the rows the anchors name and the ids of legacy or unkeyed rows; never the rows."""
+    (its rebuilt fields), per fight (its marks' digests), the hashes of the rows the
+    anchors name and the ids of legacy or unkeyed rows; never the rows."""
     report = Report()
-    chain = _Chain(keyring, report)
+    walker = Walker(keyring, trusted)
     totals = _totals()
-    marks = _Marks()
+    marks = Marks()
     wanted = {anchor.id for anchor in anchors}
     anchored: dict[int, tuple[str, str | None]] = {}
     for row in _rows(session):
-        chain.step(row)
+        walker.step(row)
         _add_total(totals, row)
-        marks.add(session, row)
+        marks.add(row)
         if row.id in wanted:
             anchored[row.id] = row.hash, row.key_id
-    chain.finish()
+    finish(walker, report)
     stored = head_row(session)
-    if stored is None or stored.last_id != chain.last_id or stored.last_hash != chain.previous:
+    if stored is None or stored.last_id != walker.last_id \
+            or stored.last_hash != walker.previous:
         report.problems.append(
-            f"ledger head does not match row {chain.last_id}: newest rows removed?")
-    report.head = Anchor(chain.last_id, chain.previous[:ANCHOR_DIGITS]) if chain.walked else None
-    _anchors(anchored, chain.last_id, anchors, chain.broken, report)
-    _warriors(session, totals, report)
-    _fights(session, marks, report)
+            f"ledger head does not match row {walker.last_id}: newest rows removed?")
+    check_anchors(anchored, walker.last_id, anchors, walker.broken, report)
+    check_warriors(list(session.scalars(select(Warrior).order_by(Warrior.id))), totals,
+                   report)
+    marks.check(lambda fight, seq: fight_digest(session, fight, seq))
+    fights = session.execute(
+        select(Fight.id, Fight.active, Fight.ending, Fight.winner, Fight.ended_at)
+        .order_by(Fight.id)).all()
+    last_seqs: dict[int, int] = {fight_id: seq for fight_id, seq in session.execute(
+        select(FightCommand.fight_id, func.max(FightCommand.seq))
+        .group_by(FightCommand.fight_id))}
+    check_fights(fights, last_seqs, marks, report)
     return report
+
+
+def finish(walker: Walker, report: Report) -> None:
+    """The walk's end, into ``report``: its problems, notes, missing keys and head."""
+    walker.finish()
+    report.problems += walker.problems
+    report.notes += walker.notes
+    report.missing = walker.missing
+    report.keyed = walker.keyed
+    report.keys = walker.keys_seen
+    report.head = Anchor(walker.last_id, walker.previous[:ANCHOR_DIGITS]) \
+        if walker.walked else None
 
 
 VERIFY_BATCH = 1000
@@ -174,68 +192,7 @@ def _rows(session: Session) -> Iterator[LedgerRow]:
         last = rows[-1].id
 
 
-class _Chain:
-    """Links, hashes and MACs row by row; ``broken`` is the newest row id where the
-    chain is broken or cannot be proved (None: nowhere)."""
-
-    def __init__(self, keyring: Keyring, report: Report) -> None:
-        self.keyring, self.report = keyring, report
-        self.broken: int | None = None
-        self.legacy: list[int] = []
-        self.previous, self.last_id, self.walked = GENESIS, 0, False
-        self.newest_rank: int | None = None
-        self.newest_key = ""
-
-    def _break(self, row: LedgerRow, problem: str | None = None) -> None:
-        if problem is not None:
-            self.report.problems.append(problem)
-        self.broken = row.id
-
-    def step(self, row: LedgerRow) -> None:
-        report = self.report
-        if row.id != self.last_id + 1:
-            self._break(row, f"ledger rows {self.last_id + 1}..{row.id - 1} are missing")
-        if row.prev_hash != self.previous:
-            self._break(row, f"ledger row {row.id}: chain broken before it (row removed or "
-                        "changed)")
-        if row.key_id is None:
-            if report.keyed:
-                self._break(row, f"ledger row {row.id}: no key id after keyed rows (forged as "
-                            "a legacy row)")
-            elif row_hash(row.prev_hash, row) != row.hash:
-                self._break(row, f"ledger row {row.id}: content does not match its hash "
-                            "(edited)")
-            else:
-                self.legacy.append(row.id)
-        else:
-            report.keyed = True
-            key = self.keyring.get(row.key_id)
-            rank = self.keyring.rank(row.key_id)
-            if key is None or rank is None:
-                report.missing.setdefault(row.key_id, []).append(row.id)
-                self._break(row)
-            elif not hmac.compare_digest(row_mac(key, row.prev_hash, row), row.hash):
-                self._break(row, f"ledger row {row.id}: content does not match its MAC "
-                            "(edited, or written without the key)")
-            elif self.newest_rank is not None and rank > self.newest_rank:
-                self._break(row, f"ledger row {row.id}: signed with key {row.key_id}, which "
-                            f"the keys list as older than key {self.newest_key} that signed "
-                            "before it (a retired key in use?)")
-            else:
-                self.newest_rank, self.newest_key = rank, row.key_id
-        self.previous, self.last_id, self.walked = row.hash, row.id, True
-
-    def finish(self) -> None:
-        if self.legacy:
-            sealed = ("the first keyed row after them seals them" if self.report.keyed else
-                      "no keyed row follows them yet, so anyone who can write the database "
-                      "can still rewrite them (the bot seals them when it next starts)")
-            self.report.notes.append(
-                f"ledger rows {ranges(self.legacy)} are legacy rows (plain SHA-256, from "
-                f"before ledger keys): {sealed}")
-
-
-def _anchors(anchored: dict[int, tuple[str, str | None]], last_id: int,
+def check_anchors(anchored: dict[int, tuple[str, str | None]], last_id: int,
              anchors: Sequence[Anchor], broken: int | None, report: Report) -> None:
     """Each anchor against the MAC and key id of the row it names (``anchored``)."""
     for anchor in anchors:
@@ -249,7 +206,7 @@ def _anchors(anchored: dict[int, tuple[str, str | None]], last_id: int,
         mac, kid = found
         if not mac.startswith(anchor.mac):
             report.problems.append(
-                f"{label}: row {anchor.id}'s MAC starts {mac[:len(anchor.mac)]}: the "
+                f"{label}: row {anchor.id}'s hash starts {mac[:len(anchor.mac)]}: the "
                 "ledger was rewritten up to there")
         elif broken is not None and broken >= anchor.id:
             report.problems.append(
@@ -261,8 +218,10 @@ def _anchors(anchored: dict[int, tuple[str, str | None]], last_id: int,
                                 f"head #{last_id}{weak}")
 
 
-def _warriors(session: Session, totals: dict[int, dict[str, Any]], report: Report) -> None:
-    warriors = list(session.scalars(select(Warrior).order_by(Warrior.id)))
+def check_warriors(warriors: Sequence[Any], totals: dict[int, dict[str, Any]],
+                   report: Report) -> None:
+    """Each warrior's stored fields (``Warrior`` rows, or an export's) against the
+    fields the chain gives it."""
     for gone in sorted(set(totals) - {w.id for w in warriors}):
         report.problems.append(f"ledger rows name warrior id {gone}, which is not in the "
                                "database (deleted)")
@@ -289,7 +248,7 @@ def _warriors(session: Session, totals: dict[int, dict[str, Any]], report: Repor
                             "and owners: the bot records them as they are when it next starts")
 
 
-def _cached(warrior: Warrior) -> dict[str, Any]:
+def _cached(warrior: Any) -> dict[str, Any]:
     """The warrior's cached fields by the names the chain gives them."""
     return {"name": warrior.name, "name_key": warrior.name_key, "owner": warrior.owner,
             "system": warrior.system, **recorded(warrior), "bp": warrior.bp,
@@ -307,30 +266,34 @@ class _Mark:
     detail: dict[str, Any]
 
 
-class _Marks:
-    """Per fight, its newest mark and what its marks' digests disagree with, gathered
-    as the rows go by."""
+class Marks:
+    """Per fight, its newest mark, and each mark's digests to check against the fight's
+    logs (``check``), gathered as the rows go by."""
 
     def __init__(self) -> None:
         self.newest: dict[int, _Mark] = {}
         self.problems: defaultdict[int, list[str]] = defaultdict(list)
+        self._digests: list[tuple[int, int, dict[str, Any]]] = []
 
-    def add(self, session: Session, row: LedgerRow) -> None:
+    def add(self, row: Any) -> None:
         if row.entry not in FIGHT_ENTRIES or row.fight_id is None:
             return
         detail = row.detail or {}
-        self.problems[row.fight_id] += _digests(session, row.fight_id, row.id, detail)
+        self._digests.append((row.fight_id, row.id, {
+            name: detail.get(name) for name in ("seq", *(part for part, _ in _PARTS))}))
         kept = {name: detail.get(name) for name in ("ending", "winner", "ended_at", "seq")}
         self.newest[row.fight_id] = _Mark(row.id, row.entry, kept)
 
+    def check(self, digest_of: DigestOf) -> None:
+        """Each mark's digests against ``digest_of(fight, seq)``, the logs' now."""
+        for fight_id, mark, detail in self._digests:
+            self.problems[fight_id] += _digests(digest_of, fight_id, mark, detail)
 
-def _fights(session: Session, marks: _Marks, report: Report) -> None:
-    fights = session.execute(
-        select(Fight.id, Fight.active, Fight.ending, Fight.winner, Fight.ended_at)
-        .order_by(Fight.id)).all()
-    last_seqs: dict[int, int] = {fight_id: seq for fight_id, seq in session.execute(
-        select(FightCommand.fight_id, func.max(FightCommand.seq))
-        .group_by(FightCommand.fight_id))}
+
+def check_fights(fights: Sequence[Any], last_seqs: dict[int, int], marks: Marks,
+                 report: Report) -> None:
+    """Each fight (id, active, ending, winner, ended_at) and its last command against
+    the marks the chain holds of it."""
     for gone in sorted(set(marks.newest) - {f.id for f in fights}):
         report.problems.append(f"fight {gone}: not in the database, but ledger row "
                                f"{marks.newest[gone].id} records it (deleted)")
@@ -365,10 +328,11 @@ def _fights(session: Session, marks: _Marks, report: Report) -> None:
                             "fights: the bot records them as they are when it next starts")
 
 
-def _digests(session: Session, fight_id: int, mark: int, detail: dict[str, Any]) -> list[str]:
+def _digests(digest_of: DigestOf, fight_id: int, mark: int,
+             detail: dict[str, Any]) -> list[str]:
     """Where the fight's digests now differ from those ledger row ``mark`` holds."""
     seq = detail.get("seq")
-    digest = fight_digest(session, fight_id, seq) if isinstance(seq, int) else None
+    digest = digest_of(fight_id, seq) if isinstance(seq, int) else None
     if digest is None:
         return [f"fight {fight_id}: ledger row {mark} holds no digest"]
     return [f"fight {fight_id}: its {what} differs from ledger row {mark} (changed since)"

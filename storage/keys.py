@@ -9,9 +9,12 @@ Keys are looked for in this order, and the first place that has any is used alon
    database has no default: loading fails with a line naming 1 and 2.
 
 A key is a line of at least 32 characters (``#`` starts a comment line); its bytes are
-the line's UTF-8. The first key signs new rows, every key verifies: rotate by putting a
-new key first and keeping the old ones below it. A key id is a fingerprint, the first
-16 hex digits of the key's SHA-256, and is all the database ever holds of a key.
+the line's UTF-8. Each key is the seed of an Ed25519 key (:mod:`storage.signing`):
+the first signs new rows, and anyone checks them with its public key alone
+(``ancath-bot key public``). Older rows, MACs made with the keys themselves, are
+checked with the keys (``key_id``: the first 16 hex digits of the key's SHA-256). Rotate
+by putting a new key first and keeping the old one below it until the bot has started
+once: the old key signs the row that introduces the new one.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import make_url
+
+from storage.signing import PublicKey, SigningKey, signing_key
 
 __all__ = [
     "CONFIG_KEY",
@@ -115,6 +120,30 @@ class Keyring:
         ids = self.ids
         return ids.index(kid) if kid in ids else None
 
+    @property
+    def public_keys(self) -> tuple[PublicKey, ...]:
+        """The public key of each key, in the keys' order."""
+        return tuple(signing_key(k).public for k in self.keys)
+
+    def signer(self, kid: str | None = None) -> SigningKey:
+        """The Ed25519 key that signs new rows (the first key's), or the one whose public
+        key has id ``kid``."""
+        if kid is None:
+            return signing_key(self.signing()[1])
+        for key in self.keys:
+            if signing_key(key).public.id == kid:
+                return signing_key(key)
+        raise KeyringError(f"no ledger key here has the public key {kid} "
+                           f"({self.describe()})")
+
+    def public(self, kid: str) -> PublicKey | None:
+        """The public key with id ``kid``, if one of these keys is its seed."""
+        for key in self.keys:
+            public = signing_key(key).public
+            if public.id == kid:
+                return public
+        return None
+
     def signing(self) -> tuple[str, bytes]:
         """The id and bytes of the key that signs new rows."""
         if not self.keys:
@@ -125,7 +154,9 @@ class Keyring:
     def describe(self) -> str:
         if not self.keys:
             return f"no keys (looked in {self.looked})"
-        return f"key {', '.join(self.ids)} from {self.source}"
+        ids = ", ".join(f"{public.id} (HMAC {kid})"
+                        for public, kid in zip(self.public_keys, self.ids, strict=True))
+        return f"key {ids} from {self.source}"
 
 
 def default_key_path(database: str) -> Path | None:

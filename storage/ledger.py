@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -38,8 +37,18 @@ from typing import Any
 from sqlalchemy import Engine, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from storage.chain import (
+    CONTENT,
+    GENESIS,
+    Walker,
+    canonical,
+    ranges,
+    row_hash,
+    row_mac,
+    signed_hash,
+)
 from storage.errors import StorageError
-from storage.keys import Keyring
+from storage.keys import Keyring, KeyringError
 from storage.models import (
     DEFAULT_NETWORK,
     Entry,
@@ -52,12 +61,13 @@ from storage.models import (
     Warrior,
 )
 from storage.profiles import recorded
+from storage.signing import SigningKey
 
 __all__ = [
+    "ANCHOR_DIGITS",
     "FIGHT_ENTRIES",
     "GENESIS",
     "MODERATOR_ENTRIES",
-    "ANCHOR_DIGITS",
     "Anchor",
     "Chain",
     "anchors_in",
@@ -68,20 +78,16 @@ __all__ = [
     "fight_fields",
     "head",
     "head_row",
+    "holds",
     "identity",
     "is_keyed",
     "moderators",
     "row_hash",
     "row_mac",
     "seal",
+    "signed_hash",
 ]
 
-GENESIS = "0" * 64
-_CONTENT = (
-    "id", "warrior_id", "entry", "bp", "spent", "skill", "skill_value", "status",
-    "captor_id", "detail", "actor", "moderator", "fight_id", "command_seq", "reason",
-    "created_at",
-)
 FIGHT_ENTRIES = (Entry.FIGHT_CLOSED, Entry.FIGHT_REOPENED)
 """Rows about a fight, on no warrior."""
 MODERATOR_ENTRIES = (Entry.MODERATOR_ADDED, Entry.MODERATOR_REMOVED)
@@ -90,30 +96,6 @@ ANCHOR_DIGITS = 16
 """Hex digits of a row's hash an anchor says: 64 bits, too many to search for a
 rewrite whose row matches."""
 _ANCHOR = re.compile(r"ledger #(\d+) ([0-9a-fA-F]{8,64})\b")
-
-
-def canonical(value: Any) -> str:
-    """The JSON text rows and digests are computed over."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-def _content(row: LedgerRow, keyed: bool) -> str:
-    content = {name: getattr(row, name) for name in _CONTENT}
-    if keyed:
-        content["key_id"] = row.key_id
-    return canonical(content)
-
-
-def row_hash(prev_hash: str, row: LedgerRow) -> str:
-    """A legacy row's hash: SHA-256 over the previous hash and its canonical content."""
-    return hashlib.sha256((prev_hash + _content(row, False)).encode()).hexdigest()
-
-
-def row_mac(key: bytes, prev_hash: str, row: LedgerRow) -> str:
-    """A keyed row's MAC: HMAC-SHA256 under ``key`` over the previous row's MAC and the
-    row's canonical content, key id included."""
-    message = (prev_hash + _content(row, True)).encode()
-    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 # -- anchors ----------------------------------------------------------------------------
@@ -181,29 +163,32 @@ def append(session: Session, keyring: Keyring, **fields: Any) -> LedgerRow:
     """Append one row at the end of the chain, signed with the keyring's first key,
     inside the caller's transaction.
 
-    The first keyed row on a chain of legacy rows is preceded by ``attested`` rows:
-    what legacy rows never held (each warrior's name, owner, system and sheet; each
-    finished fight's digests), pinned as stored at that moment. A reason longer than
-    the column holds is refused on every database (PostgreSQL would end the transaction
-    over it, SQLite would keep it)."""
+    The first signed row on a chain of older rows is a ``ledger-keyed`` row sealing them
+    (and, on a chain of legacy rows, ``attested`` rows follow it: what legacy rows never
+    held, each warrior's name, owner, system and sheet, each finished fight's digests,
+    pinned as stored at that moment); the first row a new key signs follows a
+    ``key-rotated`` row the old key signs. A reason longer than the column holds is
+    refused on every database (PostgreSQL would end the transaction over it, SQLite
+    would keep it)."""
     if len(str(fields.get("reason", ""))) > REASON_MOST:
         raise StorageError(f"a reason holds at most {REASON_MOST} characters: say it "
                            "shorter")
-    kid, key = keyring.signing()
+    signer = keyring.signer()
     chain = _locked_head(session)
-    _seal(session, chain, kid, key, str(fields.get("created_at", "")))
-    row = _write(session, chain, kid, key, fields)
+    _ready(session, chain, keyring, signer, str(fields.get("created_at", "")))
+    row = _write(session, chain, signer, fields)
     _keep_head(session, chain)
     return row
 
 
 def seal(session: Session, keyring: Keyring, created_at: str) -> int:
-    """Pin a chain of legacy rows now rather than at the next write (the bot does at its
-    start): the ``attested`` rows ``append`` would write first. Returns how many."""
-    kid, key = keyring.signing()
+    """Write now, rather than at the next append (the bot does at its start), the rows
+    ``append`` would write first: a seal of older rows, or a new key's introduction.
+    Returns how many."""
+    signer = keyring.signer()
     chain = _locked_head(session)
     before = chain.last_id
-    _seal(session, chain, kid, key, created_at)
+    _ready(session, chain, keyring, signer, created_at)
     if chain.last_id != before:
         _keep_head(session, chain)
     return chain.last_id - before
@@ -241,24 +226,73 @@ def _keep_head(session: Session, chain: Chain) -> None:
                                               "key_id": chain.key_id})
 
 
-def _seal(session: Session, chain: Chain, kid: str, key: bytes, created_at: str) -> None:
-    """Attest what the legacy rows never held when the chain's newest row is legacy."""
-    if chain.last_id and chain.key_id is None:
-        newest = session.get(LedgerRow, chain.last_id)
-        if newest is not None and newest.key_id is None:
-            _attest_legacy(session, chain, kid, key, created_at)
+def _ready(session: Session, chain: Chain, keyring: Keyring, signer: SigningKey,
+           created_at: str) -> None:
+    """Make the chain's end ready for a row ``signer`` signs: introduce its key when an
+    older key of the keyring signed the newest row; seal the rows before when the
+    newest is not signed (an HMAC or legacy row)."""
+    if not chain.last_id or chain.key_id == signer.public.id:
+        return
+    older = keyring.public(chain.key_id) if chain.key_id is not None else None
+    if older is not None:
+        _write(session, chain, keyring.signer(older.id), {
+            "warrior_id": None, "entry": Entry.KEY_ROTATED, "actor": "bot",
+            "detail": {"public_key": signer.public.text, "previous": older.text},
+            "created_at": created_at,
+            "reason": f"key {signer.public.id} signs from here, introduced by key {older.id}"})
+        return
+    if chain.key_id is not None and keyring.get(chain.key_id) is None:
+        raise KeyringError(f"the newest ledger row #{chain.last_id} is signed with key "
+                           f"{chain.key_id}, which is not available ({keyring.describe()})")
+    legacy = chain.key_id is None
+    count, digest = _sealable(session, chain, keyring)
+    _write(session, chain, signer, {
+        "warrior_id": None, "entry": Entry.LEDGER_KEYED, "actor": "bot",
+        "detail": {"public_key": signer.public.text, "sealed": count, "seal": digest},
+        "created_at": created_at,
+        "reason": f"rows 1..{count} sealed; from here every row is signed with key "
+                  f"{signer.public.id}, which anyone can check"})
+    if legacy:
+        _attest_legacy(session, chain, signer, created_at)
 
 
-def _write(session: Session, chain: Chain, kid: str, key: bytes,
+_ROWS = select(*(getattr(LedgerRow, name) for name in (
+    *CONTENT, "prev_hash", "hash", "key_id", "signature"))).order_by(LedgerRow.id)
+
+
+def _sealable(session: Session, chain: Chain, keyring: Keyring) -> tuple[int, str]:
+    """The rows before the first signed one, proved with the keyring: how many and their
+    seal digest. A chain that does not verify is never sealed (that would sign a
+    forgery): ``StorageError`` names the first problem."""
+    walker = Walker(keyring)
+    last = 0
+    while rows := session.execute(_ROWS.where(LedgerRow.id > last).limit(1000)).all():
+        for row in rows:
+            walker.step(row)
+        last = rows[-1].id
+    walker.finish()
+    problems = walker.problems or [f"rows {ranges(ids)} are signed with key {kid}, which is "
+                                   "not available" for kid, ids in walker.missing.items()]
+    if walker.last_id != chain.last_id or walker.previous != chain.last_hash:
+        problems.append(f"the ledger head (#{chain.last_id}) is not its newest row "
+                        f"(#{walker.last_id})")
+    if problems:
+        raise StorageError(f"the ledger does not verify ({problems[0]}), so it is not sealed "
+                           "and nothing is written: run ancath-bot audit verify")
+    return walker.last_id, walker.seal
+
+
+def _write(session: Session, chain: Chain, signer: SigningKey,
            fields: dict[str, Any]) -> LedgerRow:
-    """One row after ``chain``'s newest, INSERTed now; the row object is never added to
-    the session (``_locked_head``)."""
-    values = {"id": chain.last_id + 1, "prev_hash": chain.last_hash, "key_id": kid,
-              "bp": 0, "spent": 0, **fields}
+    """One signed row after ``chain``'s newest, INSERTed now; the row object is never
+    added to the session (``_locked_head``)."""
+    values = {"id": chain.last_id + 1, "prev_hash": chain.last_hash,
+              "key_id": signer.public.id, "bp": 0, "spent": 0, **fields}
     row = LedgerRow(hash="", **values)
-    row.hash = values["hash"] = row_mac(key, chain.last_hash, row)
+    row.hash = values["hash"] = signed_hash(chain.last_hash, row)
+    row.signature = values["signature"] = signer.sign(row.hash)
     session.connection().execute(_INSERT_ROW, values)
-    chain.last_id, chain.last_hash, chain.key_id = row.id, row.hash, kid
+    chain.last_id, chain.last_hash, chain.key_id = row.id, row.hash, signer.public.id
     return row
 
 
@@ -269,20 +303,20 @@ def identity(warrior: Warrior) -> dict[str, Any]:
             "culture": sheet["culture"], "armour": sheet["armour"], "profile": sheet["profile"]}
 
 
-def _attest_legacy(session: Session, chain: Chain, kid: str, key: bytes,
+def _attest_legacy(session: Session, chain: Chain, signer: SigningKey,
                    created_at: str) -> None:
     in_chain = set(session.scalars(
         select(LedgerRow.warrior_id).where(LedgerRow.warrior_id.is_not(None)).distinct()))
     for warrior in session.scalars(
         select(Warrior).where(Warrior.id.in_(in_chain)).order_by(Warrior.id)
     ):
-        _write(session, chain, kid, key, {
+        _write(session, chain, signer, {
             "warrior_id": warrior.id, "entry": Entry.ATTESTED, "detail": identity(warrior),
             "actor": "bot", "created_at": created_at,
             "reason": "a warrior from before ledger keys, as stored when they came",
         })
     for fight_id in session.scalars(select(Fight.id).where(~Fight.active).order_by(Fight.id)):
-        _write(session, chain, kid, key, fight_fields(
+        _write(session, chain, signer, fight_fields(
             session, fight_id, Entry.FIGHT_CLOSED, actor="bot", created_at=created_at,
             reason="a fight from before ledger keys, as stored when they came", attested=True))
 
@@ -377,17 +411,27 @@ def append_fight(session: Session, keyring: Keyring, fight_id: int, entry: Entry
 def moderators(rows: Iterable[LedgerRow], keyring: Keyring,
                same: Callable[[str], str] = str) -> list[str]:
     """The moderators added in chat and not removed since, by ``rows`` in order (names
-    compared by ``same(name)``); a row whose MAC does not hold under ``keyring`` counts
-    for nothing."""
+    compared by ``same(name)``); a row that does not hold under ``keyring`` (its
+    signature, or an older row's MAC) counts for nothing."""
     names: dict[str, str] = {}
     for row in rows:
-        key = keyring.get(row.key_id) if row.key_id is not None else None
         name = (row.detail or {}).get("name")
-        if key is None or not isinstance(name, str) or not hmac.compare_digest(
-                row_mac(key, row.prev_hash, row), row.hash):
+        if not isinstance(name, str) or not holds(row, keyring):
             continue
         if row.entry == Entry.MODERATOR_ADDED:
             names[same(name)] = name
         elif row.entry == Entry.MODERATOR_REMOVED:
             names.pop(same(name), None)
     return list(names.values())
+
+
+def holds(row: LedgerRow, keyring: Keyring) -> bool:
+    """Whether one row is what a key of ``keyring`` signed (or MACed)."""
+    if row.key_id is None:
+        return False
+    if row.signature is not None:
+        public = keyring.public(row.key_id)
+        return public is not None and signed_hash(row.prev_hash, row) == row.hash \
+            and public.verifies(row.signature, row.hash)
+    key = keyring.get(row.key_id)
+    return key is not None and hmac.compare_digest(row_mac(key, row.prev_hash, row), row.hash)

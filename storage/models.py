@@ -133,10 +133,16 @@ class LedgerRow(Base):
     prev_hash: Mapped[str] = mapped_column(String(64))
     """The previous row's ``hash`` (64 zeros for the first row)."""
     hash: Mapped[str] = mapped_column(String(64))
-    """HMAC-SHA256 under the key ``key_id`` names; plain SHA-256 on a legacy row."""
+    """SHA-256 over the previous hash and the content, key id included, on a signed row;
+    HMAC-SHA256 under the key ``key_id`` names on an older keyed row; plain SHA-256 on a
+    legacy row."""
     key_id: Mapped[str | None] = mapped_column(String(16))
-    """The signing key's fingerprint (never the key); None on a legacy row, one written
+    """The signing key's fingerprint (never the key): an Ed25519 public key's id on a
+    signed row, an HMAC key's on an older keyed row; None on a legacy row, one written
     before the ledger was keyed."""
+    signature: Mapped[str | None] = mapped_column(String(128))
+    """Ed25519 signature over the row's ``hash`` (``storage.signing``); None on rows from
+    before signatures, which the first signed row seals."""
 
 
 class LedgerHead(Base):

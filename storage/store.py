@@ -40,6 +40,7 @@ from storage.fights import Fights
 from storage.history import History
 from storage.keys import KeyringError
 from storage.ledger import Anchor
+from storage.signing import PublicKey
 from storage.ledger_view import LedgerView
 from storage.records import (
     Award,
@@ -79,11 +80,13 @@ class Store(Warriors, Fights, Club, History, LedgerView):
         with self._tx() as session:
             return ledger.head(session)
 
-    def audit(self, anchors: Sequence[Anchor] = ()) -> Report:
+    def audit(self, anchors: Sequence[Anchor] = (),
+              trusted: Sequence[PublicKey] = ()) -> Report:
         """The chain, its head, the ``anchors``, every warrior's cached fields and every
-        finished fight's digests, checked against the ledger (writes nothing)."""
+        finished fight's digests, checked against the ledger (writes nothing); signed
+        rows by the ``trusted`` public keys as well as the keyring's."""
         with self._tx() as session:
-            return audit.verify(session, self.keyring, anchors)
+            return audit.verify(session, self.keyring, anchors, trusted)
 
     def verify(self) -> list[str]:
         """Every problem ``audit`` finds, and one line per key it could not check with;
@@ -92,8 +95,10 @@ class Store(Warriors, Fights, Club, History, LedgerView):
         return report.problems + report.missing_keys(self.keyring)
 
     def seal_legacy(self) -> int:
-        """On a chain of rows from before keys, write the keyed ``attested`` rows for its
-        warriors and finished fights now; how many (0 when there is nothing to seal)."""
+        """Write now the rows the next append would write first: on a chain of older
+        (HMAC or legacy) rows the signed ``ledger-keyed`` row sealing them (and on legacy
+        rows the ``attested`` rows of its warriors and finished fights), or a new key's
+        ``key-rotated`` row; how many (0 when there is nothing to write)."""
         with self._tx() as session:
             return ledger.seal(session, self.keyring, self._clock())
 
@@ -103,7 +108,8 @@ class Store(Warriors, Fights, Club, History, LedgerView):
         with self._tx() as session:
             chain = ledger.head_row(session)
             kid = chain.key_id if chain is not None else None
-            if kid is not None and self.keyring.get(kid) is None:
+            if kid is not None and self.keyring.get(kid) is None \
+                    and self.keyring.public(kid) is None:
                 raise KeyringError(
                     f"the newest ledger row #{chain.last_id if chain else 0} is signed with "
                     f"key {kid}, which is not available (have {self.keyring.describe()}); "

@@ -15,12 +15,13 @@ first keyed row (its warriors and finished fights attested).
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
+from argparse import Namespace
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from replays import as_json
 from sqlalchemy import Connection, Engine, event, inspect, select, text
 from sqlalchemy.orm import Session
@@ -36,9 +37,11 @@ from rules.replay import replay
 from rules.systems import AN_CATH
 from storage import ledger
 from storage.db import open_database, open_read_only
-from storage.keys import Keyring, key_id
+from storage.errors import StorageError
+from storage.keys import Keyring, KeyringError
 from storage.ledger import Anchor
 from storage.models import LedgerHead, LedgerRow
+from storage.signing import signing_key
 from storage.store import OpenFight, Store
 
 START = """
@@ -149,9 +152,11 @@ def rehash(connection: Connection, start: int, as_legacy: bool = False) -> None:
                        {"id": last, "hash": previous})
 
 
-def forge_row(connection: Connection, as_legacy: bool, **fields: Any) -> int:
+def forge_row(connection: Connection, as_legacy: bool, sign_with: str | None = None,
+              **fields: Any) -> int:
     """Append a row with a correct SHA-256 hash (and the newest row's key id unless
-    ``as_legacy``); returns its id."""
+    ``as_legacy``), or one signed with the key ``sign_with`` (a leaked key); returns
+    its id."""
     newest = rows(connection)[-1]
     row: dict[str, Any] = {name: None for name in CONTENT}
     row.update(bp=0, spent=0, actor="mod", reason="forged", created_at=newest["created_at"])
@@ -164,6 +169,12 @@ def forge_row(connection: Connection, as_legacy: bool, **fields: Any) -> int:
     if has_key_column(connection) and not as_legacy:
         columns.append("key_id")
         values["key_id"] = newest["key_id"]
+    if sign_with is not None:
+        signer = signing_key(sign_with.encode())
+        row["key_id"] = values["key_id"] = signer.public.id
+        row["hash"] = values["hash"] = ledger.signed_hash(newest["hash"], Namespace(**row))
+        values["signature"] = signer.sign(row["hash"])
+        columns.append("signature")
     connection.execute(text(
         f"INSERT INTO ledger ({', '.join(columns)}) VALUES "
         f"({', '.join(':' + c for c in columns)})"), values)
@@ -333,8 +344,8 @@ def test_a_fights_end_gives_the_head_as_its_anchor(store: Store) -> None:
     with store.engine.connect() as connection:
         closing = connection.execute(text(
             "SELECT id, hash FROM ledger WHERE entry = 'fight-closed'")).one()
-    assert fight.anchor == Anchor(closing.id, closing.hash[:8])
-    assert str(fight.anchor) == f"ledger #{closing.id} {closing.hash[:8]}"
+    assert fight.anchor == Anchor(closing.id, closing.hash[:16])
+    assert str(fight.anchor) == f"ledger #{closing.id} {closing.hash[:16]}"
     report = store.audit([fight.anchor, store.anchor()])    # old and newest both hold
     assert report.problems == []
     assert naming(report.notes, f"anchor ledger #{closing.id}", "holds")
@@ -379,11 +390,15 @@ def test_anchors_are_found_in_any_text() -> None:
 # -- keys ------------------------------------------------------------------------------------
 
 
+def public_id(key: str) -> str:
+    return signing_key(key.encode()).public.id
+
+
 def test_rows_signed_by_a_key_that_is_not_available_are_named(store: Store) -> None:
     filled(store)
     other = Store(store.engine, keyring=Keyring.of(NEW_KEY, source="a key file"))
     report = other.audit()
-    kid = key_id(KEY.encode())
+    kid = public_id(KEY)
     assert list(report.missing) == [kid] and report.problems == []
     (line,) = report.missing_keys(other.keyring)
     assert line.startswith(f"ledger key {kid} is not available: it signed ledger rows 1..")
@@ -391,45 +406,52 @@ def test_rows_signed_by_a_key_that_is_not_available_are_named(store: Store) -> N
     assert other.verify() == [line]
 
 
-def test_a_rotated_key_signs_new_rows_and_the_old_one_still_verifies(store: Store) -> None:
+def test_a_rotated_key_is_introduced_by_a_row_the_old_key_signs(store: Store) -> None:
     filled(store)
     rotated = Store(store.engine, keyring=Keyring.of(NEW_KEY, KEY))
     rotated.adjust_bp("Olaf", 5, "mod", "after the rotation")
     with store.engine.connect() as connection:
-        kids = connection.execute(text("SELECT key_id FROM ledger ORDER BY id")).scalars().all()
-    assert set(kids[:-1]) == {key_id(KEY.encode())} and kids[-1] == key_id(NEW_KEY.encode())
+        kids, entries = zip(*connection.execute(text(
+            "SELECT key_id, entry FROM ledger ORDER BY id")), strict=True)
+    assert set(kids[:-1]) == {public_id(KEY)} and kids[-1] == public_id(NEW_KEY)
+    assert entries[-2:] == ("key-rotated", "moderator-bp")
     assert rotated.verify() == []
-    assert list(store.audit().missing) == [key_id(NEW_KEY.encode())]   # the old key alone
+    new_public = signing_key(NEW_KEY.encode()).public
+    assert store.verify() == []                   # the old key's row vouches for the new one
+    assert Store(store.engine, keyring=Keyring()).audit(trusted=[new_public]).problems == []
 
 
 def test_a_retired_key_used_after_a_rotation_is_caught(store: Store) -> None:
-    """The old key leaked, so it was rotated out of signing: rows it signs after rows
-    signed by the newer key are named, though their MACs are right."""
+    """The old key leaked, so it was rotated out of signing: a row it signs after the
+    newer key took over is named, though its signature is right."""
     filled(store)
     Store(store.engine, keyring=Keyring.of(NEW_KEY, KEY)).adjust_bp("Olaf", 5, "mod", "later")
-    with Session(store.engine) as session, session.begin():
-        forged = ledger.append(session, Keyring.of(KEY), warrior_id=1, entry="moderator-bp",
-                               bp=100, actor="mod", moderator="mod", reason="with the old key",
-                               created_at="2030-01-01T00:00:00+00:00")
-        session.flush()
-        forged_id = forged.id
-        session.execute(text("UPDATE warriors SET bp = bp + 100 WHERE id = 1"))
+    with pytest.raises(KeyringError, match="not available"):    # the bot will not
+        Store(store.engine, keyring=Keyring.of(KEY)).adjust_bp("Olaf", 5, "mod", "old key")
+    with store.engine.begin() as connection:
+        forged_id = forge_row(connection, False, warrior_id=1, entry="moderator-bp", bp=100,
+                              sign_with=KEY)
+        connection.execute(text("UPDATE warriors SET bp = bp + 100 WHERE id = 1"))
     problems = Store(store.engine, keyring=Keyring.of(NEW_KEY, KEY)).verify()
-    assert naming(problems, f"ledger row {forged_id}:", "older", "retired"), problems
+    assert naming(problems, f"ledger row {forged_id}:", f"signed by key {public_id(KEY)}",
+                  "in force"), problems
 
 
-def test_a_mac_is_hmac_sha256_under_the_key_over_the_previous_mac_and_the_content(
+def test_a_row_hash_is_sha256_over_the_previous_hash_and_the_content_signed_by_ed25519(
     store: Store,
 ) -> None:
     filled(store)
+    public = signing_key(KEY.encode()).public
     with Session(store.engine) as session:
         first, second = session.scalars(select(LedgerRow).order_by(LedgerRow.id).limit(2))
         content = {name: getattr(second, name) for name in CONTENT}
         content["key_id"] = second.key_id
         message = first.hash + json.dumps(content, sort_keys=True, separators=(",", ":"))
-        assert second.prev_hash == first.hash and second.key_id == key_id(KEY.encode())
-        assert second.hash == hmac.new(KEY.encode(), message.encode(), hashlib.sha256
-                                       ).hexdigest()
+        assert second.prev_hash == first.hash and second.key_id == public.id
+        assert second.hash == hashlib.sha256(message.encode()).hexdigest()
+        assert second.signature is not None
+        Ed25519PublicKey.from_public_bytes(public.raw).verify(
+            bytes.fromhex(second.signature), b"ancath-bot ledger row " + second.hash.encode())
         assert KEY not in json.dumps([r.detail for r in session.scalars(select(LedgerRow))])
 
 
@@ -606,12 +628,12 @@ def test_the_first_keyed_row_seals_the_legacy_past(store: Store, legacy: OpenFig
         legacy_rows = connection.execute(text("SELECT COUNT(*) FROM ledger")).scalar_one()
     store.adjust_bp("Gorbag", 1, "mod", "the first keyed row")
     entries = [(r["entry"], r["key"]) for r in store.ledger()][legacy_rows:]
-    kid = key_id(KEY.encode())
-    assert entries == [("attested", kid), ("attested", kid), ("fight-closed", kid),
-                       ("moderator-bp", kid)]
+    kid = public_id(KEY)
+    assert entries == [("ledger-keyed", kid), ("attested", kid), ("attested", kid),
+                       ("fight-closed", kid), ("moderator-bp", kid)]
     report = store.audit()
     assert report.problems == [] and report.keyed
-    assert naming(report.notes, "legacy rows", "the first keyed row after them seals them")
+    assert naming(report.notes, "legacy rows", "the first signed row seals them")
 
     with store.engine.begin() as connection:      # owner theft of a legacy warrior
         connection.execute(text("UPDATE warriors SET owner = 'mallory' WHERE name_key = 'olaf'"))
@@ -647,8 +669,10 @@ def test_rewriting_the_legacy_past_breaks_the_first_keyed_row(
                                         "hash = :hash WHERE id = :id"), row)
             previous = row["hash"]
     problems = store.verify()
-    assert problems == [f"ledger row {legacy_rows[-1] + 1}: chain broken before it (row "
-                        "removed or changed)"], problems
+    sealing = legacy_rows[-1] + 1
+    assert problems == [f"ledger row {sealing}: chain broken before it (row removed or "
+                        "changed)", f"ledger row {sealing}: its seal does not match rows "
+                        f"1..{sealing - 1} (an older row edited, dropped or inserted)"], problems
 
 
 def test_the_bot_seals_a_database_from_before_keys_when_it_starts(
@@ -662,7 +686,7 @@ def test_the_bot_seals_a_database_from_before_keys_when_it_starts(
     referee = build_referee(BotConfig(), database=database_url, keyring=Keyring.of(KEY),
                             odds_workers=InlineExecutor())
     try:
-        assert "3 rows now record its warriors and finished fights" in caplog.text
+        assert "4 ledger rows written at the start" in caplog.text
         assert referee.store.seal_legacy() == 0                      # once only
         with store.engine.begin() as connection:  # after it: caught, no write needed
             connection.execute(text(
@@ -670,3 +694,69 @@ def test_the_bot_seals_a_database_from_before_keys_when_it_starts(
         assert naming(store.verify(), "warrior Olaf: owner is 'mallory'")
     finally:
         referee.store.engine.dispose()
+
+
+# -- a club whose rows were HMAC-keyed, before signatures ------------------------------------
+
+
+def _hmac_append(session: Session, keyring: Keyring, **fields: Any) -> LedgerRow:
+    """``ledger.append`` as the code before signatures had it: an HMAC-SHA256 under the
+    secret, its key id the secret's fingerprint, no signature."""
+    head = session.execute(select(LedgerHead).where(LedgerHead.id == 1).with_for_update()
+                           ).scalar_one()
+    kid, key = keyring.signing()
+    row = LedgerRow(id=head.last_id + 1, prev_hash=head.last_hash, hash="", key_id=kid,
+                    **{"bp": 0, "spent": 0, **fields})
+    row.hash = ledger.row_mac(key, head.last_hash, row)
+    session.add(row)
+    head.last_id, head.last_hash, head.key_id = row.id, row.hash, kid
+    return row
+
+
+@pytest.fixture
+def hmac_club(store: Store, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The records as the HMAC-keyed code left them; returns how many rows."""
+    with monkeypatch.context() as patched:
+        patched.setattr(ledger, "append", _hmac_append)
+        filled(store)
+    with store.engine.connect() as connection:
+        assert connection.execute(text("SELECT COUNT(*) FROM ledger WHERE signature IS NOT "
+                                       "NULL")).scalar_one() == 0
+        return int(connection.execute(text("SELECT COUNT(*) FROM ledger")).scalar_one())
+
+
+def test_an_hmac_club_is_sealed_by_one_signed_row_and_the_public_key_then_proves_it(
+    store: Store, hmac_club: int,
+) -> None:
+    public = signing_key(KEY.encode()).public
+    unsigned = Store(store.engine, keyring=Keyring())
+    assert naming(unsigned.audit(trusted=[public]).problems, "no ledger row is signed")
+    assert store.verify() == []                     # the secret still proves the MACs
+    assert store.seal_legacy() == 1 and store.seal_legacy() == 0
+    (keyed,) = [r for r in store.ledger() if r["entry"] == "ledger-keyed"]
+    assert keyed["id"] == hmac_club + 1
+    assert store.verify() == []
+    assert unsigned.audit(trusted=[public]).problems == []     # the public key alone
+
+
+def test_an_hmac_row_edited_after_the_seal_fails_with_the_public_key_alone(
+    store: Store, hmac_club: int,
+) -> None:
+    store.seal_legacy()
+    with store.engine.begin() as connection:
+        connection.execute(text("UPDATE ledger SET bp = 300 WHERE reason = 'grant'"))
+        connection.execute(text("UPDATE warriors SET bp = bp + 270 WHERE name_key = 'olaf'"))
+    public = signing_key(KEY.encode()).public
+    problems = Store(store.engine, keyring=Keyring()).audit(trusted=[public]).problems
+    assert naming(problems, f"ledger row {hmac_club + 1}: its seal does not match"), problems
+
+
+def test_an_hmac_chain_that_does_not_verify_is_never_sealed(
+    store: Store, hmac_club: int,
+) -> None:
+    with store.engine.begin() as connection:
+        connection.execute(text("UPDATE ledger SET bp = 300 WHERE reason = 'grant'"))
+    with pytest.raises(StorageError, match=r"does not verify .*not sealed"):
+        store.seal_legacy()
+    with store.engine.connect() as connection:
+        assert connection.execute(text("SELECT COUNT(*) FROM ledger")).scalar_one() == hmac_club
