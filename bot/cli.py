@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import getpass
 import importlib.metadata
 import json
@@ -28,12 +27,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from bot.app import build_referee, freeze_start
+from bot.app import build_referee, freeze_start, stop_referee
 from bot.chat.moderators import hash_password, password_key
 from bot.config import ConfigError, load_config, network_name
 from bot.console import DEFAULT_CHANNEL, serve
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
 from bot.irc.supervisor import IrcBot
+from bot.ledger_csv import csv_chunks
 from bot.logs import setup_logging
 from bot.odds import desk
 from bot.odds.worker import start_workers
@@ -52,7 +52,6 @@ from storage.db import (
 from storage.errors import DatabaseProblem
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
 from storage.ledger import Anchor, anchors_in
-from storage.ledger_view import CSV_COLUMNS
 from storage.records import LedgerEntry
 from storage.store import StorageError, Store
 
@@ -236,9 +235,7 @@ def _print_ledger(rows: Iterable[LedgerEntry], form: str) -> None:
         print("[]" if sep == "[\n" else "\n]")
         return
     if form == "csv":
-        writer = csv.DictWriter(sys.stdout, CSV_COLUMNS, extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
+        sys.stdout.writelines(csv_chunks(rows))
         return
     for row in rows:
         bp = f"{row['bp']:+.1f}" if row["bp"] else ""
@@ -301,7 +298,7 @@ def _serve(args: argparse.Namespace) -> int:
             print(f"ancath-bot: {error}", file=sys.stderr)
             return 3
     finally:
-        desk.close(referee)
+        stop_referee(referee)
     if isinstance(dice, ScriptedDice) and dice.left:
         print(f"ancath-bot: {dice.left} scripted dice left over", file=sys.stderr)
         return 4

@@ -24,14 +24,11 @@ from storage.replay import UNDO
 from storage.unit_of_work import UnitOfWork
 from storage.warriors import warrior_row
 
-__all__ = ["CSV_COLUMNS", "LEDGER_BATCH", "LedgerFilter", "LedgerPage", "LedgerView"]
+__all__ = ["LEDGER_BATCH", "LedgerFilter", "LedgerPage", "LedgerView"]
 
 _Columns = tuple[Any, ...]
 LEDGER_BATCH = 1000
 """Ledger rows read per query when they are streamed."""
-CSV_COLUMNS = ("id", "at", "warrior", "entry", "bp", "spent", "skill", "skill_value", "status",
-               "actor", "moderator", "fight", "reason")
-"""The columns of the ledger as CSV (``ancath-bot ledger --format csv``, the download)."""
 _LEDGER_COLUMNS: _Columns = (
     LedgerRow.id, LedgerRow.entry, LedgerRow.bp, LedgerRow.spent, LedgerRow.skill,
     LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,

@@ -1,33 +1,21 @@
 """The ledger downloads, CSV and JSON, written as the rows stream in: a chunk of text
 per ``CHUNK`` rows, so memory stays flat however many rows the filter picks. The rows
 are those of ``ancath-bot ledger`` (the same keys and columns), shown as every page
-shows them (``redact.ledger_fields``); a CSV cell a spreadsheet would run as a formula
-(``=``, ``+``, ``-``, ``@``, a tab or a carriage return first) starts with ``'``."""
+shows them (``redact.ledger_fields``). The CSV is ``ancath-bot ledger --format csv``'s
+(:mod:`bot.ledger_csv`), formulas neutralised."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from bot import ledger_csv
+from bot.ledger_csv import CHUNK
 from bot.web.redact import ledger_fields
-from storage.ledger_view import CSV_COLUMNS
 from storage.records import LedgerEntry
 
-__all__ = ["CHUNK", "csv_chunks", "json_chunks", "spreadsheet_safe"]
-
-CHUNK = 500
-"""Rows per piece of a download."""
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(value: Any) -> Any:
-    """Text a spreadsheet would take for a formula, quoted so it stays text."""
-    if isinstance(value, str) and value.startswith(_FORMULA):
-        return "'" + value
-    return value
+__all__ = ["csv_chunks", "json_chunks"]
 
 
 def _pieces(rows: Iterable[LedgerEntry]) -> Iterator[list[dict[str, Any]]]:
@@ -43,15 +31,7 @@ def _pieces(rows: Iterable[LedgerEntry]) -> Iterator[list[dict[str, Any]]]:
 
 def csv_chunks(rows: Iterable[LedgerEntry]) -> Iterator[str]:
     """The CSV text: the header, then the rows a chunk at a time."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore")
-    writer.writeheader()
-    yield out.getvalue()
-    for piece in _pieces(rows):
-        out.seek(0)
-        out.truncate()
-        writer.writerows({k: spreadsheet_safe(v) for k, v in row.items()} for row in piece)
-        yield out.getvalue()
+    return ledger_csv.csv_chunks(ledger_fields(row) for row in rows)
 
 
 def json_chunks(rows: Iterable[LedgerEntry]) -> Iterator[str]:

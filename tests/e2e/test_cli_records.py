@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import sqlite3
 import subprocess
@@ -98,3 +100,32 @@ def test_show_an_an_cath_warrior_in_plain_text(tmp_path: Path) -> None:
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout.splitlines()[:3] == ["name: Gorbag", "owner: gob", "culture: goblin"]
     assert "system" not in plain.stdout
+
+
+def test_the_ledger_csv_neutralises_formulas_as_the_web_download_does(tmp_path: Path) -> None:
+    """One writer (``bot.ledger_csv``): the same bytes from the command line and the web,
+    each reason a spreadsheet would run kept as text."""
+    from starlette.testclient import TestClient
+
+    from bot.web.app import make_app
+    from storage.db import open_read_only
+    from storage.keys import Keyring
+
+    db = str(tmp_path / "club.sqlite3")
+    store = Store(open_database(db))
+    sheet, _ = create_warrior("Gorbag", Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
+    store.create_warrior(sheet, "gob")
+    reasons = ['=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)", "\tx", "\r=x"]
+    for reason in reasons:
+        store.adjust_bp("Gorbag", 1, "mod", reason)
+    store.engine.dispose()
+    shown = subprocess.run([sys.executable, "-m", "bot.cli", "ledger", "--db", db, "--format",
+                            "csv"], capture_output=True, timeout=60)
+    assert shown.returncode == 0, shown.stderr
+    engine = open_read_only(db)
+    web = TestClient(make_app(Store(engine, keyring=Keyring()))).get("/ledger.csv")
+    engine.dispose()
+    assert web.status_code == 200 and web.content == shown.stdout
+    got = [row["reason"] for row in csv.DictReader(io.StringIO(shown.stdout.decode(),
+                                                               newline=""))]
+    assert got[1:] == ["'" + reason for reason in reasons]
