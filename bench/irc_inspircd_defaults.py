@@ -30,6 +30,7 @@ import contextlib
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,9 +115,9 @@ async def measure(server: InspircdServer, folder: Path, seconds: float, channels
         message = outbox.message
 
         def counted(target: str, text: str, priority: Priority = Priority.CHATTER,
-                    command: str = "PRIVMSG") -> int:
+                    command: str = "PRIVMSG", fit: Callable[[int], str] | None = None) -> int:
             nonlocal queued
-            lines = message(target, text, priority, command)
+            lines = message(target, text, priority, command, fit)
             queued += lines
             return lines
 

@@ -2,7 +2,7 @@
 
     python bench/ledger_memory.py [--rows N] [--warriors W] [--dir DIR]
 
-Fills two new SQLite files with a valid keyed ledger, N/10 and N rows (default 100000):
+Fills two new SQLite files with a valid signed ledger, N/10 and N rows (default 100000):
 W warriors (default 50) created through ``storage.store.Store``, then moderator BP
 changes written in bulk, each row MAC'd and chained as ``storage.ledger.append`` does,
 the warriors' cached BP and the ledger head set to match, so ``audit verify`` proves it
@@ -37,9 +37,10 @@ from sqlalchemy.orm import Session  # noqa: E402
 from rules.ancath.sheet import create_warrior  # noqa: E402
 from rules.ancath.tables import Culture, Skill  # noqa: E402
 from storage.db import open_database  # noqa: E402
-from storage.keys import Keyring, key_id, new_key  # noqa: E402
-from storage.ledger import row_mac  # noqa: E402
+from storage.keys import Keyring, new_key  # noqa: E402
+from storage.ledger import signed_hash  # noqa: E402
 from storage.models import LedgerHead, LedgerRow, Warrior  # noqa: E402
+from storage.signing import signing_key  # noqa: E402
 from storage.store import Store  # noqa: E402
 
 CHUNK = 5000
@@ -60,7 +61,8 @@ def fill(path: Path, rows: int, warriors: int, key: str) -> float:
         for name in names:
             sheet, _ = create_warrior(name, Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
             store.create_warrior(sheet, name.lower())
-        kid, secret = key_id(key.encode()), key.encode()
+        signer = signing_key(key.encode())
+        kid = signer.public.id
         with Session(engine) as session, session.begin():
             chain = session.get_one(LedgerHead, 1)
             ids = [w.id for w in session.query(Warrior).order_by(Warrior.id)]
@@ -80,7 +82,8 @@ def fill(path: Path, rows: int, warriors: int, key: str) -> float:
                     "created_at": "2024-05-01T12:00:00.000000+00:00",
                     "prev_hash": previous, "key_id": kid,
                 }
-                fields["hash"] = previous = row_mac(secret, previous, LedgerRow(**fields))
+                fields["hash"] = previous = signed_hash(previous, LedgerRow(**fields))
+                fields["signature"] = signer.sign(previous)
                 batch.append(fields)
                 next_id += 1
                 if len(batch) == CHUNK:
@@ -125,6 +128,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         key = new_key()
         key_file = Path(scratch) / "ledger.key"
         key_file.write_text(key + "\n", encoding="utf-8")
+        key_file.chmod(0o600)
         sizes = {"small": args.rows // 10, "large": args.rows}
         rates = []
         dbs = {}

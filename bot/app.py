@@ -1,5 +1,5 @@
 """Wiring: one function builds the referee from the configuration (store and its ledger
-keys, dice, clock, and where ``!odds`` are worked out)."""
+keys, dice, clock, and where ``!odds`` are worked out), another stops it."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ from bot.odds import desk
 from bot.odds.worker import start_workers
 from bot.referee import Referee
 from storage import ledger
-from storage.db import open_database
+from storage.db import close_database, open_database
+from storage.errors import DatabaseProblem
 from storage.keys import Keyring, default_key_path, load_keyring
 from storage.store import Store
 
-__all__ = ["build_referee", "freeze_start"]
+__all__ = ["build_referee", "freeze_start", "stop_referee"]
 
 log = logging.getLogger(__name__)
 
@@ -70,3 +71,15 @@ def freeze_start() -> None:
     made, a 70-90 ms pause in the middle of play. Once, after :func:`build_referee`."""
     gc.collect()
     gc.freeze()
+
+
+def stop_referee(referee: Referee) -> None:
+    """After the referee's last command: its ``!odds`` workers stopped and its store's
+    connections closed, a SQLite file's write-ahead log checkpointed into it, so that
+    file alone holds every record. A checkpoint that cannot finish is logged, not
+    raised (on a fault, the fault is what the stop reports)."""
+    desk.close(referee)
+    try:
+        close_database(referee.store.engine)
+    except DatabaseProblem as problem:
+        log.warning("%s", problem)

@@ -4,9 +4,10 @@
 verify`` serve leadership, and ``web`` serves them the leadership pages beside the bot
 (:mod:`bot.web`); ``db upgrade``, ``db current`` and ``db downgrade`` keep the schema,
 ``db home-network`` shows or sets the club's home network, ``backup`` copies a SQLite
-database; ``key new`` and ``key ids`` help keep the ledger keys. ``ledger`` and ``audit
-verify`` never change the database (no migration; a read-only file or a backup copy can
-be checked).
+database; ``key new``, ``key ids`` and ``key public`` help keep the ledger keys;
+``audit export`` writes what ``audit verify --export`` checks with the public key alone
+(:mod:`bot.audit_cli`). ``ledger`` and ``audit verify`` never change the database (no
+migration; a read-only file or a backup copy can be checked).
 
 Exit status: 0 done (for ``audit verify``: all proved), 1 ``audit verify`` found
 problems, 2 an error (a bad option, configuration or database, or a ledger key that is
@@ -24,10 +25,11 @@ import signal
 import sys
 import textwrap
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
+from bot import audit_cli
 from bot.app import build_referee, freeze_start, stop_referee
+from bot.audit_cli import public_key
 from bot.chat.moderators import hash_password, password_key
 from bot.config import ConfigError, load_config, network_name
 from bot.console import DEFAULT_CHANNEL, serve
@@ -51,7 +53,7 @@ from storage.db import (
 )
 from storage.errors import DatabaseProblem
 from storage.keys import Keyring, KeyringError, load_keyring, new_key
-from storage.ledger import Anchor, anchors_in
+from storage.ledger import Anchor
 from storage.records import LedgerEntry
 from storage.store import StorageError, Store
 
@@ -109,11 +111,20 @@ def build_parser() -> argparse.ArgumentParser:
     verify = with_keys(with_db(audit.add_parser(
         "verify", help="check the ledger chain, every warrior and every finished fight")))
     verify.add_argument("--anchor", action="append", type=_anchor, default=[],
-                        metavar="ID:MAC", help="a published ledger head (4123:9f2c1a7e) the "
-                        "chain must still extend; repeatable")
+                        metavar="ID:HASH", help="a published ledger head "
+                        "(4123:9f2c1a7e0b5d8c33) the chain must still extend; repeatable")
     verify.add_argument("--anchors", action="append", default=[], metavar="FILE",
-                        help="any text (a channel log): every 'ledger #<id> <mac>' in it is "
+                        help="any text (a channel log): every 'ledger #<id> <hash>' in it is "
                         "an anchor; repeatable")
+    verify.add_argument("--export", metavar="FILE", help="check this audit export instead "
+                        "of a database: no database and no secret needed, only --public-key")
+    verify.add_argument("--public-key", type=public_key, metavar="KEY",
+                        help="the club's public key (ed25519:<64 hex>, as key public prints "
+                        "it): signed rows must be this key's, or introduced by it")
+    export = with_keys(with_db(audit.add_parser(
+        "export", help="write every ledger row with what proves it, every fight's logs and "
+        "every warrior, as JSON Lines anyone can check with the public key")))
+    export.add_argument("--out", required=True, metavar="FILE", help="the file to write")
 
     key = sub.add_parser("key", help="ledger keys").add_subparsers(dest="action",
                                                                    required=True)
@@ -121,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "to rotate)")
     with_keys(with_db(key.add_parser("ids", help="the ids of the ledger keys configured, "
                                      "and which one signs")))
+    with_keys(with_db(key.add_parser("public", help="the public key anyone checks the "
+                                     "ledger with: one line, ed25519:<64 hex>")))
 
     moderator = sub.add_parser("moderator", help="moderators who log in by password")
     password = with_keys(with_db(moderator.add_subparsers(dest="action", required=True)
@@ -176,46 +189,15 @@ def _keyring(args: argparse.Namespace, url: str, *, create: bool = False) -> Key
     return load_keyring(url, key_file, create=create)
 
 
-def _verify(args: argparse.Namespace, url: str) -> int:
-    """``audit verify``: 0 all proved, 1 problems, 2 a ledger key is not available."""
-    anchors: list[Anchor] = list(args.anchor)
-    for name in args.anchors:
-        try:
-            text = Path(name).read_text(encoding="utf-8", errors="replace")
-        except OSError as error:
-            raise ConfigError(f"{name}: cannot read: {error.strerror}") from error
-        found = anchors_in(text)
-        if not found:
-            print(f"note: {name}: no 'ledger #<id> <mac>' anchors in it")
-        anchors += [anchor for anchor in found if anchor not in anchors]
-    keyring = _keyring(args, url)
-    report = Store(open_read_only(url), keyring=keyring).audit(anchors)
-    for problem in report.problems:
-        print(problem)
-    for note in report.notes:
-        print(f"note: {note}")
-    missing = report.missing_keys(keyring)
-    for line in missing:
-        print(f"ancath-bot: {line}", file=sys.stderr)
-    if missing:
-        return 2
-    if report.problems:
-        return 1
-    if report.head is not None:
-        print(f"note: the head is {report.head} (publish it to anchor the ledger)")
-    print("ledger intact; every total matches")
-    return 0
-
-
 def _key_ids(args: argparse.Namespace, url: str) -> int:
     keyring = _keyring(args, url)
     if not keyring.keys:
         print(f"ancath-bot: no ledger keys; a key is looked for in {keyring.looked}",
               file=sys.stderr)
         return 2
-    for place, kid in enumerate(keyring.ids):
-        print(f"{kid} {'signs and verifies' if place == 0 else 'verifies'} "
-              f"(from {keyring.source})")
+    for place, (public, kid) in enumerate(zip(keyring.public_keys, keyring.ids, strict=True)):
+        print(f"{public.id} {'signs and verifies' if place == 0 else 'verifies'} "
+              f"(from {keyring.source}; its HMAC id, of older rows: {kid})")
     return 0
 
 
@@ -244,7 +226,7 @@ def _print_ledger(rows: Iterable[LedgerEntry], form: str) -> None:
         who = row["actor"] + (f" (mod {row['moderator']})" if row["moderator"] else "")
         whose = row["warrior"] or f"fight {row['fight']}"   # a fight's row is on no warrior
         fields = [str(row["id"]), row["at"][:19], whose, row["entry"], bp, spent,
-                  skill, row["status"] or "", who, row["reason"]]
+                  skill, row["status"] or "", row["detail"], who, row["reason"]]
         print("  ".join(f for f in fields if f))
 
 
@@ -398,15 +380,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "key" and args.action == "new":
             print(new_key())
             return 0
+        if args.command == "audit" and args.action == "verify" and args.export:
+            return audit_cli.verify(args, None, _keyring)
         url = _database(args)
         if args.command == "db":
             return _db(args, url)
         if args.command == "backup":
             return _backup(args, url)
         if args.command == "key":
+            if args.action == "public":
+                return audit_cli.key_public(args, url, _keyring)
             return _key_ids(args, url)
         if args.command == "audit":
-            return _verify(args, url)
+            run = audit_cli.verify if args.action == "verify" else audit_cli.export
+            return run(args, url, _keyring)
         if args.command == "web":
             # Starlette and uvicorn are imported for the pages only
             from bot.web.server import serve as serve_web

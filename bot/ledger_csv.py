@@ -16,7 +16,7 @@ __all__ = ["CHUNK", "CSV_COLUMNS", "csv_chunks", "spreadsheet_safe"]
 CHUNK = 500
 """Rows per piece of text."""
 CSV_COLUMNS = ("id", "at", "warrior", "entry", "bp", "spent", "skill", "skill_value", "status",
-               "actor", "moderator", "fight", "reason")
+               "actor", "moderator", "fight", "reason", "detail")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 

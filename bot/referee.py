@@ -146,7 +146,7 @@ class Referee:
         table = self.tables.get(channel)
         if table is None or table.fight is None:
             return None
-        return Outgoing(table.channel, play.resumed(self, table), Priority.FIGHT)
+        return play.resumed(self, table)
 
     def serves(self, channel: str) -> bool:
         """Whether ``channel`` is this referee's: any channel of its network when the

@@ -31,11 +31,13 @@ __all__ = [
     "VERIFY_BATCH",
     "Marks",
     "Report",
+    "add_total",
     "check_anchors",
     "check_fights",
     "check_warriors",
     "derived_totals",
     "finish",
+    "new_totals",
     "ranges",
     "verify",
 ]
@@ -64,19 +66,19 @@ def derived_totals(rows: Iterable[LedgerRow]) -> dict[int, dict[str, Any]]:
     """Per warrior, what the ledger says: bp, bp_spent, skills, status, captor_id, and
     name, owner, system, culture, armour and profile where the ledger records them
     (legacy rows may leave them out)."""
-    totals = _totals()
+    totals = new_totals()
     for row in rows:
-        _add_total(totals, row)
+        add_total(totals, row)
     return totals
 
 
-def _totals() -> defaultdict[int, dict[str, Any]]:
+def new_totals() -> defaultdict[int, dict[str, Any]]:
     return defaultdict(
         lambda: {"bp": 0, "bp_spent": 0, "skills": {}, "status": "free", "captor_id": None}
     )
 
 
-def _add_total(totals: defaultdict[int, dict[str, Any]], row: LedgerRow) -> None:
+def add_total(totals: defaultdict[int, dict[str, Any]], row: Any) -> None:
     """What one row changes of its warrior's totals."""
     if row.warrior_id is None:
         return
@@ -136,13 +138,13 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
     anchors name and the ids of legacy or unkeyed rows; never the rows."""
     report = Report()
     walker = Walker(keyring, trusted)
-    totals = _totals()
+    totals = new_totals()
     marks = Marks()
     wanted = {anchor.id for anchor in anchors}
     anchored: dict[int, tuple[str, str | None]] = {}
     for row in _rows(session):
         walker.step(row)
-        _add_total(totals, row)
+        add_total(totals, row)
         marks.add(row)
         if row.id in wanted:
             anchored[row.id] = row.hash, row.key_id
@@ -283,6 +285,11 @@ class Marks:
             name: detail.get(name) for name in ("seq", *(part for part, _ in _PARTS))}))
         kept = {name: detail.get(name) for name in ("ending", "winner", "ended_at", "seq")}
         self.newest[row.fight_id] = _Mark(row.id, row.entry, kept)
+
+    def seqs(self, fight_id: int) -> set[int]:
+        """The commands the marks of a fight name (their digests are up to them)."""
+        return {detail["seq"] for fight, _, detail in self._digests
+                if fight == fight_id and isinstance(detail["seq"], int)}
 
     def check(self, digest_of: DigestOf) -> None:
         """Each mark's digests against ``digest_of(fight, seq)``, the logs' now."""

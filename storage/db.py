@@ -8,11 +8,15 @@ queue on the busy timeout instead of failing on a lock upgrade.
 ``open_read_only`` is for checking records (``audit verify``, ``ledger``): no migration,
 no pragma that writes, nothing created; it works on a read-only file or a backup copy.
 Its ``live`` form reads beside the running bot for as long as it runs (``web``).
+
+``close_database`` is the bot's last word to its database: every connection closed and
+the log checkpointed into the SQLite file, so that file alone, copied, is the club.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -32,6 +36,7 @@ from storage.keys import default_key_path
 __all__ = [
     "READ_ONLY",
     "DatabaseUnavailable",
+    "close_database",
     "current_revision",
     "database_url",
     "downgrade",
@@ -227,6 +232,28 @@ def open_database(url: str, *, migrate: bool = True) -> Engine:
     except (DBAPIError, NoSuchModuleError, ArgumentError) as error:
         raise _problem(url, error) from error
     return engine
+
+
+def close_database(engine: Engine) -> None:
+    """Close every connection of ``engine`` (its pool's; a connection kept beside the
+    pool listens for the disposal and closes too), then checkpoint a SQLite file's
+    write-ahead log into it and truncate the log (``wal_checkpoint(TRUNCATE)``), so the
+    file alone holds every record. A checkpoint another process keeps from finishing, or
+    a file that cannot be opened, is one :class:`DatabaseProblem`; PostgreSQL needs
+    nothing more."""
+    engine.dispose()
+    path = sqlite_path(engine.url.render_as_string(hide_password=False))
+    if path is None:
+        return
+    uri = f"file:{quote(str(path))}?mode=rw"   # never a new, empty file in its place
+    left = f"the last records may be in {path.name}-wal only; copy it with ancath-bot backup"
+    try:
+        with closing(sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)) as db:
+            busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+    except sqlite3.Error as error:
+        raise DatabaseProblem(f"{path}: not checkpointed ({error}): {left}") from error
+    if busy:
+        raise DatabaseProblem(f"{path}: not checkpointed, another process was using it: {left}")
 
 
 class DatabaseUnavailable(DatabaseProblem):

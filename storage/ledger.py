@@ -74,6 +74,7 @@ __all__ = [
     "append",
     "append_fight",
     "canonical",
+    "digest",
     "fight_digest",
     "fight_fields",
     "head",
@@ -85,6 +86,7 @@ __all__ = [
     "row_hash",
     "row_mac",
     "seal",
+    "setup_digest",
     "signed_hash",
 ]
 
@@ -240,6 +242,7 @@ def _ready(session: Session, chain: Chain, keyring: Keyring, signer: SigningKey,
             "detail": {"public_key": signer.public.text, "previous": older.text},
             "created_at": created_at,
             "reason": f"key {signer.public.id} signs from here, introduced by key {older.id}"})
+        chain.key_id = signer.public.id   # the head names the key in force
         return
     if chain.key_id is not None and keyring.get(chain.key_id) is None:
         raise KeyringError(f"the newest ledger row #{chain.last_id} is signed with key "
@@ -350,19 +353,27 @@ def _fight_record(session: Session, fight_id: int, upto: int,
         return None
     seats = session.execute(_SEATS, where).all()
     sides = [[seat.side, seat.warrior_id, seat.account] for seat in seats]
+    if logs is None:
+        logs = {"commands": digest([list(row) for row in session.execute(_COMMANDS, where)]),
+                "events": digest([list(row) for row in session.execute(_EVENTS, where)])}
+    digests = {"setup": setup_digest(fight, sides), "commands": logs["commands"],
+               "events": logs["events"]}
+    return digests, [seat.warrior_id for seat in seats], fight
+
+
+def digest(value: Any) -> str:
+    """SHA-256 of a value's canonical JSON: a log's digest is its list of rows'."""
+    return hashlib.sha256(canonical(value).encode()).hexdigest()
+
+
+def setup_digest(fight: Any, sides: list[list[Any]]) -> str:
+    """The digest of a fight's setup: its system, kind, channel (and network unless
+    ``default``), sheets, start and ``sides`` (``[side, warrior id, account]``)."""
     setup = {"system": fight.system, "kind": fight.kind, "channel": fight.channel,
              "setup": fight.setup, "started_at": fight.started_at, "sides": sides}
     if fight.network != DEFAULT_NETWORK:   # digests from before networks stay as they were
         setup["network"] = fight.network
-
-    def digest(value: Any) -> str:
-        return hashlib.sha256(canonical(value).encode()).hexdigest()
-
-    if logs is None:
-        logs = {"commands": digest([list(row) for row in session.execute(_COMMANDS, where)]),
-                "events": digest([list(row) for row in session.execute(_EVENTS, where)])}
-    digests = {"setup": digest(setup), "commands": logs["commands"], "events": logs["events"]}
-    return digests, [seat.warrior_id for seat in seats], fight
+    return digest(setup)
 
 
 def fight_digest(session: Session, fight_id: int, upto: int) -> dict[str, str] | None:

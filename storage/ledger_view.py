@@ -18,6 +18,7 @@ from sqlalchemy import Row, Select, and_, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
 from storage.ledger import Anchor, head_row
+from storage.ledger_words import detail_words
 from storage.models import Entry, FightCommand, LedgerRow, Warrior
 from storage.records import LedgerEntry, LogPlace, ModeratorLog, UndoRecord
 from storage.replay import UNDO
@@ -32,8 +33,8 @@ LEDGER_BATCH = 1000
 _LEDGER_COLUMNS: _Columns = (
     LedgerRow.id, LedgerRow.entry, LedgerRow.bp, LedgerRow.spent, LedgerRow.skill,
     LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,
-    LedgerRow.fight_id, LedgerRow.reason, LedgerRow.created_at, LedgerRow.hash,
-    LedgerRow.key_id)
+    LedgerRow.fight_id, LedgerRow.reason, LedgerRow.detail, LedgerRow.created_at,
+    LedgerRow.hash, LedgerRow.key_id)
 _DETAILED = frozenset(e.value for e in (Entry.MODERATOR_ADDED, Entry.MODERATOR_REMOVED,
                                         Entry.MODERATOR_ARMOUR))
 """The moderators' rows whose detail says what they changed (``ModeratorLog.details``)."""
@@ -74,7 +75,8 @@ def _ledger_dict(row: Row[Any]) -> LedgerEntry:
         "id": row.id, "warrior": row.warrior, "entry": Entry(row.entry), "bp": row.bp / 10,
         "spent": row.spent, "skill": row.skill, "skill_value": row.skill_value,
         "status": row.status, "actor": row.actor, "moderator": row.moderator,
-        "fight": row.fight_id, "reason": row.reason, "at": row.created_at,
+        "fight": row.fight_id, "reason": row.reason,
+        "detail": detail_words(row.entry, row.detail), "at": row.created_at,
         "hash": row.hash, "key": row.key_id,
     }
 
@@ -174,8 +176,7 @@ class LedgerView(UnitOfWork):
         rows it wrote), ``limit`` of them from ``before`` (exclusive) on."""
         undo = FightCommand.command["type"].as_string() == UNDO
         with self._tx(write=False) as session:
-            rows = _query(session, LedgerFilter(moderated=True)).add_columns(
-                LedgerRow.detail).order_by(
+            rows = _query(session, LedgerFilter(moderated=True)).order_by(
                 LedgerRow.created_at.desc(), LedgerRow.id.desc()).limit(limit + 1)
             undos = select(FightCommand).where(undo).order_by(
                 FightCommand.created_at.desc(), FightCommand.id.desc()).limit(limit + 1)

@@ -154,7 +154,9 @@ class LedgerHead(Base):
     last_id: Mapped[int] = mapped_column(default=0)
     last_hash: Mapped[str] = mapped_column(String(64))
     key_id: Mapped[str | None] = mapped_column(String(16))
-    """The newest row's key id; None while the chain is empty or still legacy."""
+    """The id of the key that signs the next row: the newest row's, or after a
+    ``key-rotated`` row the key it introduced; None while the chain is empty or still
+    legacy."""
 
 
 class Fight(Base):

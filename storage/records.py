@@ -137,6 +137,8 @@ class LedgerEntry(TypedDict):
     moderator: str | None
     fight: int | None
     reason: str | None
+    detail: str
+    """What the row's ``detail`` records, in words (``storage.ledger_words``); '' for none."""
     at: str
     hash: str
     key: str | None

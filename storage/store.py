@@ -31,16 +31,17 @@ repository of its own. The records it hands out are in :mod:`storage.records`, i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import IO
 
 from storage import audit, ledger
 from storage.audit import Report
+from storage.audit_export import write_export
 from storage.club import Club
 from storage.errors import Busy, DuplicateName, StaleFight, StorageError, UnknownWarrior
 from storage.fights import Fights
 from storage.history import History
 from storage.keys import KeyringError
 from storage.ledger import Anchor
-from storage.signing import PublicKey
 from storage.ledger_view import LedgerView
 from storage.records import (
     Award,
@@ -50,6 +51,7 @@ from storage.records import (
     WarriorRecord,
 )
 from storage.replay import UNDO
+from storage.signing import PublicKey
 from storage.warriors import Warriors
 
 __all__ = [
@@ -87,6 +89,12 @@ class Store(Warriors, Fights, Club, History, LedgerView):
         rows by the ``trusted`` public keys as well as the keyring's."""
         with self._tx() as session:
             return audit.verify(session, self.keyring, anchors, trusted)
+
+    def export_audit(self, out: IO[str]) -> dict[str, int]:
+        """Write the audit export (:mod:`storage.audit_export`) of one moment to ``out``;
+        how many rows, fights and warriors it holds."""
+        with self._tx(write=False) as session:
+            return write_export(session, self.keyring.public_keys, self._clock(), out)
 
     def verify(self) -> list[str]:
         """Every problem ``audit`` finds, and one line per key it could not check with;

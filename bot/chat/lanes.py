@@ -78,9 +78,10 @@ class Lanes:
                                         referee, msg), deliver)
 
     def close(self) -> None:
-        """Stop taking work; what runs finishes, what waits is dropped."""
+        """Stop taking work; what waits is dropped, and what runs finishes before this
+        returns, so the store's connections can be closed after it."""
         self._records.close()
-        self._talk.shutdown(wait=False, cancel_futures=True)
+        self._talk.shutdown(wait=True, cancel_futures=True)
 
 
 def _delivered(future: Future[list[Outgoing] | None],

@@ -7,7 +7,8 @@ IRC services account, an exact ``nick!user@host`` mask, or on the console the ni
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -64,3 +65,6 @@ class Outgoing:
     target: str
     text: str
     priority: Priority = Priority.CHATTER
+    fit: Callable[[int], str] | None = field(default=None, compare=False)
+    """The same line in at most so many bytes, for a line that must stay one (a
+    fight's end and its anchor: bot/wording/fit.py); None: a long line may be split."""

@@ -105,7 +105,8 @@ class RecordsLane:
         self._queue: deque[_Job] = deque()
         self._changed = threading.Condition()
         self._closed = False
-        threading.Thread(target=self._serve, name="records", daemon=True).start()
+        self._thread = threading.Thread(target=self._serve, name="records", daemon=True)
+        self._thread.start()
 
     def submit(self, work: Work, referee: Referee | None = None, msg: Incoming | None = None,
                ) -> Future[list[Outgoing] | None]:
@@ -120,13 +121,15 @@ class RecordsLane:
         return job.future
 
     def close(self) -> None:
-        """Stop taking work; what runs finishes, what waits is dropped."""
+        """Stop taking work; what waits is dropped, and what runs finishes before this
+        returns (its connection is back in the pool)."""
         with self._changed:
             self._closed = True
             for job in self._queue:
                 job.future.cancel()
             self._queue.clear()
             self._changed.notify()
+        self._thread.join()
 
     def _serve(self) -> None:
         while job := self._take():

@@ -81,10 +81,12 @@ class Ctx:
         :mod:`bot.irc.text` less the address)."""
         return DEFAULT_BUDGET - len(self._address().encode())
 
-    def say(self, text: str, priority: Priority = Priority.FIGHT) -> None:
-        """A line to the channel (or the private conversation)."""
+    def say(self, text: str, priority: Priority = Priority.FIGHT,
+            fit: Callable[[int], str] | None = None) -> None:
+        """A line to the channel (or the private conversation); ``fit`` as
+        :class:`Outgoing` has it."""
         if text:
-            self.out.append(Outgoing(self.msg.reply_to, text, priority))
+            self.out.append(Outgoing(self.msg.reply_to, text, priority, fit))
 
     def writing(self) -> None:
         """Before a write the line was not taken for: it goes to the records lane."""

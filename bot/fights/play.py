@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from bot.chat.messages import Incoming
+from bot.chat.messages import Incoming, Outgoing, Priority
 from bot.chat.registry import Ctx, Precondition, Refusal, Spec, channel_only, command
 from bot.fights.turn_timer import TurnTimer
 from bot.systems.plugin import Plugin, Verb, help_lines
@@ -170,14 +170,17 @@ def is_manual(referee: Referee, table: Table) -> bool:
 def announce(ctx: Ctx, table: Table, events: list[Any]) -> None:
     """Say what happened and who moves next in one line. The time limit starts again
     only when the fight moved on (:class:`TurnTimer`, R7.4). A fight's end ends with
-    the ledger head its closing row made (``ledger #4123 9f2c1a7e``): an anchor in the
-    channel's log that ``audit verify --anchors`` checks."""
+    the ledger head its closing row made (``ledger #4123 9f2c1a7e4305b5ca``): an anchor
+    in the channel's log that ``audit verify --anchors`` checks, so it is said in one
+    line, whole, what the line quotes cut to fit (:meth:`Plugin.closing`)."""
     fight = table.fighting()
-    ctx.say(ui_of(fight).answer(events, fight.state, is_manual(ctx.referee, table),
-                                cast(ctx.referee, fight), fight.awarded, fight.anchor))
+    ui, who = ui_of(fight), cast(ctx.referee, fight)
     if fight.state.outcome is not None:
+        line = ui.closing(events, who, fight.awarded, fight.anchor)
+        ctx.say(line(None), fit=line)
         table.fight, table.timer = None, None
         return
+    ctx.say(ui.answer(events, fight.state, is_manual(ctx.referee, table), who, fight.awarded))
     now, seconds = ctx.referee.clock.now(), ctx.referee.turn_seconds(table.channel)
     table.timer = TurnTimer.start(fight.state, now, seconds) if table.timer is None \
         else table.timer.restart_if_moved(fight.state, now, seconds)
@@ -281,18 +284,20 @@ def resume_rolls(referee: Referee, table: Table) -> None:
     table.unsaid = _due_rolls(referee, table)
 
 
-def resumed(referee: Referee, table: Table) -> str:
+def resumed(referee: Referee, table: Table) -> Outgoing:
     """``Fight resumed: turn 10, Brenna (alice) to act: ...``, for a (re)join, after
-    what the rolls made at the start said (``resume_rolls``)."""
+    what the rolls made at the start said (``resume_rolls``); a fight they ended ends
+    with its anchor, as :func:`announce` says it."""
     fight = table.fighting()
     ui, who = ui_of(fight), cast(referee, fight)
-    said = ui.describe(table.unsaid, who, fight.awarded) + " " if table.unsaid else ""
-    table.unsaid = []
+    unsaid, table.unsaid = table.unsaid, []
     if fight.state.outcome is not None:
         table.fight, table.timer = None, None
-        return f"Fight resumed: {said}{fight.anchor or ''}".strip()
+        line = ui.closing(unsaid, who, fight.awarded, fight.anchor, "Fight resumed:")
+        return Outgoing(table.channel, line(None), Priority.FIGHT, line)
+    said = ui.describe(unsaid, who, fight.awarded) + " " if unsaid else ""
     turn = fight.state.progress
     prompt = ui.prompt(fight.state, is_manual(referee, table), who)
     if said or not turn:   # what the rolls said, or before the first turn
-        return f"Fight resumed: {said}{prompt}"
-    return f"Fight resumed: turn {turn}, {prompt}"
+        return Outgoing(table.channel, f"Fight resumed: {said}{prompt}", Priority.FIGHT)
+    return Outgoing(table.channel, f"Fight resumed: turn {turn}, {prompt}", Priority.FIGHT)

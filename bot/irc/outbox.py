@@ -5,8 +5,9 @@ Everything the bot sends after registration goes through here: messages, and pro
 lines (JOIN, WHO, PING, NICK, CAP) queued with ``raw``. What must precede registration
 (CAP, AUTHENTICATE, NICK, USER) and PONG answers go out around the queue.
 Every parameter is cleaned of CR, LF and NUL and text is split on UTF-8 boundaries
-within what the server leaves after our own prefix (shared/IRC-NOTES.md). Messages wait
-here across a reconnect; protocol lines belong to their session and are dropped when a
+within what the server leaves after our own prefix (shared/IRC-NOTES.md), except a line
+that must stay one (a fight's end with its ledger anchor): it is fitted to that budget.
+Messages wait here across a reconnect; protocol lines belong to their session and are dropped when a
 new one starts; past ``max_backlog`` the newest chatter is dropped first.
 
 What a line costs. A line spends from two token buckets and waits until both have
@@ -164,13 +165,14 @@ class Outbox:
         return max(64, _LIMIT - overhead)
 
     def message(self, target: str, text: str, priority: Priority = Priority.CHATTER,
-                command: str = "PRIVMSG") -> int:
-        """Queue a PRIVMSG (or NOTICE), split as needed; returns the lines queued."""
+                command: str = "PRIVMSG", fit: Callable[[int], str] | None = None) -> int:
+        """Queue a PRIVMSG (or NOTICE), split as needed, or as ``fit`` says it in one
+        line (a fight's end and its anchor); returns the lines queued."""
         target = clean(target).strip()
         if not valid_target(target):
             log.warning("not sending to invalid target %r", target)
             return 0
-        pieces = [p for p in split_utf8(text, self._budget(command, target)) if p]
+        pieces = [p for p in split_utf8(text, self._budget(command, target), fit) if p]
         for piece in pieces:
             self._push(priority, f"{command} {target} :{piece}", False)
         return len(pieces)

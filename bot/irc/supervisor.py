@@ -282,7 +282,7 @@ class IrcBot:
 
     def _deliver(self, out: list[Outgoing]) -> None:
         for item in out:
-            self.outbox.message(item.target, item.text, item.priority)
+            self.outbox.message(item.target, item.text, item.priority, fit=item.fit)
 
     # -- receiving ----------------------------------------------------------------------
 

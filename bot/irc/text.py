@@ -7,6 +7,8 @@ parameter, not only LF (shared/IRC-NOTES.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 __all__ = ["DEFAULT_BUDGET", "SEPARATOR", "clean", "split_utf8"]
 
 DEFAULT_BUDGET = 380
@@ -40,11 +42,15 @@ def _cut(text: str, budget: int) -> tuple[int, int]:
     return fits, fits
 
 
-def split_utf8(text: str, budget: int = DEFAULT_BUDGET) -> list[str]:
+def split_utf8(text: str, budget: int = DEFAULT_BUDGET,
+               fit: Callable[[int], str] | None = None) -> list[str]:
     """Cleaned ``text`` in pieces of at most ``budget`` UTF-8 bytes, split between a
-    prompt's options or between words where it can be, never inside a character."""
+    prompt's options or between words where it can be, never inside a character; a
+    line that must stay one is said as ``fit(budget)`` instead when too long."""
     if budget < 4:
         raise ValueError("a budget below 4 bytes cannot hold every character")
+    if fit is not None and len(text.encode()) > budget:
+        text = fit(budget)
     text = clean(text)
     pieces: list[str] = []
     while len(text.encode()) > budget:

@@ -15,7 +15,8 @@ from typing import Any, Generic, TypeVar
 
 from bot.chat.registry import Refusal
 from bot.systems.fighters import Fighters, Settings
-from bot.wording.common import Award, Cast
+from bot.wording.common import Award, Cast, join
+from bot.wording.fit import fitted, quoting
 from rules.system import RulesState, RuleSystem
 from storage.records import Fighter, WarriorRecord
 from storage.store import Store
@@ -141,11 +142,25 @@ class Plugin(Generic[S, C]):
                awarded: Sequence[Award] | None, anchor: object | None = None) -> str:
         """A command's answer as the channel hears it, in one line: what happened, then
         who moves next with their options; at the fight's end, instead, the ledger anchor
-        its closing row made (``ledger #4123 9f2c1a7e``)."""
+        its closing row made (``ledger #4123 9f2c1a7e4305b5ca``)."""
         said = self.describe(events, cast, awarded)
         if state.outcome is not None:
             return f"{said} {anchor}" if anchor else said
         return f"{said} {self.prompt(state, manual, cast)}".strip()
+
+    def closing(self, events: Sequence[Any], cast: Cast, awarded: Sequence[Award] | None,
+                anchor: object | None, head: str = "") -> Callable[[int | None], str]:
+        """A fight's end (``head`` first) ending with its ledger anchor, as
+        ``line(room)``: in at most ``room`` bytes, what it quotes (names, a ransom) cut to
+        fit and the anchor whole; ``line(None)`` is the whole line."""
+        tail = str(anchor) if anchor else ""
+
+        def say(most: int | None) -> str:
+            return join(head, self.describe(quoting(events, most), cast.cut(most), awarded))
+
+        def line(room: int | None) -> str:
+            return join(say(None), tail) if room is None else fitted(say, tail, room)
+        return line
 
     def undo_line(self, before: Sequence[C], keep: int, names: Sequence[str],
                   reason: str) -> str:

@@ -36,6 +36,8 @@ def hide_hosts(text: str | None) -> str:
 
 def ledger_fields(row: LedgerEntry) -> dict[str, Any]:
     """A ledger row as every page and download shows it: ``ancath-bot ledger``'s keys,
-    the actor and moderator by account, the reason with no ``user@host``."""
+    the actor and moderator by account, the reason and the detail's words with no
+    ``user@host``."""
     return {**row, "entry": row["entry"].value, "actor": who(row["actor"]),
-            "moderator": who(row["moderator"]) or None, "reason": hide_hosts(row["reason"])}
+            "moderator": who(row["moderator"]) or None, "reason": hide_hosts(row["reason"]),
+            "detail": hide_hosts(row["detail"])}

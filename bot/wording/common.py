@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.irc.text import SEPARATOR
+from bot.wording.fit import cut
 from rules.common import ModeratorEnd
 from storage.store import Award
 
@@ -30,6 +31,11 @@ class Cast:
     def of(cls, names: Sequence[str]) -> Cast:
         """A cast with nobody's player known (a replay, a test)."""
         return cls(tuple(names), tuple(names))
+
+    def cut(self, most: int | None) -> Cast:
+        """The same cast with every name and label cut to ``most`` characters."""
+        return Cast(tuple(cut(n, most) for n in self.names),
+                    tuple(cut(label, most) for label in self.labels))
 
 
 _REASONS = {"win": "win", "loss": "loss", "draw": "draw", "mortal": "mortal fight",

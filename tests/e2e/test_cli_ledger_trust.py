@@ -24,6 +24,7 @@ import pytest
 
 from storage.db import make_engine, upgrade
 from storage.keys import KEY_ENV, key_id
+from storage.signing import signing_key
 
 ROOT = Path(__file__).resolve().parents[2]
 CREATE = "gob !create Gorbag goblin club spear\nolaf !create Olaf free-clans broadsword shield\n"
@@ -56,6 +57,11 @@ def key_ids(db: Path) -> list[str]:
         return [kid for (kid,) in raw.execute("SELECT key_id FROM ledger ORDER BY id")]
 
 
+def public_id(secret: str) -> str:
+    """The id signed rows hold: the public key's, of the Ed25519 key the secret seeds."""
+    return signing_key(secret.encode()).public.id
+
+
 def file_key(path: Path) -> str:
     (key,) = [line for line in path.read_text().splitlines() if not line.startswith("#")]
     return key
@@ -78,11 +84,12 @@ def test_the_first_start_makes_a_0600_key_beside_the_database_and_reuses_it(
     again = console(db, "olaf !challenge Gorbag\n")
     assert again.returncode == 0 and again.stderr == ""
     assert key.read_text() == made
-    assert set(key_ids(db)) == {key_id(file_key(key).encode())}
+    assert set(key_ids(db)) == {public_id(file_key(key))}
     verified = cli("audit", "verify", "--db", str(db))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     ids = cli("key", "ids", "--db", str(db))
-    assert ids.stdout == f"{key_id(file_key(key).encode())} signs and verifies (from {key})\n"
+    assert ids.stdout == (f"{public_id(file_key(key))} signs and verifies (from {key}; its "
+                          f"HMAC id, of older rows: {key_id(file_key(key).encode())})\n")
     assert file_key(key) not in ids.stdout + verified.stdout
 
 
@@ -90,7 +97,7 @@ def test_the_environment_key_overrides_the_key_file(tmp_path: Path) -> None:
     db = tmp_path / "club.sqlite3"
     assert console(db, CREATE, env={KEY_ENV: ENV_KEY}).returncode == 0
     assert not (tmp_path / "club.sqlite3.key").exists()
-    assert set(key_ids(db)) == {key_id(ENV_KEY.encode())}
+    assert set(key_ids(db)) == {public_id(ENV_KEY)}
     assert cli("audit", "verify", "--db", str(db), env={KEY_ENV: ENV_KEY}).returncode == 0
 
     other = tmp_path / "other.sqlite3"          # signed with its own file's key first
@@ -98,12 +105,12 @@ def test_the_environment_key_overrides_the_key_file(tmp_path: Path) -> None:
     old = file_key(tmp_path / "other.sqlite3.key")
     refused = console(other, "olaf !challenge Gorbag\n", env={KEY_ENV: ENV_KEY})
     assert refused.returncode == 2          # the newest row's key is not in the environment
-    assert key_id(old.encode()) in refused.stderr and KEY_ENV in refused.stderr
+    assert public_id(old) in refused.stderr and KEY_ENV in refused.stderr
     rotated = console(other, "olaf !mod bp Olaf +1.0 x\n", "--config", str(moderator(tmp_path)),
                       env={KEY_ENV: f"{ENV_KEY}\n{old}"})
     assert rotated.returncode == 0, rotated.stderr
-    assert key_ids(other)[-1] == key_id(ENV_KEY.encode())
-    assert key_ids(other)[0] == key_id(old.encode())
+    assert key_ids(other)[-1] == public_id(ENV_KEY)
+    assert key_ids(other)[0] == public_id(old)
     both = cli("audit", "verify", "--db", str(other), env={KEY_ENV: f"{ENV_KEY}\n{old}"})
     assert both.returncode == 0, both.stdout + both.stderr
 
@@ -143,7 +150,7 @@ def test_a_configured_key_file_signs_and_key_new_makes_keys(tmp_path: Path) -> N
     db = tmp_path / "club.sqlite3"
     assert console(db, CREATE, "--config", str(config)).returncode == 0
     assert not (tmp_path / "club.sqlite3.key").exists()
-    assert set(key_ids(db)) == {key_id(made.encode())}
+    assert set(key_ids(db)) == {public_id(made)}
     assert cli("audit", "verify", "--db", str(db), "--config", str(config)).returncode == 0
     assert cli("audit", "verify", "--db", str(db), "--key-file", str(keys)).returncode == 0
 
@@ -151,7 +158,7 @@ def test_a_configured_key_file_signs_and_key_new_makes_keys(tmp_path: Path) -> N
 def test_rows_whose_key_is_not_available_exit_2_naming_it(tmp_path: Path) -> None:
     db = tmp_path / "club.sqlite3"
     assert console(db, CREATE).returncode == 0
-    signer = key_id(file_key(tmp_path / "club.sqlite3.key").encode())
+    signer = public_id(file_key(tmp_path / "club.sqlite3.key"))
     wrong = tmp_path / "wrong.keys"
     wrong.write_text(OTHER_KEY + "\n", encoding="utf-8")
     wrong.chmod(0o600)
@@ -194,7 +201,7 @@ def test_sql_edits_fail_audit_verify_naming_the_row_or_field(tmp_path: Path) -> 
         raw.execute("UPDATE warriors SET bp = bp + 100 WHERE id = 2")
     result = cli("audit", "verify", "--db", str(db))
     assert result.returncode == 1
-    assert f"ledger row {newest + 1}: no key id after keyed rows" in result.stdout
+    assert f"ledger row {newest + 1}: not signed, after signed rows" in result.stdout
 
 
 def test_a_cut_off_tail_passes_alone_and_is_caught_with_an_anchor(tmp_path: Path) -> None:
@@ -203,13 +210,13 @@ def test_a_cut_off_tail_passes_alone_and_is_caught_with_an_anchor(tmp_path: Path
     assert duel.returncode == 0
     channel_log = tmp_path / "channel.log"
     channel_log.write_text(duel.stdout, encoding="utf-8")
-    closing = re.search(r"ledger #(\d+) ([0-9a-f]{8})$", duel.stdout.splitlines()[-1])
+    closing = re.search(r"ledger #(\d+) ([0-9a-f]{16})$", duel.stdout.splitlines()[-1])
     assert closing is not None
     assert console(db, "olaf !mod bp Olaf +1.0 prize\n", "--config",
                    str(moderator(tmp_path))).returncode == 0
     verified = cli("audit", "verify", "--db", str(db))
     assert verified.returncode == 0
-    head = re.search(r"^note: the head is (ledger #(\d+) ([0-9a-f]{8}))", verified.stdout, re.M)
+    head = re.search(r"^note: the head is (ledger #(\d+) ([0-9a-f]{16}))", verified.stdout, re.M)
     assert head is not None and int(head[2]) == int(closing[1]) + 1
     topic = tmp_path / "topic.txt"
     topic.write_text(f"An Cath club | records at {head[1]}\n", encoding="utf-8")

@@ -34,7 +34,7 @@ DUEL_DICE = "50,40,20,80,5"
 (30); damage 5 on leather kills."""
 
 LINE = re.compile(r"(?P<target>[#&]\S+|[^\s#&]\S*) (?P<text>\S.*)")
-MAC = re.compile(r"(ledger #\d+) [0-9a-f]{8}\b")
+MAC = re.compile(r"(ledger #\d+) [0-9a-f]{16}\b")
 
 
 def masked(output: str) -> list[str]:

@@ -36,7 +36,7 @@ from rules.ancath.sheet import Sheet
 
 __all__ = ["Club", "lines"]
 
-_MAC = re.compile(r"(ledger #\d+) [0-9a-f]{8}\b")
+_MAC = re.compile(r"(ledger #\d+) [0-9a-f]{16}\b")
 
 
 def lines(out: list[Outgoing]) -> list[str]:

@@ -756,7 +756,7 @@ def test_an_edited_reason_is_named_though_totals_still_agree(store: Store) -> No
         connection.execute(text("UPDATE ledger SET reason = 'forged' WHERE id = :id"),
                            {"id": row.id})
     assert store.verify() == [
-        f"ledger row {row.id}: content does not match its MAC (edited, or written without the key)"]
+        f"ledger row {row.id}: content does not match its hash (edited)"]
 
 
 def test_a_deleted_middle_row_is_detected(store: Store) -> None:
@@ -848,9 +848,9 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
         assert fight.state.outcome is not None
         assert store.warrior("Olaf").sheet.bp == 27
         assert store.verify() == []
-        # the first keyed row came after an attested row for each legacy warrior
-        assert [r["entry"] for r in store.ledger()][len(before):len(before) + 2] == [
-            "attested", "attested"]
+        # the first signed row seals the legacy rows; an attested row for each warrior
+        assert [r["entry"] for r in store.ledger()][len(before):len(before) + 3] == [
+            "ledger-keyed", "attested", "attested"]
         upgrade(engine)          # at head already: nothing to do
     finally:
         engine.dispose()

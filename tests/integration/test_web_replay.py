@@ -17,7 +17,7 @@ from bot.web.replay import replay
 from storage.ledger_view import LedgerFilter
 from storage.store import Store
 
-_MAC = re.compile(r"(ledger #\d+) [0-9a-f]{8}\b")
+_MAC = re.compile(r"(ledger #\d+) [0-9a-f]{16}\b")
 
 
 def replayed(store: Store, fight_id: int) -> list[str]:

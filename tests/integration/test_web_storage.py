@@ -67,7 +67,7 @@ def test_the_head_with_its_whole_mac(club: Club) -> None:
     head = store.ledger_head()
     newest = store.ledger()[-1]
     assert head is not None and (head.id, head.mac) == (newest["id"], newest["hash"])
-    assert str(head) == str(store.anchor())   # ledger #20 <8 digits>, as published
+    assert str(head) == str(store.anchor())   # ledger #20 <16 digits>, as published
 
 
 def test_the_moderators_actions_newest_first_with_undo_records(club: Club) -> None:

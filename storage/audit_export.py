@@ -1,0 +1,278 @@
+"""The audit export: every ledger row with what proves it, in one JSON Lines file that
+anyone can check with the club's public key alone, with no database and no secret.
+
+The file, one JSON object a line, each with its ``record``:
+
+- ``header``: ``format`` (``ancath-audit-export``), ``version``, the public keys known
+  to the exporter and the ledger's ``head`` (``id``, ``hash``) as stored;
+- ``row``: one ledger row, every column (its links, key id and signature included),
+  in id order;
+- ``fight``: one fight, its columns, ``sides`` and whole command and event logs (what
+  its closing rows' digests are over);
+- ``warrior``: one warrior's stored columns (a cache: the check names where it differs
+  from the chain);
+- ``end``: how many of each came before, so a cut-off file is caught.
+
+``verify_export`` walks it once with the same checks ``storage.audit.verify`` makes on a
+database and rebuilds every warrior from the rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from storage.audit import (
+    Marks,
+    Report,
+    add_total,
+    check_anchors,
+    check_fights,
+    check_warriors,
+    finish,
+    new_totals,
+)
+from storage.chain import CONTENT, Walker
+from storage.ledger import Anchor, digest, head_row, setup_digest
+from storage.models import Fight, FightCommand, FightEvent, FightSide, LedgerRow, Warrior
+from storage.signing import PublicKey
+
+__all__ = ["FORMAT", "ExportError", "Proved", "verify_export", "write_export"]
+
+FORMAT = "ancath-audit-export"
+VERSION = 1
+_ROW_FIELDS = (*CONTENT, "prev_hash", "hash", "key_id", "signature")
+_FIGHT_FIELDS = ("id", "network", "channel", "system", "kind", "setup", "active",
+                 "started_at", "ended_at", "ending", "winner")
+_WARRIOR_FIELDS = ("id", "name", "name_key", "owner", "system", "profile", "bp", "bp_spent",
+                   "status", "captor_id")
+_BATCH = 1000
+
+
+class ExportError(Exception):
+    """The file cannot be read as an export; the message says where."""
+
+
+def _line(out: IO[str], kind: str, values: dict[str, Any]) -> None:
+    out.write(json.dumps({**values, "record": kind}, sort_keys=True, separators=(",", ":")))
+    out.write("\n")
+
+
+def write_export(session: Session, public_keys: Sequence[PublicKey], made_at: str,
+                 out: IO[str]) -> dict[str, int]:
+    """Write the export of the database ``session`` reads (one snapshot: call it in one
+    read transaction) to ``out``, a batch of rows at a time; how many of each."""
+    head = head_row(session)
+    _line(out, "header", {
+        "format": FORMAT, "version": VERSION, "made_at": made_at,
+        "public_keys": [key.text for key in public_keys],
+        "head": {"id": head.last_id if head else 0, "hash": head.last_hash if head else ""}})
+    counts = {"rows": 0, "fights": 0, "warriors": 0}
+    rows = select(*(getattr(LedgerRow, name) for name in _ROW_FIELDS)).order_by(LedgerRow.id)
+    for row in _batched(session, rows, LedgerRow.id):
+        _line(out, "row", dict(row._mapping))
+        counts["rows"] += 1
+    fights = select(*(getattr(Fight, name) for name in _FIGHT_FIELDS)).order_by(Fight.id)
+    for fight in _batched(session, fights, Fight.id):
+        _line(out, "fight", {**fight._mapping, **_logs(session, fight.id)})
+        counts["fights"] += 1
+    warriors = select(*(getattr(Warrior, name) for name in _WARRIOR_FIELDS)).order_by(Warrior.id)
+    for warrior in _batched(session, warriors, Warrior.id):
+        _line(out, "warrior", dict(warrior._mapping))
+        counts["warriors"] += 1
+    _line(out, "end", counts)
+    return counts
+
+
+def _batched(session: Session, query: Any, key: Any) -> Iterator[Any]:
+    last = 0
+    while batch := session.execute(query.where(key > last).limit(_BATCH)).all():
+        yield from batch
+        last = batch[-1].id
+
+
+def _logs(session: Session, fight_id: int) -> dict[str, Any]:
+    sides = session.execute(select(FightSide.side, FightSide.warrior_id, FightSide.account)
+                            .where(FightSide.fight_id == fight_id).order_by(FightSide.side))
+    commands = session.execute(
+        select(FightCommand.seq, FightCommand.command, FightCommand.actor,
+               FightCommand.created_at)
+        .where(FightCommand.fight_id == fight_id).order_by(FightCommand.seq))
+    events = session.execute(
+        select(FightEvent.seq, FightEvent.idx, FightEvent.event)
+        .where(FightEvent.fight_id == fight_id).order_by(FightEvent.seq, FightEvent.idx))
+    return {"sides": [list(r) for r in sides], "commands": [list(r) for r in commands],
+            "events": [list(r) for r in events]}
+
+
+# -- checking ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Row:
+    """An exported ledger row, read by attribute as a database row is."""
+
+    id: int
+    warrior_id: int | None
+    entry: str
+    bp: int
+    spent: int
+    skill: str | None
+    skill_value: int | None
+    status: str | None
+    captor_id: int | None
+    detail: dict[str, Any] | None
+    actor: str
+    moderator: str | None
+    fight_id: int | None
+    command_seq: int | None
+    reason: str
+    created_at: str
+    prev_hash: str
+    hash: str
+    key_id: str | None
+    signature: str | None
+
+
+@dataclass(slots=True)
+class _Record:
+    """An exported fight's or warrior's columns, read by attribute."""
+
+    values: dict[str, Any]
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+@dataclass
+class Proved:
+    """What ``verify_export`` found: the report, and every warrior as the rows give it."""
+
+    report: Report
+    warriors: dict[int, dict[str, Any]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def _parse(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            raise ExportError(f"{source}: line {number} is not JSON: not an audit export, "
+                              "or damaged") from None
+        if not isinstance(value, dict) or not isinstance(value.get("record"), str):
+            raise ExportError(f"{source}: line {number} is not an export record")
+        yield number, value
+
+
+def _row(number: int, values: dict[str, Any], source: str) -> _Row:
+    try:
+        row = _Row(**{name: values[name] for name in _ROW_FIELDS})
+    except KeyError as missing:
+        raise ExportError(f"{source}: line {number}: a row without {missing}") from None
+    ok = (isinstance(row.id, int) and isinstance(row.prev_hash, str)
+          and isinstance(row.hash, str) and isinstance(row.entry, str)
+          and isinstance(row.key_id, str | None) and isinstance(row.signature, str | None)
+          and isinstance(row.detail, dict | None) and isinstance(row.bp, int)
+          and isinstance(row.spent, int))
+    if not ok:
+        raise ExportError(f"{source}: line {number}: a row whose fields have the wrong types")
+    return row
+
+
+def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
+                  anchors: Sequence[Anchor] = (), source: str = "the export") -> Proved:
+    """Check an export with the ``trusted`` public keys: every link and signature, the
+    seal of older rows, the head, the ``anchors``, every fight's logs against its
+    closing rows and every warrior's stored columns against the chain. ``ExportError``
+    when it cannot be read."""
+    records = _parse(lines, source)
+    first = next(records, None)
+    if first is None or first[1].get("record") != "header" \
+            or first[1].get("format") != FORMAT:
+        raise ExportError(f"{source}: not an audit export (no {FORMAT} header)")
+    header = first[1]
+    try:
+        known = [PublicKey.parse(str(text)) for text in header.get("public_keys", [])]
+    except ValueError as error:
+        raise ExportError(f"{source}: its header's public key: {error}") from None
+    report = Report()
+    walker = Walker(trusted=trusted, known=known)
+    totals = new_totals()
+    marks = Marks()
+    wanted = {anchor.id for anchor in anchors}
+    anchored: dict[int, tuple[str, str | None]] = {}
+    counts = {"rows": 0, "fights": 0, "warriors": 0}
+    fights: list[_Record] = []
+    warriors: list[_Record] = []
+    last_seqs: dict[int, int] = {}
+    digests: dict[tuple[int, int], dict[str, str]] = {}
+    end: dict[str, Any] | None = None
+    for number, record in records:
+        kind = record["record"]
+        if end is not None:
+            raise ExportError(f"{source}: line {number}: a record after the end")
+        if kind == "row":
+            if counts["fights"] or counts["warriors"]:
+                raise ExportError(f"{source}: line {number}: a row after the fights")
+            row = _row(number, record, source)
+            walker.step(row)
+            add_total(totals, row)
+            marks.add(row)
+            if row.id in wanted:
+                anchored[row.id] = row.hash, row.key_id
+            counts["rows"] += 1
+        elif kind == "fight":
+            fight = _Record(record)
+            fights.append(_Record({name: record.get(name) for name in
+                                   ("id", "active", "ending", "winner", "ended_at")}))
+            _fight_digests(fight, marks, digests, last_seqs)
+            counts["fights"] += 1
+        elif kind == "warrior":
+            warriors.append(_Record(record))
+            counts["warriors"] += 1
+        elif kind == "end":
+            end = record
+        else:
+            raise ExportError(f"{source}: line {number}: an unknown record {kind!r}")
+    finish(walker, report)
+    if end is None or any(end.get(name) != count for name, count in counts.items()):
+        report.problems.append(f"the export ends early or was cut: it holds {counts['rows']} "
+                               f"rows, {counts['fights']} fights and {counts['warriors']} "
+                               "warriors, not what its end says")
+    head = header.get("head") or {}
+    if head.get("id") != walker.last_id or head.get("hash") != walker.previous:
+        report.problems.append(f"ledger head does not match row {walker.last_id}: newest "
+                               "rows removed?")
+    check_anchors(anchored, walker.last_id, anchors, walker.broken, report)
+    check_warriors(warriors, totals, report)
+    marks.check(lambda fight, seq: digests.get((fight, seq)))
+    check_fights(fights, last_seqs, marks, report)
+    return Proved(report, dict(totals), counts)
+
+
+def _fight_digests(fight: _Record, marks: Marks, digests: dict[tuple[int, int], dict[str, str]],
+                   last_seqs: dict[int, int]) -> None:
+    """The digests of ``fight`` at each command a mark of it names."""
+    try:
+        commands, events = list(fight.commands), list(fight.events)
+        if commands:
+            last_seqs[fight.id] = max(row[0] for row in commands)
+        setup = setup_digest(fight, list(fight.sides))
+        for seq in marks.seqs(fight.id):
+            digests[fight.id, seq] = {
+                "setup": setup,
+                "commands": digest([row for row in commands if row[0] <= seq]),
+                "events": digest([row for row in events if row[0] <= seq])}
+    except (AttributeError, TypeError, IndexError):
+        return   # unreadable: its marks find no digest, and say so

@@ -1,0 +1,95 @@
+"""What a ledger row's ``detail`` records, in words: the sheet a warrior was created
+with, the armour a moderator set (from, to), whom ``!mod add`` or ``remove`` named, a
+ransom's terms, the row a reversal takes back, a fight's ending, what an undo took back,
+a setting's new value (never a secret's). Every page, download and ``ancath-bot
+ledger`` shows these words beside the row's columns."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from storage.models import Entry
+
+__all__ = ["detail_words"]
+
+_Detail = Mapping[str, Any]
+_WINNER: dict[int | None, str] = {0: "the challenger won", 1: "the defender won",
+                                  None: "a draw"}
+
+
+def detail_words(entry: str, detail: _Detail | None) -> str:
+    """``detail`` in words ('' when there is none)."""
+    if not detail:
+        return ""
+    return _WORDS.get(entry, _pairs)(detail)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "none"
+    return "none" if value is None else str(value)
+
+
+def _pairs(detail: _Detail) -> str:
+    """Any other detail: its plain values, by key."""
+    return "; ".join(f"{key} {_value(value)}" for key, value in sorted(detail.items())
+                     if not isinstance(value, dict))
+
+
+def _identity(detail: _Detail) -> str:
+    kind = detail.get("culture") or detail.get("system")
+    skills = ", ".join(f"{name} {value}" for name, value in sorted(
+        detail.get("skills", {}).items()))
+    parts = [f"{detail.get('name')}" + (f" ({kind})" if kind else ""),
+             f"owner {detail.get('owner')}",
+             f"armour {detail['armour']}" if detail.get("armour") else "",
+             f"skills {skills}" if skills else ""]
+    return ", ".join(part for part in parts if part)
+
+
+def _armour(detail: _Detail) -> str:
+    captured = " (captured)" if detail.get("captured") else ""
+    return f"armour from {detail.get('was')} to {detail.get('armour')}{captured}"
+
+
+def _closed(detail: _Detail) -> str:
+    winner = _WINNER.get(detail.get("winner"), "no winner")
+    attested = " (attested)" if detail.get("attested") else ""
+    return f"{detail.get('ending')}, {winner}, after command {detail.get('seq')}{attested}"
+
+
+def _undo(detail: _Detail) -> str:
+    undone = detail.get("undone", [])
+    said = "; ".join(
+        f"#{c['seq']} {c['actor']}: " + " ".join(
+            [str(c["command"].get("type"))] + [_value(v) for k, v in sorted(
+                c["command"].items()) if k not in ("type", "side")])
+        for c in undone)
+    return (f"took back {len(undone)} command{'' if len(undone) == 1 else 's'}"
+            + (f" ({said})" if said else "") + f"; kept {detail.get('keep')}")
+
+
+def _setting(detail: _Detail) -> str:
+    if "value" not in detail:
+        return f"{detail.get('key')} set (a secret, not recorded)"
+    return f"{detail.get('key')} set to {_value(detail['value'])}"
+
+
+_WORDS: dict[str, Callable[[_Detail], str]] = {
+    Entry.CREATED: _identity,
+    Entry.ATTESTED: _identity,
+    Entry.MODERATOR_ARMOUR: _armour,
+    Entry.PRISONER_TAKEN: lambda d: f"ransom: {d.get('ransom')}",
+    Entry.REVERSAL: lambda d: f"takes back row #{d.get('reverses')}",
+    Entry.RENAMED: lambda d: f"name {d.get('name')}",
+    Entry.OWNER_CHANGED: lambda d: f"owner {d.get('owner')}",
+    Entry.MODERATOR_ADDED: lambda d: f"moderator {d.get('name')}",
+    Entry.MODERATOR_REMOVED: lambda d: f"moderator {d.get('name')}",
+    Entry.FIGHT_CLOSED: _closed,
+    Entry.FIGHT_REOPENED: lambda d: f"reopened after command {d.get('seq')}",
+    Entry.UNDO: _undo,
+    Entry.SETTING_CHANGED: _setting,
+}
