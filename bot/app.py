@@ -58,8 +58,13 @@ def build_referee(
         log.warning("%d ledger rows written at the start (older rows sealed, or a new key "
                     "introduced): the ledger is signed with public key %s", sealed,
                     keyring.signer().public.text)
+    verdict = store.prove_ledger()
+    if verdict.state == "failed":
+        log.error("the ledger does not verify (%s); from row %s on nothing is proved: run "
+                  "ancath-bot audit verify", verdict.first, verdict.broken)
     workers = odds_workers if odds_workers is not None else start_workers()
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock())
+    referee.ledger_check = verdict
     desk.attach(referee, workers, work_ahead=odds_ahead)
     referee.resume()
     return referee

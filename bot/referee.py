@@ -44,6 +44,7 @@ from bot.systems.registry import PLUGINS
 from rules.errors import RulesError
 from storage.club import VersionReader
 from storage.errors import CommitUnknown, RecordsBusy, RecordsLost
+from storage.proof import UNCHECKED, Verdict
 from storage.records import ClubState
 from storage.store import StorageError, Store
 
@@ -101,6 +102,8 @@ class Referee:
         """Every channel a line came from (name -> name as first heard)."""
         self.lost: str | None = None
         """Why the records are lost (the database file went away), once they are."""
+        self.ledger_check: Verdict = UNCHECKED
+        """What the start's check of the ledger proved (:mod:`storage.proof`)."""
         self.later: Callable[[list[Outgoing]], None] = lambda _out: None
         """Where lines go that are ready after ``handle`` returned (work done off the
         event loop, such as ``!odds``); the transport sets it. It may be called from

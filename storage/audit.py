@@ -36,6 +36,7 @@ __all__ = [
     "check_fights",
     "check_warriors",
     "derived_totals",
+    "differences",
     "finish",
     "new_totals",
     "ranges",
@@ -240,14 +241,20 @@ def check_warriors(warriors: Sequence[Any], totals: dict[int, dict[str, Any]],
                                        "in the ledger")
             unnamed += 1
         label = derived.get("name", warrior.name)
-        cached = _cached(warrior)
-        for name in _FIELDS:
-            if name in derived and cached[name] != derived[name]:
-                report.problems.append(f"warrior {label}: {name} is {cached[name]!r}, ledger "
-                                       f"says {derived[name]!r}")
+        for name, stored, proved in differences(warrior, derived):
+            report.problems.append(f"warrior {label}: {name} is {stored!r}, ledger "
+                                   f"says {proved!r}")
     if unnamed and not report.keyed:
         report.notes.append(f"{unnamed} warriors come from before the ledger recorded names "
                             "and owners: the bot records them as they are when it next starts")
+
+
+def differences(warrior: Any, derived: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """Each field of ``warrior``'s stored columns that differs from what the chain gives
+    it (``derived``): its name, the stored value and the chain's."""
+    cached = _cached(warrior)
+    return [(name, cached[name], derived[name]) for name in _FIELDS
+            if name in derived and cached[name] != derived[name]]
 
 
 def _cached(warrior: Any) -> dict[str, Any]:
@@ -274,6 +281,8 @@ class Marks:
 
     def __init__(self) -> None:
         self.newest: dict[int, _Mark] = {}
+        self.last_digests: dict[int, tuple[int, dict[str, Any]]] = {}
+        """Per fight, its newest mark's id and digests (``seq``, ``setup``, ...)."""
         self.problems: defaultdict[int, list[str]] = defaultdict(list)
         self._digests: list[tuple[int, int, dict[str, Any]]] = []
 
@@ -281,8 +290,9 @@ class Marks:
         if row.entry not in FIGHT_ENTRIES or row.fight_id is None:
             return
         detail = row.detail or {}
-        self._digests.append((row.fight_id, row.id, {
-            name: detail.get(name) for name in ("seq", *(part for part, _ in _PARTS))}))
+        digests = {name: detail.get(name) for name in ("seq", *(part for part, _ in _PARTS))}
+        self._digests.append((row.fight_id, row.id, digests))
+        self.last_digests[row.fight_id] = row.id, digests
         kept = {name: detail.get(name) for name in ("ending", "winner", "ended_at", "seq")}
         self.newest[row.fight_id] = _Mark(row.id, row.entry, kept)
 

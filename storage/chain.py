@@ -35,6 +35,7 @@ from storage.signing import PublicKey
 __all__ = [
     "CONTENT",
     "GENESIS",
+    "Conclusion",
     "Walker",
     "canonical",
     "ranges",
@@ -161,6 +162,13 @@ class Walker:
     _newest_rank: int | None = None
     _newest_key: str = ""
 
+    @classmethod
+    def after(cls, keyring: Keyring, last_id: int, last_hash: str, key: PublicKey) -> Walker:
+        """A walker that takes rows ``1..last_id`` as proved (they end in ``last_hash``,
+        signed by ``key``, the key in force) and goes on from there."""
+        return cls(keyring, previous=last_hash, last_id=last_id, walked=True, keyed=True,
+                   signed_from=last_id, in_force=key, keys_seen=[key], sealed=True)
+
     def _break(self, row: Row, problem: str | None = None) -> None:
         if problem is not None:
             self.problems.append(problem)
@@ -272,26 +280,49 @@ class Walker:
     def finish(self) -> None:
         """What holds only once every row is walked: the seal of the older rows, and
         that a key trusted here signed."""
+        end = self.conclusion()
+        self.problems += end.problems
+        self.notes += end.notes
+        self.missing = end.missing
+        self.broken = end.broken
+
+    def conclusion(self) -> Conclusion:
+        """What :meth:`finish` would add if the chain ended here, the walker unchanged
+        (so a walk can go on when more rows come: :mod:`storage.proof`)."""
+        end = Conclusion([], [], {kid: list(ids) for kid, ids in self.missing.items()},
+                         self.broken)
         if not self.sealed:
             for kid, ids in self._unproved.items():
-                self.missing.setdefault(kid, []).extend(ids)
-                self.broken = max(self.broken or 0, *ids)
+                end.missing.setdefault(kid, []).extend(ids)
+                end.broken = max(end.broken or 0, *ids)
         trusted = {key.id for key in (*self.trusted, *self.keyring.public_keys)}
         seen = {key.id for key in self.keys_seen}
         if self.signed_from is not None and seen and trusted and not trusted & seen:
-            self.problems.append(
+            end.problems.append(
                 f"the ledger is signed by key {', '.join(k.text for k in self.keys_seen)}, "
                 f"none of them the key given ({', '.join(sorted(trusted))})")
-            self.broken = self.last_id
+            end.broken = self.last_id
         elif self.signed_from is None and self.walked and self.trusted \
                 and not self.keyring.keys:
-            self.problems.append("no ledger row is signed: a public key proves nothing here "
-                                 "(the bot signs the ledger from its next start)")
-            self.broken = self.last_id
+            end.problems.append("no ledger row is signed: a public key proves nothing here "
+                                "(the bot signs the ledger from its next start)")
+            end.broken = self.last_id
         if self._legacy:
             how = ("the first signed row seals them" if self.signed_from is not None else
                    "the first keyed row after them seals them" if self.keyed else
                    "no keyed row follows them yet, so anyone who can write the database "
                    "can still rewrite them (the bot seals them when it next starts)")
-            self.notes.append(f"ledger rows {ranges(self._legacy)} are legacy rows (plain "
-                              f"SHA-256, from before ledger keys): {how}")
+            end.notes.append(f"ledger rows {ranges(self._legacy)} are legacy rows (plain "
+                             f"SHA-256, from before ledger keys): {how}")
+        return end
+
+
+@dataclass
+class Conclusion:
+    """What holds only at a walk's end: more problems and notes, every key not
+    available here with its rows, and the newest row from which nothing is proved."""
+
+    problems: list[str]
+    notes: list[str]
+    missing: dict[str, list[int]]
+    broken: int | None

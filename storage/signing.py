@@ -24,12 +24,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-__all__ = ["PREFIX", "ROW_CONTEXT", "PublicKey", "SigningKey", "signing_key"]
+__all__ = ["CHECKED_CONTEXT", "PREFIX", "ROW_CONTEXT", "PublicKey", "SigningKey", "signing_key"]
 
 PREFIX = "ed25519:"
 ROW_CONTEXT = b"ancath-bot ledger row "
 """What a row's signature covers before its hash: a signature made for a row is
 nothing else's."""
+CHECKED_CONTEXT = b"ancath-bot ledger checked through "
+"""What the bot's own note of how far it checked the ledger covers before the row's
+id and hash (:mod:`storage.proof`): never a row's signature."""
 _INFO = b"ancath-bot ledger ed25519 signing key v1"
 _PUBLIC = re.compile(r"(?:ed25519:)?([0-9a-fA-F]{64})")
 
@@ -66,10 +69,10 @@ class PublicKey:
         """16 hex digits of the SHA-256 of the key's bytes: a signed row's ``key_id``."""
         return hashlib.sha256(self.raw).hexdigest()[:16]
 
-    def verifies(self, signature: str, row_hash: str) -> bool:
+    def verifies(self, signature: str, row_hash: str, context: bytes = ROW_CONTEXT) -> bool:
         """Whether ``signature`` (128 hex digits) is this key's over the row hash."""
         try:
-            self._key.verify(bytes.fromhex(signature), ROW_CONTEXT + row_hash.encode())
+            self._key.verify(bytes.fromhex(signature), context + row_hash.encode())
         except (InvalidSignature, ValueError):
             return False
         return True
@@ -85,9 +88,9 @@ class SigningKey:
     public: PublicKey
     _key: Ed25519PrivateKey = field(repr=False)
 
-    def sign(self, row_hash: str) -> str:
+    def sign(self, row_hash: str, context: bytes = ROW_CONTEXT) -> str:
         """The signature of a row hash, 128 hex digits."""
-        return self._key.sign(ROW_CONTEXT + row_hash.encode()).hex()
+        return self._key.sign(context + row_hash.encode()).hex()
 
 
 @lru_cache(maxsize=64)

@@ -43,6 +43,8 @@ from storage.history import History
 from storage.keys import KeyringError
 from storage.ledger import Anchor
 from storage.ledger_view import LedgerView
+from storage.models import Setting
+from storage.proof import CHECKED, Verdict, checked_note, proof_since
 from storage.records import (
     Award,
     ChallengeRecord,
@@ -101,6 +103,20 @@ class Store(Warriors, Fights, Club, History, LedgerView):
         empty when all is well."""
         report = self.audit()
         return report.problems + report.missing_keys(self.keyring)
+
+    def prove_ledger(self) -> Verdict:
+        """Prove the chain from the last row the bot proved (its signed note,
+        :mod:`storage.proof`; from row 1 without one) to the head, in one read, and
+        note the new head when it holds; the verdict."""
+        with self._tx(write=False) as session:
+            proof = proof_since(session, self.keyring)
+            verdict = proof.advance(session)
+        note = checked_note(self.keyring, proof) if self.keyring.keys else None
+        if note is not None:
+            with self._tx() as session:
+                session.merge(Setting(key=CHECKED, value={"value": note},
+                                      updated_by="ancath-bot", updated_at=self._clock()))
+        return verdict
 
     def seal_legacy(self) -> int:
         """Write now the rows the next append would write first: on a chain of older

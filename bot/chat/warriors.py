@@ -120,13 +120,28 @@ def free(ctx: Ctx) -> None:
     ctx.say(f"{store.warrior(ctx.args[0]).sheet.name} is free.")
 
 
-@command("audit", "!audit <warrior>", "The warrior's last ledger rows: what, who and why.",
+@command("audit", "!audit [warrior]", "The warrior's last ledger rows: what, who and why; "
+         "alone, what the bot's check of the ledger proved at its start.",
          group="warriors", reads_only=True, examples=(Example(
              ("gob !create Gorbag goblin club spear", "ann !audit Gorbag"),
              "#1 created by gob: warrior created"),))
 def audit(ctx: Ctx) -> None:
-    if len(ctx.args) != 1:
-        raise Refusal("usage: !audit <warrior>")
+    if len(ctx.args) > 1:
+        raise Refusal("usage: !audit [warrior]")
+    check = ctx.referee.ledger_check
+    failed = (f"the ledger FAILED its check when the bot started: {check.first}; "
+              f"nothing from row {check.broken} on is proved, so BP shown here may be "
+              "forged (leadership: run ancath-bot audit verify)"
+              if check.state == "failed" else "")
+    if not ctx.args:
+        if failed:
+            ctx.reply(failed)
+        elif check.head is None:
+            ctx.reply("the ledger was empty when the bot started: nothing to prove yet")
+        else:
+            ctx.reply(f"the ledger was proved through its head {check.head} when the bot "
+                      "started; anyone can check it with the club's public key")
+        return
     rows = ctx.referee.store.ledger(ctx.args[0], limit=5)
     people = ctx.referee.people
     parts = []
@@ -139,6 +154,9 @@ def audit(ctx: Ctx) -> None:
         mod = f" (mod {people.name(row['moderator']) or 'by mask'})" if row["moderator"] else ""
         parts.append(f"#{row['id']} {row['entry']}{amount}{spent} by {actor}{mod}: "
                      f"{row['reason']}")
+    if failed:
+        parts.insert(0, f"NOT PROVED (the ledger failed its check at row {check.broken}: "
+                     "!audit says more)")
     ctx.reply(" | ".join(parts))
 
 

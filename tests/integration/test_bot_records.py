@@ -339,7 +339,7 @@ def test_audit_says_which_skill_a_moderator_set(tmp_path: Path) -> None:
 
 def test_audit_refusals(tmp_path: Path) -> None:
     club = make_club(tmp_path)
-    assert only(club.say("ann !audit")) == "#arena ann: usage: !audit <warrior>"
+    assert only(club.say("ann !audit Gorbag Olaf")) == "#arena ann: usage: !audit [warrior]"
     assert only(club.say("ann !audit Nobody")) == "#arena ann: no warrior named Nobody"
 
 

@@ -1,0 +1,154 @@
+"""The ledger proved as far as it has been read, and on from there as rows come: what
+the web pages show (every figure from the rebuild, the verdict on every page) and what
+the bot checks at its start (from the last head it proved, not the whole ledger).
+
+A :class:`Proof` walks the chain once, then only the rows appended since
+(:meth:`Proof.advance`); its :attr:`verdict` says ``verified``, ``failed`` (what, from
+which row) or ``unchecked`` (before the first walk). A row edited in place after the
+walk passed it is not seen by walking on: the pages check the rows they show
+(:func:`storage.ledger.holds`) and the web server walks the whole chain again from time
+to time (``bot.web.integrity``).
+
+The bot keeps how far it proved the chain as a setting (``CHECKED``): the row's id and
+hash and the key in force after it, signed with the ledger key under its own context
+(``signing.CHECKED_CONTEXT``),
+so someone who can write the database but has no key cannot move it on past rows they
+forged. A missing or unsigned note means the whole chain is walked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from storage.audit import Marks, add_total, new_totals
+from storage.chain import CONTENT, Walker
+from storage.keys import Keyring
+from storage.ledger import ANCHOR_DIGITS, Anchor, head_row
+from storage.models import LedgerRow, Setting
+from storage.signing import CHECKED_CONTEXT, PublicKey
+
+__all__ = ["BATCH", "CHECKED", "UNCHECKED", "Proof", "Verdict", "checked_note", "proof_since"]
+
+BATCH = 1000
+"""Rows read per query."""
+CHECKED = "ledger:checked"
+"""The setting that holds how far the bot proved the chain: ``{"id", "hash", "in_force",
+"key", "signature"}``."""
+
+State = Literal["verified", "failed", "unchecked"]
+
+_ROWS = select(*(getattr(LedgerRow, name) for name in (
+    *CONTENT, "prev_hash", "hash", "key_id", "signature"))).order_by(LedgerRow.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the walk so far proves: ``state``, the ``problems`` (the first says what
+    failed), the row from which nothing is proved (``broken``), and the newest row
+    proved (``head``)."""
+
+    state: State
+    problems: tuple[str, ...] = ()
+    broken: int | None = None
+    head: Anchor | None = None
+    rows: int = 0
+    """Rows walked."""
+
+    @property
+    def first(self) -> str:
+        """The first problem, or ''."""
+        return self.problems[0] if self.problems else ""
+
+
+UNCHECKED = Verdict("unchecked")
+"""Before the first walk."""
+
+
+@dataclass
+class Proof:
+    """The chain walked so far: the walker, every warrior rebuilt (``totals``) and every
+    fight's marks. One thread at a time (the caller locks)."""
+
+    walker: Walker
+    totals: dict[int, dict[str, Any]] = field(default_factory=new_totals)
+    marks: Marks = field(default_factory=Marks)
+    rows: int = 0
+    verdict: Verdict = UNCHECKED
+
+    @classmethod
+    def of(cls, keyring: Keyring, trusted: tuple[PublicKey, ...] = ()) -> Proof:
+        """A proof from row 1."""
+        return cls(Walker(keyring, trusted))
+
+    def advance(self, session: Session) -> Verdict:
+        """Walk the rows written since the last walk (all of them the first time), in
+        ``session``'s snapshot, and the head against the newest; the verdict."""
+        walker = self.walker
+        while rows := session.execute(
+                _ROWS.where(LedgerRow.id > walker.last_id).limit(BATCH)).all():
+            for row in rows:
+                walker.step(row)
+                add_total(self.totals, row)   # type: ignore[arg-type]
+                self.marks.add(row)
+            self.rows += len(rows)
+        end = walker.conclusion()
+        problems = [*walker.problems, *end.problems]
+        broken = end.broken
+        if end.missing:
+            problems += [f"ledger rows {', '.join(map(str, ids[:3]))} are signed with key "
+                         f"{kid}, which is not known here" for kid, ids in end.missing.items()]
+        stored = head_row(session)
+        if stored is None or (stored.last_id, stored.last_hash) != (
+                walker.last_id, walker.previous):
+            problems.append(f"the ledger head does not match row {walker.last_id}: newest "
+                            "rows removed, or the head rewound?")
+            broken = broken or walker.last_id
+        head = Anchor(walker.last_id, walker.previous[:ANCHOR_DIGITS]) \
+            if walker.walked else None
+        self.verdict = Verdict("failed" if problems else "verified", tuple(problems), broken,
+                               head, self.rows)
+        return self.verdict
+
+
+def proof_since(session: Session, keyring: Keyring) -> Proof:
+    """A proof that starts after the row the bot's note (``CHECKED``) names, when the
+    note holds under a key of ``keyring`` and its row is still as noted; else from row
+    1."""
+    note = session.get(Setting, CHECKED)
+    value = (note.value or {}).get("value") if note is not None else None
+    if not isinstance(value, dict):
+        return Proof.of(keyring)
+    try:
+        last_id, last_hash = int(value["id"]), str(value["hash"])
+        in_force, signer = keyring.public(str(value["in_force"])), keyring.public(
+            str(value["key"]))
+        signature = str(value["signature"])
+    except (KeyError, TypeError, ValueError):
+        return Proof.of(keyring)
+    if in_force is None or signer is None or not signer.verifies(
+            signature, _noted(last_id, last_hash, in_force.id), CHECKED_CONTEXT):
+        return Proof.of(keyring)
+    still = session.scalar(select(LedgerRow.hash).where(LedgerRow.id == last_id))
+    if still != last_hash:
+        return Proof.of(keyring)   # the row noted changed: walk it all, and say where
+    return Proof(Walker.after(keyring, last_id, last_hash, in_force))
+
+
+def _noted(last_id: int, last_hash: str, in_force: str) -> str:
+    return f"{last_id}:{last_hash}:{in_force}"
+
+
+def checked_note(keyring: Keyring, proof: Proof) -> dict[str, Any] | None:
+    """The note to keep after a walk that proved the chain to its head; None when it
+    did not (or nothing is signed yet)."""
+    walker = proof.walker
+    if proof.verdict.state != "verified" or walker.in_force is None:
+        return None
+    signer = keyring.signer()
+    noted = _noted(walker.last_id, walker.previous, walker.in_force.id)
+    return {"id": walker.last_id, "hash": walker.previous, "in_force": walker.in_force.id,
+            "key": signer.public.id, "signature": signer.sign(noted, CHECKED_CONTEXT)}
