@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import time
 from collections.abc import Sequence
 from concurrent.futures import Executor
 
@@ -58,7 +59,10 @@ def build_referee(
         log.warning("%d ledger rows written at the start (older rows sealed, or a new key "
                     "introduced): the ledger is signed with public key %s", sealed,
                     keyring.signer().public.text)
+    started = time.perf_counter()
     verdict = store.prove_ledger()
+    log.info("the ledger checked from the last head proved: %d rows walked in %.1f s, %s",
+             verdict.rows, time.perf_counter() - started, verdict.state)
     if verdict.state == "failed":
         log.error("the ledger does not verify (%s); from row %s on nothing is proved: run "
                   "ancath-bot audit verify", verdict.first, verdict.broken)

@@ -151,7 +151,10 @@ class Walker:
     """The first signed row's id."""
     in_force: PublicKey | None = None
     keys_seen: list[PublicKey] = field(default_factory=list)
-    """Every key that signed, in order."""
+    """Every key in force, in order (a rotation adds one)."""
+    signers: set[str] = field(default_factory=set)
+    """The ids of the keys that signed a row that holds: a trusted key must be one, so a
+    chain whose last row only introduces the club's key proves nothing."""
     seal: str = GENESIS
     """The seal digest of the rows before the first signed row."""
     sealed: bool = False
@@ -167,7 +170,8 @@ class Walker:
         """A walker that takes rows ``1..last_id`` as proved (they end in ``last_hash``,
         signed by ``key``, the key in force) and goes on from there."""
         return cls(keyring, previous=last_hash, last_id=last_id, walked=True, keyed=True,
-                   signed_from=last_id, in_force=key, keys_seen=[key], sealed=True)
+                   signed_from=last_id, in_force=key, keys_seen=[key], signers={key.id},
+                   sealed=True)
 
     def _break(self, row: Row, problem: str | None = None) -> None:
         if problem is not None:
@@ -267,15 +271,20 @@ class Walker:
         elif not key.verifies(row.signature, row.hash):
             self._break(row, f"ledger row {row.id}: its signature does not hold under key "
                         f"{key.id} (forged, or edited and hashed again)")
-        elif row.entry == Entry.LEDGER_KEYED:
-            self.sealed = self._seal_matches and row.id == self.signed_from
-        elif row.entry == Entry.KEY_ROTATED:
-            try:
-                self.in_force = PublicKey.parse(str((row.detail or {}).get("public_key")))
-            except ValueError:
-                self._break(row, f"ledger row {row.id}: the key it introduces is unreadable")
-                return
-            self.keys_seen.append(self.in_force)
+        else:
+            self.signers.add(key.id)
+            if row.entry == Entry.LEDGER_KEYED:
+                self.sealed = self._seal_matches and row.id == self.signed_from
+            elif row.entry == Entry.KEY_ROTATED:
+                self._rotated(row)
+
+    def _rotated(self, row: Row) -> None:
+        try:
+            self.in_force = PublicKey.parse(str((row.detail or {}).get("public_key")))
+        except ValueError:
+            self._break(row, f"ledger row {row.id}: the key it introduces is unreadable")
+            return
+        self.keys_seen.append(self.in_force)
 
     def finish(self) -> None:
         """What holds only once every row is walked: the seal of the older rows, and
@@ -296,11 +305,11 @@ class Walker:
                 end.missing.setdefault(kid, []).extend(ids)
                 end.broken = max(end.broken or 0, *ids)
         trusted = {key.id for key in (*self.trusted, *self.keyring.public_keys)}
-        seen = {key.id for key in self.keys_seen}
-        if self.signed_from is not None and seen and trusted and not trusted & seen:
+        if self.signed_from is not None and self.signers and trusted \
+                and not trusted & self.signers:
             end.problems.append(
-                f"the ledger is signed by key {', '.join(k.text for k in self.keys_seen)}, "
-                f"none of them the key given ({', '.join(sorted(trusted))})")
+                f"the ledger is signed by key {', '.join(sorted(self.signers))}, none of them "
+                f"the key given ({', '.join(sorted(trusted))})")
             end.broken = self.last_id
         elif self.signed_from is None and self.walked and self.trusted \
                 and not self.keyring.keys:

@@ -1,28 +1,28 @@
-"""The append-only ledger: a keyed MAC chain, appended to inside the caller's
-transaction (``storage.audit.verify`` proves it and everything the records derive
-from it).
+"""The append-only ledger: a chain of signed rows, appended to inside the caller's
+transaction (:mod:`storage.chain` says how each kind of row is proved;
+``storage.audit.verify`` proves the chain and everything the records derive from it).
 
-Each row carries the previous row's MAC and its own: HMAC-SHA256 under a ledger key
-(:mod:`storage.keys`, never in the database) over the previous MAC and the row's
-canonical content, its key id included. Without the key nobody can make a row that
-verifies, so an appended, edited, deleted or renumbered row shows even when the whole
-rest of the chain is recomputed. Rows from before keys (``key_id`` None) are legacy
-rows with a plain SHA-256 of the same; they can only come first, and the first keyed
-row's MAC covers the last of them, so rewriting that past breaks the chain too.
+Each row carries the previous row's hash and its own: SHA-256 over the previous hash
+and the row's canonical content, its key id included, and an Ed25519 signature over that
+hash by a key derived from the ledger secret (:mod:`storage.signing`, the secret from
+:mod:`storage.keys`, never in the database). Without the secret nobody can make a row
+that verifies, and anyone with the club's public key can check every row. Older chains
+(HMAC rows, legacy plain SHA-256 rows) are sealed by the first signed row; a new key is
+introduced by a row the old key signs.
 
 The chain holds each warrior's creation (name, owner, system, sheet) and every change
-of its BP, skills, armour, status, captor, name and owner; and each fight's end
+of its BP, skills, armour, status, captor, name and owner; each fight's end
 (``fight-closed``: digests of its setup, command log and event log, with its ending),
-or an undo that reopens it (``fight-reopened``); and the moderators added and removed
-in chat (``moderator-added``, ``moderator-removed``: the bot's list of them is read
-from these rows, each checked against its MAC). ``storage.audit.verify`` rebuilds every
+or an undo that reopens it (``fight-reopened``); the moderators added and removed in
+chat (the bot's list of them is read from these rows, each checked by its signature);
+the settings changed and the undos made. ``storage.audit.verify`` rebuilds every
 warrior's cached fields and every fight's digests from the chain and names what
 disagrees.
 
 Appends lock the single ``ledger_head`` row, which keeps the chain linear under
 concurrency. A chain cannot prove that nothing was cut off its end (delete the newest
-rows, rewind the head): anchors do, ``ledger #<id> <mac>`` published outside the
-database and checked with ``storage.audit.verify(anchors=...)``.
+rows, rewind the head): anchors do, ``ledger #<id> <16 hex digits>`` published outside
+the database and checked with ``storage.audit.verify(anchors=...)``.
 """
 
 from __future__ import annotations

@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import IO
 
+from sqlalchemy.exc import IntegrityError
+
 from storage import audit, ledger
 from storage.audit import Report
 from storage.audit_export import write_export
@@ -113,9 +115,12 @@ class Store(Warriors, Fights, Club, History, LedgerView):
             verdict = proof.advance(session)
         note = checked_note(self.keyring, proof) if self.keyring.keys else None
         if note is not None:
-            with self._tx() as session:
-                session.merge(Setting(key=CHECKED, value={"value": note},
-                                      updated_by="ancath-bot", updated_at=self._clock()))
+            try:
+                with self._tx() as session:
+                    session.merge(Setting(key=CHECKED, value={"value": note},
+                                          updated_by="ancath-bot", updated_at=self._clock()))
+            except IntegrityError:
+                pass   # another process starting at once noted its own walk first
         return verdict
 
     def seal_legacy(self) -> int:

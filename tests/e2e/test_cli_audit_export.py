@@ -228,3 +228,40 @@ def test_an_unreadable_file_is_one_line_and_exit_2(club: Path, tmp_path: Path) -
     assert bad.returncode == 2 and "not a public key" in bad.stderr
     alone = cli("audit", "verify", "--export", str(export(club)))
     assert alone.returncode == 2 and "--public-key" in alone.stderr
+
+
+def test_a_chain_signed_by_another_key_that_only_introduces_the_clubs_key_proves_nothing(
+        club: Path, tmp_path: Path) -> None:
+    """The whole chain signed again by a forger's own key, ending with a key-rotated row
+    (signed by the forger) that names the club's public key: the club's key never
+    signed a row, so it vouches for nothing."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    key = public(club)
+    forger = Ed25519PrivateKey.generate()
+    raw = forger.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    forger_id = hashlib.sha256(raw).hexdigest()[:16]
+    records = [json.loads(line) for line in lines(export(club))]
+    rows = [r for r in records if r["record"] == "row"]
+    rows.append({**rows[-1], "id": rows[-1]["id"] + 1, "entry": "key-rotated",
+                 "warrior_id": None, "bp": 0, "spent": 0, "skill": None, "skill_value": None,
+                 "status": None, "captor_id": None, "fight_id": None, "command_seq": None,
+                 "detail": {"public_key": key, "previous": "ed25519:" + raw.hex()},
+                 "reason": "rotation", "actor": "bot", "moderator": None})
+    previous = "0" * 64
+    for row in rows:
+        row["key_id"], row["prev_hash"] = forger_id, previous
+        content = {name: row[name] for name in (*CONTENT, "key_id")}
+        text = previous + json.dumps(content, sort_keys=True, separators=(",", ":"))
+        row["hash"] = previous = hashlib.sha256(text.encode()).hexdigest()
+        row["signature"] = forger.sign(b"ancath-bot ledger row " + row["hash"].encode()).hex()
+    header = {**records[0], "public_keys": ["ed25519:" + raw.hex()],
+              "head": {"id": rows[-1]["id"], "hash": previous}}
+    rest = [r for r in records if r["record"] in ("fight", "warrior")]
+    end = {**records[-1], "rows": len(rows)}
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("".join(json.dumps(r) + "\n" for r in [header, *rows, *rest, end]),
+                      encoding="utf-8")
+    code, said = check(forged, key)
+    assert code == 1 and "none of them the key given" in said, said

@@ -43,7 +43,7 @@ def lines(out: list[Outgoing]) -> list[str]:
     """``"<target> <text>"`` per line as the IRC transport would send them (a ledger
     anchor's MAC as ``<mac>``)."""
     return [_MAC.sub(r"\1 <mac>", f"{o.target} {piece}")
-            for o in out for piece in split_utf8(o.text)]
+            for o in out for piece in split_utf8(o.text, fit=o.fit)]
 
 
 class Club:
