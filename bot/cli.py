@@ -150,8 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     down = with_db(db.add_parser("downgrade", help="take the schema back to an older "
                                  "revision (the next start upgrades it again)"))
     down.add_argument("revision", help="a revision id (0004), or base")
-    home = with_db(db.add_parser("home-network", help="the network whose services accounts "
-                                 "are the club's names (others' are <network>:<account>)"))
+    home = with_keys(with_db(db.add_parser(
+        "home-network", help="the network whose services accounts are the club's names "
+        "(others' are <network>:<account>); a change is a signed ledger row")))
     home.add_argument("network", nargs="?", help="make this network the home (restart every "
                       "bot after); without it, print the home")
 
@@ -161,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "127.0.0.1)")
     web.add_argument("--port", type=_port, help="the port (default: web.port, 8080; 0 takes "
                      "any free port)")
+    web.add_argument("--public-key", type=public_key, metavar="KEY",
+                     help="the club's public key (ed25519:<64 hex>; default: web.public_key): "
+                     "the pages prove the ledger with it, and need no ledger secret")
 
     backup = with_keys(with_db(sub.add_parser(
         "backup", help="copy a SQLite database while the bot runs (not its ledger key)")))
@@ -224,7 +228,8 @@ def _print_ledger(rows: Iterable[LedgerEntry], form: str) -> None:
         spent = f"spent {row['spent']}" if row["spent"] else ""
         skill = f"{row['skill']}={row['skill_value']}" if row["skill"] else ""
         who = row["actor"] + (f" (mod {row['moderator']})" if row["moderator"] else "")
-        whose = row["warrior"] or f"fight {row['fight']}"   # a fight's row is on no warrior
+        whose = row["warrior"] or (   # a fight's row is on no warrior; a setting's, a
+            f"fight {row['fight']}" if row["fight"] is not None else "club")   # moderator's
         fields = [str(row["id"]), row["at"][:19], whose, row["entry"], bp, spent,
                   skill, row["status"] or "", row["detail"], who, row["reason"]]
         print("  ".join(f for f in fields if f))
@@ -318,7 +323,7 @@ def _db(args: argparse.Namespace, url: str) -> int:
         newest = "the newest" if revision == head else f"the newest is {head}"
         print(f"{revision or 'none'} ({newest})")
     elif args.action == "home-network":
-        _home_network(url, args.network)
+        _home_network(args, url)
     else:
         was = current_revision(url)   # the database must be there: nothing is made
         engine = make_engine(url)
@@ -331,9 +336,11 @@ def _db(args: argparse.Namespace, url: str) -> int:
     return 0
 
 
-def _home_network(url: str, network: str | None) -> None:
-    """Print the club's home network, or make ``network`` it; the schema is never
-    migrated here (a database taken down for an older bot stays so)."""
+def _home_network(args: argparse.Namespace, url: str) -> None:
+    """Print the club's home network, or make ``args.network`` it (a ``setting-changed``
+    ledger row, signed with the club's key); the schema is never migrated here (a
+    database taken down for an older bot stays so)."""
+    network: str | None = args.network
     if network is None:
         store = Store(open_read_only(url), keyring=Keyring())
         try:
@@ -350,7 +357,8 @@ def _home_network(url: str, network: str | None) -> None:
     if revision != head:
         raise DatabaseProblem(f"the database's schema is at {revision or 'none'}, not this "
                               f"version's {head}: run `ancath-bot db upgrade` first")
-    store = Store(open_database(url, migrate=False))
+    keyring = _keyring(args, url, create=True)
+    store = Store(open_database(url, migrate=False), keyring=keyring)
     try:
         was = store.setting(HOME_NETWORK)
         store.set_setting(HOME_NETWORK, network, "command line",
@@ -399,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
             from bot.web.server import serve as serve_web
 
             return serve_web(load_config(args.config), url, key_file=args.key_file,
-                             host=args.host, port=args.port)
+                             host=args.host, port=args.port, public_key=args.public_key)
         if args.command == "ledger":   # read only: no keys needed, none made
             store = Store(open_read_only(url), keyring=Keyring())
             _print_ledger(store.ledger_rows(args.warrior), args.format)

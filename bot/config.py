@@ -27,6 +27,7 @@ from pydantic_settings import EnvSettingsSource, SettingsError
 from bot.chat.moderators import unverified_masks
 from bot.irc import tls
 from storage.models import DEFAULT_NETWORK
+from storage.signing import PublicKey
 
 __all__ = ["NETWORK", "BotConfig", "ConfigError", "FloodConfig", "IrcConfig", "LogConfig",
            "WebConfig", "environment", "load_config", "network_name"]
@@ -194,6 +195,21 @@ class WebConfig(_Strict):
         if value is not None and not re.fullmatch(r"https?://[^\s]+", value):
             raise ValueError("an http:// or https:// address")
         return value.rstrip("/") if value else value
+
+    public_key: str | None = None
+    """The club's public key (``ed25519:<64 hex>``, as ``ancath-bot key public`` prints
+    it): the pages prove the ledger with it, so their server needs no ledger secret."""
+
+    @field_validator("public_key")
+    @classmethod
+    def _public_key(cls, value: str | None) -> str | None:
+        if value is not None:
+            PublicKey.parse(value)   # its ValueError names the form
+        return value
+
+    def club_key(self) -> PublicKey | None:
+        """``public_key``, parsed."""
+        return PublicKey.parse(self.public_key) if self.public_key else None
 
     def token(self) -> str | None:
         """The access token, from the environment (never the file)."""

@@ -230,6 +230,18 @@ class Referee:
         return next((name for name in mods if login is not None
                      and self.fold(name) == self.fold(login)), None)
 
+    def recorded_as(self, sender: Sender) -> str:
+        """Whom a moderator's rulings name in the records (ledger rows, undo records):
+        a moderator logged in by password by the name they logged in as (``boss``, as
+        the config file spells it), never by the ``user@host`` they came from; anyone
+        else, or a moderator by services account or mask, by identity (R8.2)."""
+        if any(self.names(sender, name)
+               for name in [*self.config.moderators, *self.chat_moderators]):
+            return sender.identity
+        login = self.logins.name(sender.nick, sender.host)
+        return next((name for name in self.config.moderators if login is not None
+                     and self.fold(name) == self.fold(login)), sender.identity)
+
     def names(self, sender: Sender, name: str) -> bool:
         """Whether ``name``, an account or a ``nick!user@host`` mask, is ``sender``."""
         if "!" in name:
@@ -282,8 +294,11 @@ class Referee:
         """A stored setting as of this command's :meth:`refresh`."""
         return self._settings[_CLUB].settings.get(key, default)
 
-    def set_setting(self, key: str, value: Any, actor: str, reason: str) -> None:
-        self.store.set_setting(key, value, actor, reason)
+    def set_setting(self, key: str, value: Any, actor: str, reason: str,
+                    moderator: str | None = None) -> None:
+        """Change a setting, with its ``setting-changed`` ledger row (``moderator``: who
+        ruled it, when a moderator did)."""
+        self.store.set_setting(key, value, actor, reason, moderator)
         kept = self._settings[_CLUB]
         kept.settings[key] = value
         kept.version += 1   # as the store counts: stale only if another process wrote

@@ -28,12 +28,14 @@ from storage.profiles import recorded
 from storage.signing import PublicKey
 
 __all__ = [
+    "PARTS",
     "VERIFY_BATCH",
     "Marks",
     "Report",
     "add_total",
     "check_anchors",
     "check_fights",
+    "check_stored",
     "check_warriors",
     "derived_totals",
     "differences",
@@ -61,6 +63,8 @@ _FIELDS = ("name", "name_key", "owner", "system", "culture", "profile", "skills"
 from its profile)."""
 _PARTS = (("setup", "setup (system, kind, network, channel, sheets, sides)"),
           ("commands", "command log"), ("events", "event log"))
+PARTS = _PARTS
+"""A fight's digests, each with what it is a digest of, in words."""
 
 
 def derived_totals(rows: Iterable[LedgerRow]) -> dict[int, dict[str, Any]]:
@@ -156,8 +160,18 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
         report.problems.append(
             f"ledger head does not match row {walker.last_id}: newest rows removed?")
     check_anchors(anchored, walker.last_id, anchors, walker.broken, report)
+    check_stored(session, totals, marks, report)
+    return report
+
+
+def check_stored(session: Session, totals: dict[int, dict[str, Any]], marks: Marks,
+                 report: Report) -> None:
+    """Every warrior's stored columns against ``totals`` and every fight's logs and end
+    against ``marks`` (the chain's, walked), into ``report`` (whose ``keyed`` says
+    whether the chain is keyed)."""
     check_warriors(list(session.scalars(select(Warrior).order_by(Warrior.id))), totals,
                    report)
+    marks.problems.clear()
     marks.check(lambda fight, seq: fight_digest(session, fight, seq))
     fights = session.execute(
         select(Fight.id, Fight.active, Fight.ending, Fight.winner, Fight.ended_at)
@@ -166,7 +180,6 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
         select(FightCommand.fight_id, func.max(FightCommand.seq))
         .group_by(FightCommand.fight_id))}
     check_fights(fights, last_seqs, marks, report)
-    return report
 
 
 def finish(walker: Walker, report: Report) -> None:
@@ -305,6 +318,17 @@ class Marks:
         """Each mark's digests against ``digest_of(fight, seq)``, the logs' now."""
         for fight_id, mark, detail in self._digests:
             self.problems[fight_id] += _digests(digest_of, fight_id, mark, detail)
+
+    def altered(self, fight_id: int, digest_of: DigestOf) -> list[str]:
+        """The parts (``PARTS``' words) of a fight's logs that now differ from its newest
+        mark's digests (``digest_of(fight, seq)``, the logs' now); nothing is kept."""
+        found = self.last_digests.get(fight_id)
+        if found is None:
+            return []
+        seq = found[1].get("seq")
+        now = digest_of(fight_id, seq) if isinstance(seq, int) else None
+        return [what for part, what in _PARTS
+                if now is None or now[part] != found[1].get(part)]
 
 
 def check_fights(fights: Sequence[Any], last_seqs: dict[int, int], marks: Marks,

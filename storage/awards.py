@@ -76,7 +76,9 @@ class Awards(UnitOfWork):
         ).all())
         rows = session.scalars(
             select(LedgerRow).where(LedgerRow.fight_id == fight_id,
-                                    LedgerRow.entry.not_in((Entry.REVERSAL, *ledger.FIGHT_ENTRIES)))
+                                    LedgerRow.warrior_id.is_not(None),
+                                    LedgerRow.entry.not_in((Entry.REVERSAL, Entry.UNDO,
+                                                            *ledger.FIGHT_ENTRIES)))
             .order_by(LedgerRow.id)
         ).all()
         reversed_ids = {

@@ -1,5 +1,8 @@
 """What the club keeps besides warriors and fights: the pending challenges (the store's
 network's), the settings, and the moderators named in chat (read from their ledger rows).
+Every change of a setting is a ``setting-changed`` ledger row too, on no warrior, written
+in the change's transaction: who, what (the key and the new value; a secret's key only)
+and why.
 
 Several processes may keep the settings and moderators in memory (``bot.referee``):
 every change of them adds one to the club's version (``ClubVersion``) in its own
@@ -19,14 +22,30 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from storage import ledger
-from storage.models import ClubVersion, LedgerRow, PendingChallenge, Setting
+from storage.models import ClubVersion, Entry, LedgerRow, PendingChallenge, Setting
 from storage.records import ChallengeRecord, ClubState
 from storage.unit_of_work import VERSION_READ, UnitOfWork
 
-__all__ = ["HOME_NETWORK", "Club", "VersionReader", "drop_pending"]
+__all__ = ["HOME_NETWORK", "SECRET_SETTING", "Club", "VersionReader", "drop_pending",
+           "is_secret_setting", "setting_detail"]
 
 HOME_NETWORK = "accounts:home"
 """The club-wide setting naming the network whose accounts are the club's names."""
+SECRET_SETTING = "moderator-password:"
+"""The start of the key of a setting that holds a secret (a moderator's sealed password
+hash, ``bot.chat.moderators.password_key``): its ledger row names the key, never the
+value."""
+
+
+def is_secret_setting(key: str) -> bool:
+    """Whether the setting ``key`` holds a secret (:data:`SECRET_SETTING`)."""
+    return key.startswith(SECRET_SETTING)
+
+
+def setting_detail(key: str, value: Any) -> dict[str, Any]:
+    """What a ``setting-changed`` row holds: the key and the new value, or the key only
+    for a secret."""
+    return {"key": key} if is_secret_setting(key) else {"key": key, "value": value}
 
 _VERSION = select(ClubVersion.version).where(ClubVersion.id == 1)
 _BUMP = update(ClubVersion).where(ClubVersion.id == 1).values(version=ClubVersion.version + 1)
@@ -103,16 +122,24 @@ class Club(UnitOfWork):
             row = session.get(Setting, key)
             return row.value.get("value", default) if row else default
 
-    def set_setting(self, key: str, value: Any, actor: str, reason: str = "") -> None:
-        """Change a setting; who, when and why are kept with it."""
+    def set_setting(self, key: str, value: Any, actor: str, reason: str = "",
+                    moderator: str | None = None) -> None:
+        """Change a setting; who, when and why are kept with it, and in the same
+        transaction a ``setting-changed`` ledger row on no warrior says so (``actor``;
+        ``moderator`` when a moderator changed it; the key and the new value, the key
+        only for a secret: :func:`setting_detail`)."""
+        now = self._clock()
         with self._tx() as session:
+            self._append(session, warrior_id=None, entry=Entry.SETTING_CHANGED,
+                         detail=setting_detail(key, value), actor=actor,
+                         moderator=moderator, reason=reason, created_at=now)
             _bump(session)
             row = session.get(Setting, key)
             if row is None:
                 row = Setting(key=key, value={}, updated_by=actor, updated_at="")
                 session.add(row)
             row.value = {"value": value, "reason": reason} if reason else {"value": value}
-            row.updated_by, row.updated_at = actor, self._clock()
+            row.updated_by, row.updated_at = actor, now
 
     def home_network(self, network: str) -> str:
         """The network whose services accounts and host masks are the club's names as

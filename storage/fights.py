@@ -42,6 +42,17 @@ _UNSEAT = update(FightSide).where(FightSide.fight_id == bindparam("fight"))
 for the rows to change, which cost a third of a fight's end); SET from the values."""
 
 
+def _undone(session: Session, fight_id: int,
+            undone: Sequence[tuple[int, Any]]) -> list[dict[str, Any]]:
+    """The commands an undo takes back, as its ledger row holds them: each one's seq,
+    who sent it (``bot`` for the bot's roll) and the command as the fight log keeps it."""
+    seqs = [seq for seq, _ in undone]
+    actors = {seq: actor for seq, actor in session.execute(
+        select(FightCommand.seq, FightCommand.actor).where(
+            FightCommand.fight_id == fight_id, FightCommand.seq.in_(seqs)))}
+    return [{"seq": seq, "actor": actors.get(seq), "command": data} for seq, data in undone]
+
+
 class Fights(Awards):
     """Opening, recording, closing, undoing and reloading fights."""
 
@@ -165,8 +176,10 @@ class Fights(Awards):
                            created_at=now, logs=logs.hexdigests() if logs is not None else None)
 
     def undo(self, fight_id: int, moderator: str, reason: str) -> OpenFight:
-        """Append an undo record, take back the ledger rows of the undone commands, and
-        replay (R8.1). History is never deleted; a finished fight reopens."""
+        """Append an undo record and an ``undo`` ledger row saying what it took back
+        (each command undone: its seq, who sent it and what it was; how many are kept),
+        take back the ledger rows of the undone commands, and replay (R8.1). History is
+        never deleted; a finished fight reopens."""
         now = self._clock()
         try:
             with self._tx() as session:
@@ -174,11 +187,18 @@ class Fights(Awards):
                 fight = load(session, fight_id)
                 keep = fight.system.undo_point(fight.commands)
                 seq = fight.seq + 1
+                effective = command_log(session, fight_id)[0]
+                kept_seqs = [kept for kept, _ in effective[:keep]]
+                self._append(session, warrior_id=None, entry=Entry.UNDO, fight_id=fight_id,
+                             command_seq=seq, detail={
+                                 "undone": _undone(session, fight_id, effective[keep:]),
+                                 "keep": keep},
+                             actor=moderator, moderator=moderator, reason=reason,
+                             created_at=now)
                 session.add(FightCommand(
                     fight_id=fight_id, seq=seq, actor=moderator, created_at=now,
                     command={"type": UNDO, "keep": keep, "reason": reason},
                 ))
-                kept_seqs = [seq for seq, _ in command_log(session, fight_id)[0][:keep]]
                 self._reverse_after(session, fight.system, fight_id, kept_seqs, seq, moderator,
                                    reason, now)
                 row = session.get_one(Fight, fight_id)

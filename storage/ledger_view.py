@@ -4,8 +4,8 @@ reason, which days, which fight); whole and streamed in batches (``ancath-bot le
 the downloads), or a page at a time, newest first, by row id (the leadership pages:
 a page costs the same at row 100 as at row 100,000). Also its head with the whole MAC,
 and the moderators' actions: their ledger rows with the undo records of the fights'
-command logs (an undo that took back no ledger row is only there), and what the rows'
-columns do not say (whom ``!mod add`` named, the armour set)."""
+command logs (each undo once, as its record: its ``undo`` row is left out there), and
+what the rows' columns do not say (whom ``!mod add`` named, the armour set)."""
 
 from __future__ import annotations
 
@@ -173,10 +173,13 @@ class LedgerView(UnitOfWork):
 
     def moderator_log(self, before: LogPlace | None = None, limit: int = 100) -> ModeratorLog:
         """The moderators' ledger rows and undo records, newest first (an undo before the
-        rows it wrote), ``limit`` of them from ``before`` (exclusive) on."""
+        rows it wrote), ``limit`` of them from ``before`` (exclusive) on. An undo is
+        there once, as its record in the fight's command log (an undo's ``undo`` ledger
+        row, which says the same, is left out)."""
         undo = FightCommand.command["type"].as_string() == UNDO
         with self._tx(write=False) as session:
-            rows = _query(session, LedgerFilter(moderated=True)).order_by(
+            rows = _query(session, LedgerFilter(moderated=True)).where(
+                LedgerRow.entry != Entry.UNDO.value).order_by(
                 LedgerRow.created_at.desc(), LedgerRow.id.desc()).limit(limit + 1)
             undos = select(FightCommand).where(undo).order_by(
                 FightCommand.created_at.desc(), FightCommand.id.desc()).limit(limit + 1)

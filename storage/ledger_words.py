@@ -19,17 +19,25 @@ _WINNER: dict[int | None, str] = {0: "the challenger won", 1: "the defender won"
 
 
 def detail_words(entry: str, detail: _Detail | None) -> str:
-    """``detail`` in words ('' when there is none)."""
+    """``detail`` in words ('' when there is none). A detail not shaped as its entry's
+    (a row written by hand) is said as its plain values, never an error."""
     if not detail:
         return ""
-    return _WORDS.get(entry, _pairs)(detail)
+    if not isinstance(detail, Mapping):
+        return _value(detail)
+    try:
+        return _WORDS.get(entry, _pairs)(detail)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return _pairs(detail)
 
 
 def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:g}"   # a time limit of 5.0 minutes is 5
     if isinstance(value, list):
-        return ", ".join(map(str, value)) or "none"
+        return ", ".join(map(_value, value)) or "none"
     return "none" if value is None else str(value)
 
 
@@ -61,21 +69,32 @@ def _closed(detail: _Detail) -> str:
     return f"{detail.get('ending')}, {winner}, after command {detail.get('seq')}{attested}"
 
 
+def _command(command: _Detail) -> str:
+    """A fight command as its log keeps it: ``Act attack``, ``Roll 57``, ``AcceptYield
+    prisoner, ransom ten goats`` (its side left out: who sent it says it)."""
+    fields = {key: value for key, value in command.items()
+              if key not in ("type", "side") and value is not None and value is not False}
+    said = [key if value is True else _value(value) if len(fields) == 1
+            else f"{key} {_value(value)}" for key, value in sorted(fields.items())]
+    return " ".join([str(command.get("type")), ", ".join(said)]).strip()
+
+
 def _undo(detail: _Detail) -> str:
-    undone = detail.get("undone", [])
-    said = "; ".join(
-        f"#{c['seq']} {c['actor']}: " + " ".join(
-            [str(c["command"].get("type"))] + [_value(v) for k, v in sorted(
-                c["command"].items()) if k not in ("type", "side")])
-        for c in undone)
+    """``took back 2 commands (#5 olaf: Act attack; #6 bot: Roll 20); kept 3``."""
+    undone = detail.get("undone") or []
+    said = "; ".join(f"#{c.get('seq')} {c.get('actor')}: {_command(c.get('command') or {})}"
+                     for c in undone)
     return (f"took back {len(undone)} command{'' if len(undone) == 1 else 's'}"
             + (f" ({said})" if said else "") + f"; kept {detail.get('keep')}")
 
 
 def _setting(detail: _Detail) -> str:
+    """``timelimit:default:#arena set to 5``; ``... set to the default`` (none kept);
+    a secret's key only: ``moderator-password:boss set (a secret, not recorded)``."""
     if "value" not in detail:
         return f"{detail.get('key')} set (a secret, not recorded)"
-    return f"{detail.get('key')} set to {_value(detail['value'])}"
+    value = detail["value"]
+    return f"{detail.get('key')} set to {'the default' if value is None else _value(value)}"
 
 
 _WORDS: dict[str, Callable[[_Detail], str]] = {

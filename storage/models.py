@@ -112,8 +112,9 @@ class LedgerRow(Base):
     prisoner-taken, prisoner-freed, reversal (an undo taking back an earlier row),
     renamed, owner-changed, attested (a warrior from before keys, as stored when the
     ledger was first keyed), fight-closed and fight-reopened (a fight's digests, on
-    no warrior), or moderator-added and moderator-removed (a moderator named in chat,
-    on no warrior)."""
+    no warrior), moderator-added and moderator-removed (a moderator named in chat,
+    on no warrior), undo (what a moderator's undo took back, on its fight), or
+    setting-changed (a setting's new value, on no warrior)."""
     bp: Mapped[int] = mapped_column(default=0)
     """Tenths of BP actually added (negative to take away)."""
     spent: Mapped[int] = mapped_column(default=0)

@@ -7,7 +7,7 @@ A :class:`Proof` walks the chain once, then only the rows appended since
 which row) or ``unchecked`` (before the first walk). A row edited in place after the
 walk passed it is not seen by walking on: the pages check the rows they show
 (:func:`storage.ledger.holds`) and the web server walks the whole chain again from time
-to time (``bot.web.integrity``).
+to time (``bot.web.proving``).
 
 The bot keeps how far it proved the chain as a setting (``CHECKED``): the row's id and
 hash and the key in force after it, signed with the ledger key under its own context
@@ -31,7 +31,8 @@ from storage.ledger import ANCHOR_DIGITS, Anchor, head_row
 from storage.models import LedgerRow, Setting
 from storage.signing import CHECKED_CONTEXT, PublicKey
 
-__all__ = ["BATCH", "CHECKED", "UNCHECKED", "Proof", "Verdict", "checked_note", "proof_since"]
+__all__ = ["BATCH", "CHECKED", "UNCHECKED", "Proof", "Verdict", "checked_note", "club_keys",
+           "proof_since"]
 
 BATCH = 1000
 """Rows read per query."""
@@ -57,6 +58,9 @@ class Verdict:
     head: Anchor | None = None
     rows: int = 0
     """Rows walked."""
+    missing: tuple[str, ...] = ()
+    """Those of the ``problems`` that say rows are signed with a key not known here:
+    not proved, rather than disproved."""
 
     @property
     def first(self) -> str:
@@ -78,6 +82,9 @@ class Proof:
     marks: Marks = field(default_factory=Marks)
     rows: int = 0
     verdict: Verdict = UNCHECKED
+    failed: dict[int, int | None] = field(default_factory=dict)
+    """The rows the walk found do not hold (edited, forged, out of place), each with
+    its warrior's id: what they give a warrior is not proved."""
 
     @classmethod
     def of(cls, keyring: Keyring, trusted: tuple[PublicKey, ...] = ()) -> Proof:
@@ -91,16 +98,19 @@ class Proof:
         while rows := session.execute(
                 _ROWS.where(LedgerRow.id > walker.last_id).limit(BATCH)).all():
             for row in rows:
+                said = len(walker.problems)
                 walker.step(row)
+                if len(walker.problems) > said:
+                    self.failed[row.id] = row.warrior_id
                 add_total(self.totals, row)   # type: ignore[arg-type]
                 self.marks.add(row)
             self.rows += len(rows)
         end = walker.conclusion()
         problems = [*walker.problems, *end.problems]
         broken = end.broken
-        if end.missing:
-            problems += [f"ledger rows {', '.join(map(str, ids[:3]))} are signed with key "
-                         f"{kid}, which is not known here" for kid, ids in end.missing.items()]
+        missing = [f"ledger rows {', '.join(map(str, ids[:3]))} are signed with key "
+                   f"{kid}, which is not known here" for kid, ids in end.missing.items()]
+        problems += missing
         stored = head_row(session)
         if stored is None or (stored.last_id, stored.last_hash) != (
                 walker.last_id, walker.previous):
@@ -110,8 +120,24 @@ class Proof:
         head = Anchor(walker.last_id, walker.previous[:ANCHOR_DIGITS]) \
             if walker.walked else None
         self.verdict = Verdict("failed" if problems else "verified", tuple(problems), broken,
-                               head, self.rows)
+                               head, self.rows, tuple(missing))
         return self.verdict
+
+    def proves(self, row_id: int) -> bool:
+        """Whether the walk so far proves row ``row_id``: walked, and before the row
+        from which nothing is proved."""
+        broken = self.verdict.broken
+        return self.verdict.state != "unchecked" and row_id <= self.walker.last_id \
+            and (broken is None or row_id < broken)
+
+
+def club_keys(keyring: Keyring, proof: Proof | None = None) -> tuple[PublicKey, ...]:
+    """The club's public key: the keyring's signing key's when it has one; else the
+    keys the chain names (``ledger-keyed`` and ``key-rotated`` rows), the one in force
+    last."""
+    if keyring.keys:
+        return (keyring.signer().public,)
+    return tuple(proof.walker.keys_seen) if proof is not None else ()
 
 
 def proof_since(session: Session, keyring: Keyring) -> Proof:

@@ -14,6 +14,8 @@
 - :mod:`storage.history`: standings, a warrior's fights and counts, a fight's summary
   and command log, for the club's records in chat and on the leadership pages;
 - :mod:`storage.ledger_view`: the ledger read whole, streamed, filtered or paged;
+- :mod:`storage.proved`: the records as the ledger proves them, beside their stored
+  columns (the leadership pages);
 - and here, auditing it (:mod:`storage.audit`).
 
 A fight command, the events it caused, the ledger rows they imply and the warrior
@@ -47,6 +49,7 @@ from storage.ledger import Anchor
 from storage.ledger_view import LedgerView
 from storage.models import Setting
 from storage.proof import CHECKED, Verdict, checked_note, proof_since
+from storage.proved import ProvedView
 from storage.records import (
     Award,
     ChallengeRecord,
@@ -74,7 +77,7 @@ __all__ = [
     "WarriorRecord",
 ]
 
-class Store(Warriors, Fights, Club, History, LedgerView):
+class Store(Warriors, Fights, Club, History, LedgerView, ProvedView):
     """Warriors, the ledger, settings and fights over one SQLAlchemy engine.
 
     ``keyring`` signs and checks the ledger; without one, the first write loads the

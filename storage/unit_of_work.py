@@ -20,6 +20,10 @@ write that fails fails the unit, and a caller that catches it and goes on gets a
 ``RuntimeError`` at its next store call or at the unit's end, nothing of it kept (a
 SAVEPOINT and its RELEASE were a tenth of a command's time).
 
+``UnitOfWork.reading`` is the read-only counterpart for a reader (a leadership page):
+one read transaction, one snapshot, that every store method called inside it joins,
+so what it reads is of one moment; a write inside it is refused.
+
 ``UnitOfWork.batch`` is group commit: one write transaction, and one sync to disk, for
 several units. Each unit opened inside it is a savepoint of its own, so a unit that fails
 takes back only its own rows, as when it was a transaction of its own; the batch commits
@@ -123,6 +127,8 @@ class Unit:
     """A write that fails fails the unit: no savepoint per write (``UnitOfWork.unit``)."""
     spoiled: bool = False
     """A write of a whole unit failed: it may only end, by the exception."""
+    reading: bool = False
+    """A read-only unit (``UnitOfWork.reading``): nothing may be written in it."""
 
     @property
     def changed(self) -> bool:
@@ -295,6 +301,23 @@ class UnitOfWork:
                 yield unit
 
     @contextmanager
+    def reading(self) -> Iterator[None]:
+        """One read transaction, one snapshot, for every store method called inside the
+        ``with`` on this thread (what a leadership page shows is of one moment: the
+        ledger as proved and the columns beside it). Nothing may be written in it; it
+        opens inside no other unit."""
+        if self._open_unit() is not None:
+            raise RuntimeError("a reading opens inside no other unit")
+        self._still_there()
+        with _busy(), Session(self._reads, expire_on_commit=False) as session, \
+                session.begin():
+            token = _UNITS.set((*_UNITS.get(), Unit(self, session, reading=True)))
+            try:
+                yield
+            finally:
+                _UNITS.reset(token)
+
+    @contextmanager
     def batch(self) -> Iterator[Unit]:
         """One write transaction for the units opened inside the ``with`` on this thread
         (group commit): committed once at its end, unless a savepoint broke
@@ -380,6 +403,8 @@ class UnitOfWork:
         """The unit's session for one method: a write in a savepoint of its own; the
         session's anchor is the one this method appended while it runs."""
         unit.usable()
+        if write and unit.reading:
+            raise RuntimeError("a store method writes inside a read-only unit (reading)")
         session = unit.session
         before = session.info.pop("anchor", None)
         try:

@@ -5,8 +5,10 @@ time limit (``!mod timelimit``) and ``!odds`` audience (``!mod odds``).
 The config file stays the root: only its moderators add or remove others, and none of
 them can be removed in chat. Moderators added in chat are ledger rows
 (:meth:`storage.store.Store.set_moderator`); the ignore list and channel settings are
-settings kept with who changed them and why. All take effect at once, in every process
-on the club's database from its next command (``Referee.refresh``).
+settings kept with who changed them and why, each change a ``setting-changed`` ledger
+row too. A moderator logged in by password is recorded by the name they logged in as
+(``Ctx.moderator``). All take effect at once, in every process on the club's database
+from its next command (``Referee.refresh``).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def _add(ctx: Ctx, args: list[str]) -> None:
                       "can take it; add a services account or a verified mask")
     if _named(ctx, name, [*referee.config.moderators, *referee.chat_moderators]):
         raise Refusal(f"{name} is a moderator already; !mod list names them")
-    referee.set_moderator(name, True, ctx.who, reason)
+    referee.set_moderator(name, True, ctx.moderator, reason)
     ctx.reply(f"{name} is a moderator now (!mod remove {name} <reason> takes it back)")
 
 
@@ -77,7 +79,7 @@ def _remove(ctx: Ctx, args: list[str]) -> None:
     added = _named(ctx, name, referee.chat_moderators)
     if added is None:
         raise Refusal(f"{name} is not a moderator added in chat; !mod list names them")
-    referee.set_moderator(added, False, ctx.who, reason)
+    referee.set_moderator(added, False, ctx.moderator, reason)
     ctx.reply(f"{added} is no longer a moderator")
 
 
@@ -118,7 +120,8 @@ def _ignore(ctx: Ctx, args: list[str]) -> None:
     ignored = referee.ignore_list()
     if _named(ctx, entry, ignored):
         raise Refusal(f"{entry} is ignored already; !mod unignore {entry} <reason> ends it")
-    referee.set_setting("ignored", [*ignored, entry], ctx.who, f"ignore {entry}: {reason}")
+    who = ctx.moderator
+    referee.set_setting("ignored", [*ignored, entry], who, f"ignore {entry}: {reason}", who)
     ctx.reply(f"ignoring {entry}: I take no command from them and say nothing to them")
 
 
@@ -132,8 +135,9 @@ def _unignore(ctx: Ctx, args: list[str]) -> None:
     found = _named(ctx, entry, ignored)
     if found is None:
         raise Refusal(f"{entry} is not ignored; !mod list says how many are")
-    referee.set_setting("ignored", [e for e in ignored if e != found], ctx.who,
-                        f"unignore {found}: {reason}")
+    who = ctx.moderator
+    referee.set_setting("ignored", [e for e in ignored if e != found], who,
+                        f"unignore {found}: {reason}", who)
     ctx.reply(f"{found} is no longer ignored")
 
 
@@ -151,7 +155,7 @@ def _timelimit(ctx: Ctx, args: list[str]) -> None:
     else:
         raise Refusal(f"the time limit is in minutes, 1 to {MAX_MINUTES} (or default)")
     key = ctx.referee.channel_setting("timelimit", channel)
-    ctx.referee.set_setting(key, minutes, ctx.who, reason)
+    ctx.referee.set_setting(key, minutes, ctx.moderator, reason, ctx.moderator)
     seconds = ctx.referee.turn_seconds(channel)
     ctx.reply(f"the time to decide in {channel} is now {seconds / 60:g} min"
               f"{' (the default)' if minutes is None else ''}, from the next decision")
@@ -163,7 +167,7 @@ def _timelimit(ctx: Ctx, args: list[str]) -> None:
 @channel_only
 def _odds(ctx: Ctx, args: list[str]) -> None:
     channel = ctx.channel()
-    ctx.referee.set_setting(ctx.referee.channel_setting("odds", channel), args[0], ctx.who,
-                            " ".join(args[1:]))
+    ctx.referee.set_setting(ctx.referee.channel_setting("odds", channel), args[0],
+                            ctx.moderator, " ".join(args[1:]), ctx.moderator)
     ctx.reply(f"!odds in {channel} is now for "
               f"{'the fighters only' if args[0] == 'fighters' else 'everyone'}")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from bot.chat.registry import Ctx, Refusal, split_command, sub
 from bot.irc.casemap import DEFAULT, Folded
+from storage.club import SECRET_SETTING
 from storage.keys import Keyring
 
 __all__ = [
@@ -35,8 +36,9 @@ LOCKOUT_SECONDS = 600.0
 
 
 def password_key(name: str) -> str:
-    """The setting that holds a moderator's password hash."""
-    return f"moderator-password:{name.casefold()}"
+    """The setting that holds a moderator's password hash: a secret, so its ledger row
+    (``setting-changed``) names the key and never the hash (``storage.club``)."""
+    return f"{SECRET_SETTING}{name.casefold()}"
 
 
 def _seal(key: bytes, name: str, stored: Mapping[str, object]) -> str:

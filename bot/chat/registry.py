@@ -68,6 +68,12 @@ class Ctx:
         """The sender's identity (account, mask, or console nick)."""
         return self.msg.sender.identity
 
+    @property
+    def moderator(self) -> str:
+        """Whom a moderator's ruling is recorded as: ``who``, or for a moderator logged
+        in by password the name they logged in as (``Referee.recorded_as``)."""
+        return self.referee.recorded_as(self.msg.sender)
+
     def _address(self) -> str:
         """``olaf: ``, before a reply in a channel; nothing in private."""
         return f"{self.msg.sender.nick}: " if self.msg.channel else ""

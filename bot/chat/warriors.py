@@ -182,7 +182,7 @@ def _tenths(word: str) -> int:
 @sub("bp", "!mod bp <warrior> <+/-n> <reason>", "adjust BP, within 0..40", fits=at_least(3))
 @moderator_only
 def _bp(ctx: Ctx, args: list[str]) -> None:
-    applied = ctx.referee.store.adjust_bp(args[0], _tenths(args[1]), ctx.who,
+    applied = ctx.referee.store.adjust_bp(args[0], _tenths(args[1]), ctx.moderator,
                                           " ".join(args[2:]))
     ctx.reply(f"{args[0]}: {applied / 10:+.1f} BP recorded")
 
@@ -191,7 +191,7 @@ def _bp(ctx: Ctx, args: list[str]) -> None:
      fits=lambda args: len(args) >= 4 and args[2].isascii() and args[2].isdigit())
 @moderator_only
 def _set_skill(ctx: Ctx, args: list[str]) -> None:
-    ctx.referee.store.set_skill(args[0], parse_skill(args[1]), int(args[2]), ctx.who,
+    ctx.referee.store.set_skill(args[0], parse_skill(args[1]), int(args[2]), ctx.moderator,
                                 " ".join(args[3:]))
     ctx.reply(f"{args[0]}: {args[1].lower()} set to {args[2]}")
 
@@ -201,7 +201,7 @@ def _set_skill(ctx: Ctx, args: list[str]) -> None:
 @moderator_only
 def _set_armour(ctx: Ctx, args: list[str]) -> None:
     store, armour = ctx.referee.store, _armour(args[1])
-    old = store.set_armour(args[0], armour, ctx.who, " ".join(args[2:]))
+    old = store.set_armour(args[0], armour, ctx.moderator, " ".join(args[2:]))
     ctx.reply(f"{store.warrior(args[0]).sheet.name} now wears {armour.value} (was {old})")
 
 
@@ -209,7 +209,7 @@ def _set_armour(ctx: Ctx, args: list[str]) -> None:
 @moderator_only
 def _free(ctx: Ctx, args: list[str]) -> None:
     store = ctx.referee.store
-    store.free(args[0], ctx.who, " ".join(args[1:]), moderator=ctx.who)
+    store.free(args[0], ctx.moderator, " ".join(args[1:]), moderator=ctx.moderator)
     ctx.say(f"{store.warrior(args[0]).sheet.name} is free by a moderator's ruling.")
 
 
@@ -217,7 +217,8 @@ def _free(ctx: Ctx, args: list[str]) -> None:
      fits=one_of("open", "close"))
 @moderator_only
 def _fairy(ctx: Ctx, args: list[str]) -> None:
-    ctx.referee.set_setting("fairy_folk_open", args[0] == "open", ctx.who, " ".join(args[1:]))
+    ctx.referee.set_setting("fairy_folk_open", args[0] == "open", ctx.moderator,
+                            " ".join(args[1:]), ctx.moderator)
     ctx.reply(f"Fairy Folk creation is {'open' if args[0] == 'open' else 'closed'}")
 
 
@@ -227,8 +228,8 @@ def _fairy(ctx: Ctx, args: list[str]) -> None:
 @channel_only
 def _rolls(ctx: Ctx, args: list[str]) -> None:
     channel = ctx.channel()
-    ctx.referee.set_setting(ctx.referee.channel_setting("rolls", channel), args[0], ctx.who,
-                            " ".join(args[1:]))
+    ctx.referee.set_setting(ctx.referee.channel_setting("rolls", channel), args[0],
+                            ctx.moderator, " ".join(args[1:]), ctx.moderator)
     ctx.reply(f"rolls in {channel} are now {args[0]}")
     play.catch_up(ctx)
 

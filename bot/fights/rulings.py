@@ -30,7 +30,7 @@ def moderator_undo(ctx: Ctx, args: list[str]) -> None:
         raise Refusal("no fight here to undo")
     store = ctx.referee.store
     before = table.fight or store.fight(table.last_fight_id)
-    fight = store.undo(table.last_fight_id, ctx.who, reason)
+    fight = store.undo(table.last_fight_id, ctx.moderator, reason)
     table.fight = fight
     ui = ui_of(fight)
     ctx.say(ui.undo_line(before.commands, len(fight.commands), names_of(fight), reason) + " "
@@ -54,4 +54,5 @@ def moderator_end(ctx: Ctx, args: list[str]) -> None:
             raise Refusal(f"the winner must be {' or '.join(names_of(fight))}, or draw")
         winner = names.index(winner_name.casefold())
     end = ui_of(fight).end(winner, reason)
-    announce(ctx, table, fight_step(ctx, table, end, ctx.who, moderator=ctx.who, reason=reason))
+    who = ctx.moderator
+    announce(ctx, table, fight_step(ctx, table, end, who, moderator=who, reason=reason))

@@ -31,7 +31,7 @@ from rules.ancath.tables import Armour, Culture, Skill, Weapon
 from storage.records import WarriorRecord
 from storage.store import Store
 
-__all__ = ["AN_CATH", "parse_culture", "parse_skill"]
+__all__ = ["AN_CATH", "RANSOM_MOST", "parse_culture", "parse_skill"]
 
 _CULTURE_NAMES = {c.value: c for c in Culture} | {"freeclans": Culture.FREE_CLANS,
                                                   "invader": Culture.INVADERS}
@@ -122,16 +122,33 @@ def _wield_words(command: Command) -> str | None:
     return f"!wield {command.weapon.value}{grip}"
 
 
+RANSOM_MOST = 80
+"""The longest ransom's terms, in UTF-8 bytes (a character each in plain ASCII): the
+fight's end that says them, with two 24-letter names, the BP and the anchor of a row
+#9999999 (``ledger #9999999 4305b5ca9e1f0c2d``), is still one IRC line of 380 bytes, so
+what a player typed is said whole (bot/wording/fit.py cuts only in rarer corners: the
+40.0 cap named twice, a resumed fight's head). Longer terms are refused, never cut."""
+
+
+def _ransom(words: Sequence[str]) -> str:
+    terms = " ".join(words)
+    if len(terms.encode()) > RANSOM_MOST:
+        wide = "" if terms.isascii() else " (a letter beyond plain ASCII counts 2 to 4)"
+        raise Usage(f"a ransom is at most {RANSOM_MOST} characters{wide}: say it shorter")
+    return terms
+
+
 def _accept(side: int, args: Sequence[str]) -> Command:
     """``!accept``, ``!accept release``, ``!accept prisoner [ransom <terms>]``; a ransom
-    after ``release`` is the engine's to refuse."""
+    after ``release`` is the engine's to refuse, one over :data:`RANSOM_MOST` is
+    refused here."""
     words = [w.lower() for w in args[:2]]
     if not words:
         return AcceptYield(side)
     if words in (["prisoner"], ["release"]):
         return AcceptYield(side, words[0] == "prisoner")
     if words[1:] == ["ransom"] and words[0] in ("prisoner", "release") and len(args) > 2:
-        return AcceptYield(side, words[0] == "prisoner", " ".join(args[2:])[:200])
+        return AcceptYield(side, words[0] == "prisoner", _ransom(args[2:]))
     raise Usage("usage: !accept, !accept release, or !accept prisoner [ransom <terms>]")
 
 

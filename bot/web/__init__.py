@@ -12,7 +12,13 @@ one read-only store; :mod:`bot.web.server` serves them with uvicorn):
 - ``/fights``, ``/fights/<number>[?step=N]``: the fights and each one's replay
   (:mod:`bot.web.fights`, :mod:`bot.web.replay`, :mod:`bot.web.glance`);
 - ``/moderators``: the moderators' actions (:mod:`bot.web.moderators`);
-- ``/integrity``: the audit and the ledger's head (:mod:`bot.web.integrity`).
+- ``/integrity``: the ledger's proof, the audit, the ledger's head, a pasted anchor
+  checked, the club's public key (:mod:`bot.web.integrity`);
+- ``/audit-export.jsonl``: the audit export, streamed (:mod:`bot.web.export`).
+
+Every page shows what the ledger proves (:mod:`bot.web.proving`: walked when the server
+starts, then each new row), and says on every page (``id="integrity-status"``) whether
+it is proved.
 
 Who may read them is :mod:`bot.web.access`; how people and typed text are shown
 (never a ``user@host``) :mod:`bot.web.redact`; query parameters :mod:`bot.web.query`.

@@ -72,7 +72,8 @@ class TokenGate:
             await self.app(scope, receive, send)
             return
         else:
-            response = render(request, "token.html", 401, wrong=given is not None)
+            response = render(request, "token.html", 401, wrong=given is not None,
+                              sealed=True)
             response.headers["www-authenticate"] = 'Bearer realm="ancath"'
         await response(scope, receive, send)
 

@@ -20,15 +20,18 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from bot.web.access import Headers, TokenGate
+from bot.web.export import audit_export
 from bot.web.fights import fight, fights
 from bot.web.integrity import IntegrityCheck, integrity
 from bot.web.ledger import ledger, ledger_csv, ledger_json
 from bot.web.moderators import moderators
+from bot.web.proving import REWALK_SECONDS, LedgerProof
 from bot.web.query import PageError
 from bot.web.site import Site, render, templates
 from bot.web.standings import standings
 from bot.web.warriors import warrior
 from storage.errors import StorageError, UnknownWarrior
+from storage.signing import PublicKey
 from storage.store import Store
 
 __all__ = ["AUDIT_SECONDS", "make_app"]
@@ -56,9 +59,15 @@ def _refused(request: Request, error: Exception) -> Response:
 
 
 def make_app(store: Store, *, token: str | None = None,
-             audit_seconds: float = AUDIT_SECONDS) -> Starlette:
+             audit_seconds: float = AUDIT_SECONDS,
+             rewalk_seconds: float = REWALK_SECONDS,
+             trusted: tuple[PublicKey, ...] = ()) -> Starlette:
     """The pages over ``store`` (open it read-only: ``open_read_only(url, live=True)``),
-    behind ``token`` when one is given."""
+    behind ``token`` when one is given, proving the ledger with the store's keys and the
+    ``trusted`` public keys (a server without the ledger secret needs only these). The
+    ledger's first walk starts now, in a thread of its own (``app.state.site.proof``:
+    ``wait()`` for it); the whole chain is walked again every ``rewalk_seconds`` (0:
+    only when the integrity page asks)."""
     app = Starlette(
         routes=[
             Route("/", standings, name="standings"),
@@ -70,6 +79,7 @@ def make_app(store: Store, *, token: str | None = None,
             Route("/fights/{number}", fight, name="fight"),
             Route("/moderators", moderators, name="moderators"),
             Route("/integrity", integrity, name="integrity"),
+            Route("/audit-export.jsonl", audit_export, name="audit_export"),
             Mount("/static", StaticFiles(directory=_STATIC), name="static"),
         ],
         middleware=[Middleware(Headers), Middleware(TokenGate, token=token)],
@@ -77,5 +87,8 @@ def make_app(store: Store, *, token: str | None = None,
                             HTTPException: _refused, PoolTimeout: _refused,
                             Exception: _refused},
     )
-    app.state.site = Site(store, templates(), IntegrityCheck(store, audit_seconds))
+    proof = LedgerProof(store, rewalk_seconds, trusted)
+    proof.integrity = IntegrityCheck(store, audit_seconds, proof.report, trusted)
+    app.state.site = Site(store, templates(), proof.integrity, proof)
+    proof.start()
     return app

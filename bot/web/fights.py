@@ -1,53 +1,111 @@
 """The fights: the list (``/fights``, newest first, 50 a page, ``before=<number>``) and
 a fight's page (``/fights/<number>``): the fight in brief and its replay, the whole list
-of steps, and one step at a time (``?step=N``, with links to the steps around it)."""
+of steps, and one step at a time (``?step=N``, with links to the steps around it).
+
+How a fight ended is what its closing ledger row records (:mod:`bot.web.proving`), not
+its stored columns: a stored ending or winner that says otherwise is shown beside,
+flagged, and a fight no proved row closes claims no outcome. A fight whose stored logs
+differ from the digests its closing row holds says "this fight's log was altered after
+it ended" (which part) above its replay."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from bot.systems.registry import PLUGINS
+from bot.web.proving import Reading
 from bot.web.query import NotFound, number
 from bot.web.replay import replay
 from bot.web.site import render, site_of
 from storage.ledger_view import LedgerFilter
+from storage.proved import ProvedFight
 from storage.records import FightSummary
 
-__all__ = ["FIGHTS_PAGE", "fight", "fights", "result"]
+__all__ = ["FIGHTS_PAGE", "Outcome", "fight", "fights", "outcome", "result"]
 
 FIGHTS_PAGE = 50
 
 
+def _words(names: tuple[str, ...], ending: str | None, winner: int | None) -> str:
+    ended = f" ({ending})" if ending else ""
+    if winner is None:
+        return f"a draw{ended}"
+    if not 0 <= winner < len(names):
+        return f"side {winner} won{ended}"
+    return f"{names[winner]} won{ended}"
+
+
 def result(summary: FightSummary) -> str:
-    """``Olaf won (kill)``, ``a draw (draw)``, or ``going on``."""
+    """``Olaf won (kill)``, ``a draw (draw)``, or ``going on``: as stored."""
     if summary.active:
         return "going on"
-    ending = f" ({summary.ending})" if summary.ending else ""
-    if summary.winner is None:
-        return f"a draw{ending}"
-    return f"{summary.names[summary.winner]} won{ending}"
+    return _words(summary.names, summary.ending, summary.winner)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a fight ended, as the pages say it: the ledger's words, and what the stored
+    columns say when they differ."""
+
+    words: str
+    """``Olaf won (kill)``, ``going on``, or that the ledger proves no outcome."""
+    proved: bool
+    """A row the chain proves records it (or it is going on)."""
+    row: int | None = None
+    """The closing row."""
+    stored: str | None = None
+    """What the stored columns say, when it is not what the ledger records."""
+
+
+def outcome(summary: FightSummary, found: ProvedFight | None, seen: Reading) -> Outcome:
+    """How fight ``summary`` ended, by its closing row (``found``) as ``seen`` proves it."""
+    if seen.proof is None or found is None:
+        if summary.active:
+            return Outcome("going on", True)
+        return Outcome(f"{result(summary)} (not proved yet)", False)
+    if found.closed:
+        words = _words(summary.names, found.ending, found.winner)
+        differs = result(summary) if found.differs else None
+        if seen.proves(found.mark):
+            return Outcome(words, True, found.mark, differs)
+        return Outcome(f"not proved: ledger row #{found.mark} says {words}, but the ledger "
+                       "does not prove that row", False, found.mark, differs)
+    if summary.active:
+        return Outcome("going on", True)
+    return Outcome("not proved: no ledger row closes this fight", False, None, result(summary))
 
 
 def fights(request: Request) -> Response:
     before = number(request.query_params, "before")
-    listed = site_of(request).store.fights(before, FIGHTS_PAGE)
+    site = site_of(request)
+    with site.proof.reading() as seen:
+        listed = site.store.fights(before, FIGHTS_PAGE)
+        found = seen.fights(f.id for f in listed)
+        outcomes = {f.id: outcome(f, found.get(f.id), seen) for f in listed}
     older = listed[-1].id if len(listed) == FIGHTS_PAGE and listed[-1].id > 1 else None
     return render(request, "fights.html", fights=listed, older=older, before=before,
-                  result=result)
+                  outcomes=outcomes)
 
 
 def fight(request: Request) -> Response:
     text = request.path_params["number"]
     fight_id = int(text) if text.isascii() and text.isdecimal() and len(text) <= 12 else None
-    store = site_of(request).store
-    summary = store.fight_summary(fight_id) if fight_id else None
-    if summary is None:
-        raise NotFound(f"no fight number {text[:60]}")
-    replayed = replay(summary, store.command_log(summary.id),
-                      list(store.ledger_rows(where=LedgerFilter(fight=summary.id))))
+    site = site_of(request)
+    store = site.store
+    with site.proof.reading() as seen:
+        summary = store.fight_summary(fight_id) if fight_id else None
+        if summary is None:
+            raise NotFound(f"no fight number {text[:60]}")
+        log = store.command_log(summary.id)
+        rows = list(store.ledger_rows(where=LedgerFilter(fight=summary.id)))
+        found = seen.fights([summary.id], logs=True).get(summary.id)
+        ended = outcome(summary, found, seen)
+    replayed = replay(summary, log, rows)
     step = number(request.query_params, "step", low=0)
     if step is not None and step >= len(replayed.steps):
         raise NotFound(f"fight {summary.id} has steps 0 to {len(replayed.steps) - 1}")
     return render(request, "fight.html", fight=summary, replay=replayed, step=step,
-                  result=result(summary), label=PLUGINS[summary.system].label)
+                  outcome=ended, found=found, label=PLUGINS[summary.system].label)

@@ -1,27 +1,36 @@
-"""The integrity page (``/integrity``): the result of ``store.audit()``, the very check
-``ancath-bot audit verify`` makes, and the ledger's head to publish. The check is kept
-for a while (it reads every ledger row: seconds on a big ledger) and made by one
-request at a time, in Starlette's thread pool, off the event loop. A request that comes
-while a check is under way never waits for it (waiting requests would fill the thread
-pool every page shares): it gets the previous check, or before the first a short 503."""
+"""The integrity page (``/integrity``): what the server's proof of the ledger found
+(:mod:`bot.web.proving`), the result of ``store.audit()``, the very check ``ancath-bot
+audit verify`` makes, the ledger's head to publish, an anchor a visitor pastes checked
+against the chain (``?anchor=ledger #4123 9f2c1a7e0b5d8c33`` or ``4123:9f2c...``), and
+the club's public key with the audit export to check it all with.
+
+The audit is kept for a while (it reads every ledger row: seconds on a big ledger) and
+made by one request at a time, in Starlette's thread pool, off the event loop (or by
+the proof's background re-check). A request that comes while a check is under way
+never waits for it (waiting requests would fill the thread pool every page shares): it
+gets the previous check, or before the first the page says it is under way. Each
+check's problems fail the proof every page shows (``on_report``)."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bot.web.query import NotNow, one_of
+from bot.web.query import NotNow, one_of, words
 from bot.web.site import render, site_of
 from storage.audit import Report, ranges
-from storage.ledger import Anchor
+from storage.ledger import Anchor, anchors_in
+from storage.signing import PublicKey
 from storage.store import Store
 
-__all__ = ["AGAIN_AFTER", "Checked", "IntegrityCheck", "integrity"]
+__all__ = ["AGAIN_AFTER", "NOT_AN_ANCHOR", "Checked", "IntegrityCheck", "integrity",
+           "pasted"]
 
 AGAIN_AFTER = 10.0
 """Seconds before a check may be asked for again."""
@@ -54,9 +63,13 @@ class IntegrityCheck:
     """The audit of ``store``, made again once ``seconds`` old (or when asked, after
     ``AGAIN_AFTER`` seconds)."""
 
-    def __init__(self, store: Store, seconds: float) -> None:
+    def __init__(self, store: Store, seconds: float,
+                 on_report: Callable[[Report], None] | None = None,
+                 trusted: tuple[PublicKey, ...] = ()) -> None:
         self._store = store
+        self._trusted = trusted
         self._seconds = seconds
+        self._on_report = on_report
         self._lock = threading.Lock()
         self._last: Checked | None = None
 
@@ -78,18 +91,49 @@ class IntegrityCheck:
             last = self._last
             if self._due(last, again):
                 started = time.perf_counter()
-                report = self._store.audit()
+                report = self._store.audit(trusted=self._trusted)
                 self._last = last = Checked(report, self._store.ledger_head(),
                                             datetime.now(UTC), time.perf_counter() - started,
                                             self._store.keyring.ids)
+                if self._on_report is not None:
+                    self._on_report(report)
             assert last is not None
             return last
         finally:
             self._lock.release()
 
 
+NOT_AN_ANCHOR = ("that is not an anchor: paste it as the bot says it, ledger #4123 "
+                 "9f2c1a7e0b5d8c33, or as 4123:9f2c1a7e0b5d8c33 (8 or more hex digits)")
+
+
+def pasted(text: str) -> Anchor | None:
+    """An anchor as a visitor pastes it: ``ledger #4123 9f2c1a7e0b5d8c33`` (as the bot
+    says it, in any text) or ``4123:9f2c1a7e0b5d8c33``; None when it is neither."""
+    found = anchors_in(text)
+    if found:
+        return found[0]
+    try:
+        return Anchor.parse(text)
+    except ValueError:
+        return None
+
+
 def integrity(request: Request) -> Response:
-    """The integrity page (``/integrity``, ``?again=1`` to check again now)."""
-    again = one_of(request.query_params, "again", ("1",)) is not None
-    return render(request, "integrity.html", checked=site_of(request).integrity.result(again),
-                  again_after=AGAIN_AFTER)
+    """The integrity page (``/integrity``; ``?again=1`` to check again now,
+    ``?anchor=...`` to check an anchor)."""
+    params = request.query_params
+    again = one_of(params, "again", ("1",)) is not None
+    given = words(params, "anchor")
+    anchor = pasted(given) if given else None
+    site = site_of(request)
+    with site.proof.reading() as seen:
+        held = seen.anchor(anchor) if anchor is not None else None
+    if given and anchor is None:
+        held = (False, NOT_AN_ANCHOR)
+    try:
+        checked: Checked | None = site.integrity.result(again)
+    except NotNow:
+        checked = None
+    return render(request, "integrity.html", checked=checked, again_after=AGAIN_AFTER,
+                  given=given or "", anchor=anchor, held=held)

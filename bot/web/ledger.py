@@ -3,7 +3,8 @@
 Filters, as query parameters, by warrior, moderator, entry kind, words of the reason,
 days from and to (UTC), and fight; the page shows 100 rows newest first and pages back
 by row id (``before=<id>``: as fast at row 100,000 as at row 100); a download is every
-row the same filters pick, streamed.
+row the same filters pick, streamed. Each row the page shows is checked on its own
+(its hash and signature): one that does not hold is marked so.
 
 A search of the reasons reads every row (no index holds words): ``SEARCHES`` run at
 once at most, and another is refused as "busy" (503) rather than left to hold the
@@ -81,16 +82,18 @@ def ledger(request: Request) -> Response:
     params = request.query_params
     where = _where(params)
     before = number(params, "before")
-    store = site_of(request).store
+    site = site_of(request)
+    site.proof.advance()
     try:
         with _searching(where):
-            page = store.ledger_page(where, before, PAGE)
-            count = store.ledger_count(where)
+            page = site.store.ledger_page(where, before, PAGE)
+            count = site.store.ledger_count(where)
     except UnknownWarrior:
         raise _unknown(where) from None
-    return render(request, "ledger.html", rows=[ledger_fields(r) for r in page.rows],
-                  older=page.older, before=before, count=count, given=_given(params),
-                  kinds=KINDS)
+    rows = [ledger_fields(r) for r in page.rows]
+    site.proof.check_rows(rows)
+    return render(request, "ledger.html", rows=rows, older=page.older, before=before,
+                  count=count, given=_given(params), kinds=KINDS)
 
 
 def _download(request: Request, chunks: Callable[[Iterator[LedgerEntry]], Iterator[str]],

@@ -27,7 +27,7 @@ WHAT = {
     "armour changed", "prisoner-freed": "prisoner freed", "fight-closed": "fight ended",
     "fight-reopened": "fight reopened", "reversal": "row taken back", "award": "BP awarded",
     "moderator-added": "moderator added", "moderator-removed": "moderator removed",
-    "death": "death", "prisoner-taken": "prisoner taken",
+    "death": "death", "prisoner-taken": "prisoner taken", "setting-changed": "setting changed",
 }
 """A moderator's ledger row, by its entry, in words."""
 
@@ -48,6 +48,8 @@ class Action:
     change: str = ""
     """What it set besides BP: ``spear 35``, ``free``, ``armour mail (was leather)``, or
     whom ``!mod add`` or ``remove`` named."""
+    unheld: str | None = None
+    """Why its ledger row does not hold (edited), or None."""
 
 
 def _change(row: LedgerEntry, detail: dict[str, Any]) -> str:
@@ -58,12 +60,17 @@ def _change(row: LedgerEntry, detail: dict[str, Any]) -> str:
         was = f" (was {detail['was']})" if detail.get("was") else ""
         return f"armour {detail['armour']}{was}"
     skill = f"{row['skill']} {row['skill_value']}" if row["skill"] else ""
-    return " ".join(part for part in (skill, row["status"] or "") if part)
+    return " ".join(part for part in (skill, row["status"] or "") if part) \
+        or hide_hosts(row["detail"])   # a setting's new value, in the ledger's words
 
 
 def moderators(request: Request) -> Response:
     before = log_place(request.query_params, "before")
-    log = site_of(request).store.moderator_log(before, PAGE)
+    site = site_of(request)
+    site.proof.advance()
+    log = site.store.moderator_log(before, PAGE)
+    unheld = site.proof.unheld(entry["id"] for entry in log.entries
+                               if not isinstance(entry, UndoRecord))
     actions = []
     for entry in log.entries:
         if isinstance(entry, UndoRecord):
@@ -75,6 +82,7 @@ def moderators(request: Request) -> Response:
         actions.append(Action(row["at"], row["moderator"] or "",
                               WHAT.get(row["entry"], row["entry"]), row["warrior"], row["bp"],
                               row["fight"], row["reason"], row["id"],
-                              _change(entry, log.details.get(entry["id"], {}))))
+                              _change(entry, log.details.get(entry["id"], {})),
+                              unheld.get(row["id"])))
     return render(request, "moderators.html", actions=actions, before=before,
                   older=place_text(log.older) if log.older else None)

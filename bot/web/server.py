@@ -2,7 +2,9 @@
 beside ``ancath-bot run``, reading the same database read-only (SQLite ``mode=ro`` for
 as long as it runs; PostgreSQL in read-only transactions). What stops it from starting
 (no database, a bad configuration, a port in use) is one :class:`ConfigError` line;
-Ctrl-C or SIGTERM stops it cleanly."""
+Ctrl-C or SIGTERM stops it cleanly. The ledger is proved from its first row as it
+starts, in a thread of its own (:mod:`bot.web.proving`): the first pages may say
+"not proved yet" for as long as that takes."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from bot.logs import setup_logging
 from bot.web.app import make_app
 from storage.db import open_read_only, sqlite_path
 from storage.keys import load_keyring
+from storage.signing import PublicKey
 from storage.store import Store
 
 __all__ = ["listen", "serve"]
@@ -57,12 +60,17 @@ def _stopped(_signum: int, _frame: FrameType | None) -> None:
 
 
 def serve(config: BotConfig, database: str, *, key_file: str | None = None,
-          host: str | None = None, port: int | None = None) -> int:
-    """Serve the pages over ``database`` until Ctrl-C or SIGTERM; 0 when stopped."""
+          host: str | None = None, port: int | None = None,
+          public_key: PublicKey | None = None) -> int:
+    """Serve the pages over ``database`` until Ctrl-C or SIGTERM, proving the ledger
+    with ``public_key`` (else the configuration's ``web.public_key``) beside any ledger
+    key found; 0 when stopped."""
     host = host or config.web.host
     port = config.web.port if port is None else port
     engine = open_read_only(database, live=True)
     keyring = load_keyring(database, key_file or config.ledger_key_file, create=False)
+    given = public_key or config.web.club_key()
+    trusted = (given,) if given is not None else ()
     token = config.web.token()
     sock = listen(host, port)
     setup_logging(config.log)
@@ -75,7 +83,7 @@ def serve(config: BotConfig, database: str, *, key_file: str | None = None,
     if not token and host not in _LOOPBACK:
         print(f"ancath-bot web: note: {host} may be reached from other machines and no token "
               f"is set: anyone who reaches it reads the pages", file=sys.stderr, flush=True)
-    app = make_app(Store(engine, keyring=keyring), token=token)
+    app = make_app(Store(engine, keyring=keyring), token=token, trusted=trusted)
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False,
                                            server_header=False, lifespan="off"))
     previous = signal.signal(signal.SIGTERM, _stopped)
@@ -85,6 +93,7 @@ def serve(config: BotConfig, database: str, *, key_file: str | None = None,
         pass
     finally:
         signal.signal(signal.SIGTERM, previous)
+        app.state.site.proof.stop()
         sock.close()
         engine.dispose()
     return 0

@@ -1,5 +1,7 @@
-"""What every page shares: the store it reads, the templates, and how a page is
-rendered (Jinja2 with autoescape on everything, so whatever people typed is escaped)."""
+"""What every page shares: the store it reads, the templates, the ledger's proof, and
+how a page is rendered (Jinja2 with autoescape on everything, so whatever people typed
+is escaped; every page with what the proof says, ``base.html``'s
+``id="integrity-status"``)."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from storage.store import Store
 
 if TYPE_CHECKING:
     from bot.web.integrity import IntegrityCheck
+    from bot.web.proving import LedgerProof
 
 __all__ = ["Site", "render", "site_of", "templates", "url"]
 
@@ -58,6 +61,8 @@ class Site:
     store: Store
     templates: Jinja2Templates
     integrity: IntegrityCheck
+    proof: LedgerProof
+    """The ledger proved, and what every page says of it."""
 
 
 def site_of(request: Request) -> Site:
@@ -66,6 +71,12 @@ def site_of(request: Request) -> Site:
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> Response:
-    """``template`` rendered with ``context`` (the request is there as ``request``)."""
-    return site_of(request).templates.TemplateResponse(request, template, context,
-                                                       status_code=status)
+    """``template`` rendered with ``context`` (the request is there as ``request``), and
+    what every page says: the ledger's proof (``proved``: a ``proving.Status``) and the
+    club's public keys (``club_keys``). ``sealed=True``: a page for a visitor without
+    the token, which names no problem."""
+    site = site_of(request)
+    context.setdefault("proved", site.proof.status())
+    context.setdefault("club_keys", [key.text for key in site.proof.public_keys()])
+    context.setdefault("sealed", False)
+    return site.templates.TemplateResponse(request, template, context, status_code=status)

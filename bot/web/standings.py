@@ -1,9 +1,14 @@
 """The standings page (``/``): every warrior as ``!top`` ranks them (BP, ties by wins),
 sortable by any column on the server (``?sort=bp&order=desc``), An Cath warriors
-filtered by culture (``?culture=goblin``)."""
+filtered by culture (``?culture=goblin``).
+
+BP, status, culture and player are the ledger's (:mod:`bot.web.proving`): the ranking
+is by the BP its rows give, and a stored column that says otherwise is shown beside,
+flagged."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +20,7 @@ from bot.web.query import one_of
 from bot.web.redact import who
 from bot.web.site import render, site_of
 from rules.ancath.tables import Culture
+from storage.proved import ProvedWarrior
 from storage.records import Standing
 
 __all__ = ["COLUMNS", "standings"]
@@ -34,14 +40,46 @@ COLUMNS: dict[str, tuple[str, Callable[[Standing], Any], str]] = {
 CULTURES = tuple(c.value for c in Culture)
 
 
+SHOWN = {"bp": "bp", "status": "status", "culture": "culture", "owner": "owner"}
+"""The standings' fields the ledger gives, by the name the rows give them."""
+
+
+def proved(standing: Standing, warrior: ProvedWarrior | None) -> tuple[Standing,
+                                                                          dict[str, str]]:
+    """``standing`` with the ledger's fields, and each stored one that differs, as the
+    page shows it, by field (``unproved``: the warrior's ledger rows that do not
+    hold)."""
+    if warrior is None:
+        return standing, {}
+    columns = warrior.columns
+    shown = dataclasses.replace(
+        standing, bp=columns["bp"], status=columns["status"], owner=columns["owner"],
+        culture=columns["culture"] if standing.system == "ancath" else standing.culture)
+    flags = {}
+    if warrior.unproved:
+        flags["unproved"] = ", ".join(f"#{row}" for row in warrior.unproved)
+    for field, column in SHOWN.items():
+        if column in warrior.differs:
+            was = warrior.differs[column][0]
+            flags[field] = f"{was / 10:.1f}" if field == "bp" else who(was) \
+                if field == "owner" else str(was)
+    return shown, flags
+
+
 def standings(request: Request) -> Response:
     params = request.query_params
     sort = one_of(params, "sort", COLUMNS) or "rank"
     order = one_of(params, "order", ("asc", "desc")) or COLUMNS[sort][2]
     culture = one_of(params, "culture", CULTURES)
-    ranked = list(enumerate(site_of(request).store.standings(culture), 1))
+    site = site_of(request)
+    with site.proof.reading() as seen:
+        listed = site.store.standings(culture)
+        warriors = seen.warriors()
+    rows = [proved(standing, warriors.get(standing.name)) for standing in listed]
+    rows.sort(key=lambda row: (-row[0].bp, -row[0].wins, row[0].name.casefold()))
+    ranked = [(rank, standing, flags) for rank, (standing, flags) in enumerate(rows, 1)]
     key = COLUMNS[sort][1]   # a stable sort: ties stay in rank order, either way
-    ranked.sort(key=lambda pair: key(pair[1]), reverse=order == "desc")
+    ranked.sort(key=lambda row: key(row[1]), reverse=order == "desc")
     labels = {name: plugin.label for name, plugin in PLUGINS.items()}
     return render(request, "standings.html", ranked=ranked, sort=sort, order=order,
                   culture=culture, cultures=CULTURES, columns=COLUMNS, labels=labels)

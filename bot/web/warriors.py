@@ -1,6 +1,10 @@
 """A warrior's page (``/warriors/<name>``): the sheet as ``ancath-bot warrior show``
 gives it, the counts of ``!stats``, BP over time as a chart with its table, the skill
-purchases, the fights with their results, and the prisoner history."""
+purchases, the fights with their results, and the prisoner history.
+
+The sheet (BP, skills, status, owner, armour, ...) is the one the ledger's rows give
+(:mod:`bot.web.proving`); a stored column that says otherwise is shown beside, flagged,
+and each ledger row shown that does not hold is marked."""
 
 from __future__ import annotations
 
@@ -34,17 +38,29 @@ def _shown(key: str, value: Any) -> str:
 
 def warrior(request: Request) -> Response:
     name = request.path_params["name"]
-    store = site_of(request).store
+    site = site_of(request)
+    store = site.store
     try:
-        record = store.warrior(name)
-        stats = store.warrior_stats(name)
-        fights = store.fight_history(name)
-        rows = [ledger_fields(r) for r in store.ledger_rows(where=LedgerFilter(warrior=name))]
+        with site.proof.reading() as seen:
+            record = store.warrior(name)
+            stats = store.warrior_stats(name)
+            fights = store.fight_history(name)
+            rows = [ledger_fields(r) for r in store.ledger_rows(
+                where=LedgerFilter(warrior=name))]
+            found = next(iter(seen.warriors([name]).values()), None)
     except UnknownWarrior:
         raise NotFound(f"no warrior named {name[:60]}") from None
-    sheet = {k: _shown(k, v) for k, v in PLUGINS[record.system].fighters.show(record).items()}
+    site.proof.check_rows(rows)
+    show = PLUGINS[record.system].fighters.show
+    stored = {k: _shown(k, v) for k, v in show(record).items()}
+    proved = found.proved if found is not None and found.proved is not None else record
+    sheet = {k: _shown(k, v) for k, v in show(proved).items()}
+    flags = {k: v for k, v in stored.items() if sheet.get(k) != v}
+    bp = found.columns["bp"] if found is not None else stats.bp
     return render(
-        request, "warrior.html", name=record.sheet.name, sheet=sheet, stats=stats,
+        request, "warrior.html", name=record.sheet.name, sheet=sheet, flags=flags,
+        stats=stats, bp=bp, bp_stored=f"{stats.bp / 10:.1f}" if bp != stats.bp else None,
+        unproved=found.unproved if found is not None else (),
         fights=fights, chart=bp_chart(rows, rows[0]["at"] if rows else ""),
         label=PLUGINS[record.system].label,
         purchases=[r for r in rows if r["entry"] == Entry.SPEND.value],

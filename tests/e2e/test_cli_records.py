@@ -129,3 +129,46 @@ def test_the_ledger_csv_neutralises_formulas_as_the_web_download_does(tmp_path: 
     got = [row["reason"] for row in csv.DictReader(io.StringIO(shown.stdout.decode(),
                                                                newline=""))]
     assert got[1:] == ["'" + reason for reason in reasons]
+
+
+def test_setting_changes_from_the_command_line_are_ledger_rows_anyone_can_prove(
+        tmp_path: Path) -> None:
+    """``db home-network`` and ``moderator password`` write a ``setting-changed`` row each
+    (a password's by its key only, never the hash); the books still balance, by the
+    secret and by the public key alone."""
+    db = tmp_path / "club.sqlite3"
+    config = tmp_path / "bot.yaml"
+    config.write_text(f"database: {db}\nmoderators: [boss]\n")
+    assert cli("db", "upgrade", "--db", str(db)).returncode == 0
+    made = cli("db", "home-network", "libera", "--db", str(db))
+    assert made.returncode == 0, made.stderr
+    password = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "moderator", "password", "boss", "--config",
+         str(config), "--password-stdin"], input="hunter2hunter2\n", capture_output=True,
+        text=True, timeout=60)
+    assert password.returncode == 0, password.stderr
+
+    rows = json.loads(cli("ledger", "--db", str(db), "--format", "json").stdout)
+    assert [(r["entry"], r["warrior"], r["actor"], r["reason"], r["detail"]) for r in rows] == [
+        ("setting-changed", None, "command line",
+         "home network set on the command line (was none)", "accounts:home set to libera"),
+        ("setting-changed", None, "cli", "password for boss",
+         "moderator-password:boss set (a secret, not recorded)")]
+    with sqlite3.connect(db) as raw:
+        (stored,) = raw.execute("SELECT value FROM settings WHERE key = "
+                                "'moderator-password:boss'").fetchone()
+        chain = "\n".join(map(str, raw.execute("SELECT * FROM ledger")))
+    assert json.loads(stored)["value"]["hash"] not in chain
+    text = cli("ledger", "--db", str(db)).stdout.splitlines()
+    assert [line.split("  ")[2:] for line in text] == [
+        ["club", "setting-changed", "accounts:home set to libera", "command line",
+         "home network set on the command line (was none)"],
+        ["club", "setting-changed", "moderator-password:boss set (a secret, not recorded)",
+         "cli", "password for boss"]]
+
+    assert cli("audit", "verify", "--db", str(db)).returncode == 0
+    key = cli("key", "public", "--db", str(db)).stdout.strip()
+    out = tmp_path / "club.jsonl"
+    assert cli("audit", "export", "--db", str(db), "--out", str(out)).returncode == 0
+    proved = cli("audit", "verify", "--export", str(out), "--public-key", key)
+    assert proved.returncode == 0, proved.stdout + proved.stderr

@@ -13,6 +13,14 @@ After every page load and download, a SEVERE entry in the browser's log fails th
 test: a page or resource answered with 400 or more ("Failed to load resource"), a
 script error, a Content-Security-Policy violation. Without /usr/bin/chromium or
 /usr/bin/chromedriver the module skips (under CI=true it fails: .ci/run installs them).
+
+The ledger's proof as a reader sees it: on the honest club no page shows a banner
+(``#integrity-status`` says ``verified``); on copies of it with one thing forged by SQL
+(``forged``), each served by a server of its own (the same token, so the cookie
+carries over), every page shows the banner (``failed``), with the ledger's BP and the
+stored one flagged, the edited row marked, the altered fight said. A pasted anchor is
+checked through the integrity page's form, and the audit export it offers, downloaded,
+proves the club with the public key it shows.
 """
 
 from __future__ import annotations
@@ -39,10 +47,13 @@ if INTEGRATION not in sys.path:
 
 from club import Club  # noqa: E402  (tests/integration/)
 from club_history import played  # noqa: E402
+from forged import FORGERIES, copy, first_award  # noqa: E402
 from ircserver import in_ci  # noqa: E402
 from webserver import web_server  # noqa: E402
 
+from storage.audit_export import verify_export  # noqa: E402
 from storage.ledger_view import LedgerFilter  # noqa: E402
+from storage.signing import PublicKey  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -251,3 +262,79 @@ def test_a_filtered_ledger_downloaded_holds_exactly_its_rows(browser: Browser,
     assert {row["warrior"] for row in rows} == {"Gorbag"}
     shown = json.loads(browser.download("a[href^='/ledger.json']").read_text())
     assert [row["id"] for row in shown] == wanted
+
+
+PROOF_PAGES = ("/", "/warriors/Gorbag", "/warriors/Olaf", "/ledger", "/fights", "/fights/1",
+               "/fights/1?step=2", "/moderators", "/integrity")
+
+
+def proved(browser: Browser, path: str) -> str:
+    """``path`` loaded (again while the server's first walk of the ledger is under way:
+    ``unchecked``); its ``#integrity-status``'s ``data-state``."""
+    deadline = time.monotonic() + 20
+    while True:
+        browser.visit(path)
+        state = browser.driver.find_element(By.ID, "integrity-status").get_attribute(
+            "data-state")
+        if state != "unchecked" or time.monotonic() > deadline:
+            return str(state)
+        time.sleep(0.1)
+
+
+def test_an_honest_club_shows_no_banner_on_any_page(browser: Browser, club: Club) -> None:
+    head = club.referee.store.anchor()
+    for path in PROOF_PAGES:
+        assert proved(browser, path) == "verified", path
+        assert browser.driver.find_elements(By.CSS_SELECTOR, ".banner, .stored, .unheld") == []
+        assert browser.texts("#integrity-status") == [
+            f"Ledger proved through #{head.id} ({head})."], path
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGERIES))
+def test_a_forged_copy_shows_the_banner_on_every_page(
+        browser: Browser, club: Club, tmp_path: Path, forgery: str) -> None:
+    with web_server(copy(club, tmp_path, *FORGERIES[forgery]), token=TOKEN) as server:
+        forged = Browser(browser.driver, server.address, browser.downloads)
+        for path in PROOF_PAGES:
+            assert proved(forged, path) == "failed", (forgery, path)
+            (banner,) = browser.driver.find_elements(By.CSS_SELECTOR,
+                                                     "#integrity-status.banner")
+            assert banner.is_displayed()
+            assert banner.value_of_css_property("border-top-color") == "rgba(155, 28, 28, 1)"
+            assert "The ledger check failed: the figures on this page are not proved" in \
+                banner.text, (forgery, path)
+        if forgery == "stored-bp":
+            forged.visit("/")
+            assert browser.texts("tbody td:nth-child(2)") == ["Gorbag", "Olaf", "Bran"]
+            assert browser.texts("tbody td:nth-child(5)")[2] == \
+                "0.1 (stored column says 7.7: not what the ledger proves)"
+        elif forgery == "ledger-row":
+            row = first_award(club)
+            assert f"From ledger row #{row} on, nothing is proved" in browser.texts(
+                "#integrity-status p")[0]
+            forged.visit("/ledger")
+            (marked,) = browser.texts("tr.unheld td:first-child")
+            assert marked == f"{row} does not hold: content does not match its hash (edited)"
+        else:
+            forged.visit("/fights/1")
+            (altered,) = browser.texts("p.altered")
+            assert "this fight's log was altered after it ended: its command log" in altered
+    assert server.process.returncode == 0, server.rest
+
+
+def test_a_pasted_anchor_checked_and_the_export_proved_by_the_public_key(
+        browser: Browser, club: Club) -> None:
+    head = club.referee.store.anchor()
+    assert proved(browser, "/integrity") == "verified"
+    browser.driver.find_element(By.NAME, "anchor").send_keys(f"the topic: {head}")
+    browser.follow("form.filters button[type=submit]")
+    (result,) = browser.driver.find_elements(By.ID, "anchor-result")
+    assert result.get_attribute("data-holds") == "yes"
+    assert f"holds; the chain runs intact from it to the head #{head.id}" in result.text
+    (key,) = browser.texts("#public-key")
+    assert key == club.referee.store.keyring.signer().public.text
+    export = browser.download("#audit-export")
+    assert export.name == "ancath-audit-export.jsonl"
+    with export.open() as lines:
+        report = verify_export(lines, [PublicKey.parse(key)]).report
+    assert report.problems == []

@@ -54,10 +54,10 @@ def ledger_matches_replays(engine: Engine) -> list[str]:
         fights = connection.execute(text("SELECT id, active FROM fights ORDER BY id")).all()
         seats = {(f, s): w for f, s, w in connection.execute(
             text("SELECT fight_id, side, warrior_id FROM fight_sides"))}
-        rows = connection.execute(text(  # less a fight's closing and reopening rows
+        rows = connection.execute(text(  # less a fight's closing, reopening and undo rows
             "SELECT id, warrior_id, entry, bp, fight_id, detail FROM ledger "
-            "WHERE fight_id IS NOT NULL AND entry NOT IN ('fight-closed', 'fight-reopened') "
-            "ORDER BY id")).all()
+            "WHERE fight_id IS NOT NULL "
+            "AND entry NOT IN ('fight-closed', 'fight-reopened', 'undo') ORDER BY id")).all()
         history = connection.execute(text(
             "SELECT id, warrior_id, bp FROM ledger WHERE warrior_id IS NOT NULL ORDER BY id"
         )).all()

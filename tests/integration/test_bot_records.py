@@ -544,11 +544,15 @@ def test_mod_undo_during_a_fight_takes_back_the_last_action_and_its_rolls(
         "#arena Undone: Olaf's attack and its roll (misclick). Olaf (olaf) to act: !attack 25 "
         "| !press 50 | !test 40 | !close 30 | !flee | !yield"]
     assert "waiting for Olaf" in only(club.say("gob !dodge"))  # no longer Gorbag's move
-    assert len(club.referee.store.ledger()) == rows_before
+    # no BP moved: the undo's one row says what it took back (R8.1)
+    assert [(r["entry"], r["warrior"], r["bp"], r["moderator"], r["reason"], r["detail"])
+            for r in club.referee.store.ledger()[rows_before:]] == [
+        ("undo", None, 0.0, "mod", "misclick",
+         "took back 2 commands (#4 olaf: Act attack; #5 bot: Roll 20); kept 3")]
     assert "misclick" in database_text(club)  # the undo and its reason are on record
 
     assert olaf_kills_gorbag(club).endswith(
-        "Olaf wins by a kill. BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>")
+        "Olaf wins by a kill. BP: Olaf +0.2, Gorbag +0.1. ledger #6 <mac>")
     assert club.dice.left == 0
     assert club.referee.store.verify() == []
 

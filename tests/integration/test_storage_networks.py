@@ -209,8 +209,9 @@ def test_two_processes_append_to_the_ledger_at_once(
     stores: Callable[..., Store], database_url: str,
 ) -> None:
     """Two processes each write 200 ledger rows (half of them on one shared warrior) and
-    change a setting 50 times, all at once: the chain verifies, every row and every
-    tenth of BP is there, and the club's version counted every change."""
+    change a setting 50 times (a ledger row each too), all at once: the chain verifies,
+    every row and every tenth of BP is there, and the club's version counted every
+    change."""
     store = stores()
     create(store, "Shared", "Olaf", "Gorbag")
     before, version = len(store.ledger()), store.club_version()
@@ -218,8 +219,9 @@ def test_two_processes_append_to_the_ledger_at_once(
                       ["beta", "ledger", "Gorbag", "Shared", "200"])
     assert outputs == ["done\n", "done\n"]
     rows = store.ledger()
-    assert len(rows) == before + 400
-    assert [row["id"] for row in rows] == list(range(1, before + 401))
+    assert len(rows) == before + 500
+    assert [row["id"] for row in rows] == list(range(1, before + 501))
+    assert sum(row["entry"] == "setting-changed" for row in rows) == 100
     assert (store.warrior("Shared").sheet.bp, store.warrior("Olaf").sheet.bp,
             store.warrior("Gorbag").sheet.bp) == (200, 100, 100)
     assert store.club_version() == version + 100

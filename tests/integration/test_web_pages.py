@@ -56,7 +56,9 @@ def store(club: Club) -> Iterator[Store]:
 
 @pytest.fixture(scope="module")
 def client(store: Store) -> TestClient:
-    return TestClient(make_app(store))
+    app = make_app(store)
+    assert app.state.site.proof.wait(30)   # the ledger's first walk, made as it starts
+    return TestClient(app)
 
 
 def page(client: TestClient, path: str, status: int = 200, **kw: object) -> httpx.Response:
@@ -247,13 +249,14 @@ def test_the_moderators_actions_say_what_they_set(tmp_path: Path) -> None:
     for line in ("mod !mod skill Gorbag spear 35 typo", "mod !mod armour Gorbag mail won it",
                  "mod !mod add carol runs the tourney",
                  "mod !mod add eve!eve@eve.example night shift",
-                 "mod !mod remove carol tourney over"):
+                 "mod !mod remove carol tourney over", "mod !mod timelimit 5 quick night"):
         assert "mod: no" not in club.say(line)[-1]
     engine = open_read_only(club.db, live=True)
     client = TestClient(make_app(Store(engine, keyring=Keyring())))
     html = page(client, "/moderators").text
     engine.dispose()
     assert [row[2:3] + row[5:6] for row in cells(html, "<td>")] == [
+        ["setting changed", "timelimit:default:#arena set to 5"],
         ["moderator removed", "carol"], ["moderator added", "unregistered"],
         ["moderator added", "carol"], ["armour changed", "armour mail (was leather)"],
         ["skill set", "spear 35"]]
