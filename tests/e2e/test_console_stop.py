@@ -7,25 +7,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-DUEL = """\
-gob !create Gorbag goblin club spear
-olaf !create Olaf free-clans broadsword shield
-olaf !challenge Gorbag
-gob !accept
-olaf !first
-olaf !attack
-gob !dodge
-"""
-DUEL_DICE = "50,40,20,80,5"   # Olaf first, hits, Gorbag's dodge fails, damage 5 kills
-
-
-def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "bot.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=60)
+from test_cli_ledger_trust import DUEL, DUEL_DICE, cli
 
 
 def test_the_file_alone_holds_the_session_after_end_of_input(tmp_path: Path) -> None:
