@@ -11,12 +11,13 @@ import argparse
 import os
 import sys
 import tempfile
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bot.config import ConfigError
-from storage.audit import Report
+from storage.audit import Report, ranges
 from storage.audit_export import ExportError, verify_export
 from storage.db import open_read_only
 from storage.keys import Keyring
@@ -24,9 +25,17 @@ from storage.ledger import Anchor, anchors_in
 from storage.signing import PublicKey
 from storage.store import Store
 
-__all__ = ["export", "key_public", "public_key", "verify"]
+__all__ = ["export", "key_public", "printable", "public_key", "verify"]
 
 KeyringOf = Callable[[argparse.Namespace, str], Keyring]
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control and format characters (an escape sequence
+    that would redraw the screen, a bidirectional override) shown as ``\\x1b``."""
+    return "".join(c if unicodedata.category(c)[0] != "C" or c == " "
+                   else f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
+                   for c in text)
 
 
 def public_key(text: str) -> PublicKey:
@@ -105,15 +114,18 @@ def verify(args: argparse.Namespace, url: str | None, keyring_of: KeyringOf) -> 
 
 def _verify_export(path: Path, trusted: list[PublicKey], anchors: list[Anchor]) -> int:
     try:
-        with path.open(encoding="utf-8", errors="strict") as file:
+        with path.open(encoding="utf-8-sig", errors="strict") as file:   # a BOM is fine
             proved = verify_export(file, trusted, anchors, source=str(path))
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from error
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not text: not an audit export, or damaged") from None
     except ExportError as error:
-        raise ConfigError(str(error)) from None
-    code = _said(proved.report, Keyring(looked="--public-key"))
+        raise ConfigError(printable(str(error))) from None
+    except RecursionError:   # a value nested deeper than any the bot writes
+        raise ConfigError(f"{path}: a record nested too deep: not an audit export, or "
+                          "damaged") from None
+    code = _said(proved.report, None)
     if code == 0:
         _standings(proved.warriors)
         print(f"proved {proved.counts['rows']} ledger rows, {proved.counts['fights']} fights "
@@ -121,12 +133,21 @@ def _verify_export(path: Path, trusted: list[PublicKey], anchors: list[Anchor]) 
     return code
 
 
-def _said(report: Report, keyring: Keyring) -> int:
+def _said(report: Report, keyring: Keyring | None) -> int:
+    """The report, one line each; 0 proved, 1 problems, 2 a key not available. Without
+    a ``keyring`` (an export checked with the public key given) a row signed by any
+    other key is not the club's: a problem, not a missing key."""
     for problem in report.problems:
-        print(problem)
+        print(printable(problem))
     for note in report.notes:
-        print(f"note: {note}")
-    missing = report.missing_keys(keyring)
+        print(printable(f"note: {note}"))
+    if keyring is None:
+        for kid, ids in report.missing.items():
+            print(printable(f"ledger rows {ranges(ids)} are signed with key {kid}: not the "
+                            "key given, nor one it introduced (forged, or the wrong key)"))
+        if report.missing or report.problems:
+            return 1
+    missing = report.missing_keys(keyring) if keyring is not None else []
     for line in missing:
         print(f"ancath-bot: {line}", file=sys.stderr)
     if missing:
@@ -149,5 +170,5 @@ def _standings(warriors: dict[int, dict[str, Any]]) -> None:
         if status == "prisoner" and w.get("captor_id") in names:
             status = f"prisoner of {names[w['captor_id']]}"
         armour = f", {w['armour']} armour" if w.get("armour") else ""
-        print(f"{place}. {names[wid]} ({w.get('owner', '?')}): {w['bp'] / 10:.1f} BP "
-              f"({w['bp_spent']} spent), {status}{armour}; {skills}")
+        print(printable(f"{place}. {names[wid]} ({w.get('owner', '?')}): {w['bp'] / 10:.1f} "
+                        f"BP ({w['bp_spent']} spent), {status}{armour}; {skills}"))

@@ -29,7 +29,7 @@ from typing import Any
 
 from bot import audit_cli
 from bot.app import build_referee, freeze_start, stop_referee
-from bot.audit_cli import public_key
+from bot.audit_cli import printable, public_key
 from bot.chat.moderators import hash_password, password_key
 from bot.config import ConfigError, load_config, network_name
 from bot.console import DEFAULT_CHANNEL, serve
@@ -232,7 +232,7 @@ def _print_ledger(rows: Iterable[LedgerEntry], form: str) -> None:
             f"fight {row['fight']}" if row["fight"] is not None else "club")   # moderator's
         fields = [str(row["id"]), row["at"][:19], whose, row["entry"], bp, spent,
                   skill, row["status"] or "", row["detail"], who, row["reason"]]
-        print("  ".join(f for f in fields if f))
+        print(printable("  ".join(f for f in fields if f)))
 
 
 def _dice(text: str | None) -> DiceSource | None:

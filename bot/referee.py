@@ -184,7 +184,11 @@ class Referee:
 
     @property
     def chat_moderators(self) -> list[str]:
-        """Moderators added with ``!mod add``, from the ledger (R8.2)."""
+        """Moderators added with ``!mod add``, from the ledger (R8.2); none while the
+        ledger failed its check at the start (a row deleted could be a removal: only the
+        config file's moderators rule until it is mended)."""
+        if self.ledger_check.state == "failed":
+            return []
         return self._settings[_CLUB].moderators
 
     def set_moderator(self, name: str, added: bool, actor: str, reason: str) -> None:

@@ -22,8 +22,15 @@ from sqlalchemy.orm import Session
 
 from storage.chain import Walker, ranges
 from storage.keys import Keyring
-from storage.ledger import ANCHOR_DIGITS, FIGHT_ENTRIES, Anchor, fight_digest, head_row
-from storage.models import Entry, Fight, FightCommand, LedgerRow, Warrior
+from storage.ledger import (
+    ANCHOR_DIGITS,
+    FIGHT_ENTRIES,
+    Anchor,
+    fight_digest,
+    head_row,
+    named_keys,
+)
+from storage.models import Entry, Fight, FightCommand, FightEvent, LedgerRow, Warrior
 from storage.profiles import recorded
 from storage.signing import PublicKey
 
@@ -84,21 +91,24 @@ def new_totals() -> defaultdict[int, dict[str, Any]]:
 
 
 def add_total(totals: defaultdict[int, dict[str, Any]], row: Any) -> None:
-    """What one row changes of its warrior's totals."""
-    if row.warrior_id is None:
+    """What one row changes of its warrior's totals. A value of the wrong type (only a
+    forged row holds one: its hash or signature fails, and says so) changes nothing."""
+    if not isinstance(row.warrior_id, int):
         return
     total = totals[row.warrior_id]
-    total["bp"] += row.bp
-    total["bp_spent"] += row.spent
-    detail = row.detail or {}
-    if row.entry == Entry.CREATED:
-        total["skills"] = dict(detail.get("skills", {}))
+    if isinstance(row.bp, int) and isinstance(row.spent, int):
+        total["bp"] += row.bp
+        total["bp_spent"] += row.spent
+    detail = row.detail if isinstance(row.detail, dict) else {}
+    skills = detail.get("skills", {})
+    if row.entry == Entry.CREATED and isinstance(skills, dict):
+        total["skills"] = dict(skills)
     for name in _SETS.get(row.entry, ()):
         if name in detail:
             total[name] = detail[name]
-    if "name" in total:
+    if isinstance(total.get("name"), str):
         total["name_key"] = total["name"].casefold()
-    if row.skill is not None and row.skill_value is not None:
+    if isinstance(row.skill, str) and isinstance(row.skill_value, int):
         if row.skill_value:
             total["skills"][row.skill] = row.skill_value
         else:
@@ -142,7 +152,7 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
     (its rebuilt fields), per fight (its marks' digests), the hashes of the rows the
     anchors name and the ids of legacy or unkeyed rows; never the rows."""
     report = Report()
-    walker = Walker(keyring, trusted)
+    walker = Walker(keyring, trusted, named_keys(session))
     totals = new_totals()
     marks = Marks()
     wanted = {anchor.id for anchor in anchors}
@@ -176,10 +186,10 @@ def check_stored(session: Session, totals: dict[int, dict[str, Any]], marks: Mar
     fights = session.execute(
         select(Fight.id, Fight.active, Fight.ending, Fight.winner, Fight.ended_at)
         .order_by(Fight.id)).all()
-    last_seqs: dict[int, int] = {fight_id: seq for fight_id, seq in session.execute(
-        select(FightCommand.fight_id, func.max(FightCommand.seq))
-        .group_by(FightCommand.fight_id))}
-    check_fights(fights, last_seqs, marks, report)
+    last_seqs, last_events = ({fight_id: seq for fight_id, seq in session.execute(
+        select(log.fight_id, func.max(log.seq)).group_by(log.fight_id))}
+        for log in (FightCommand, FightEvent))
+    check_fights(fights, last_seqs, marks, report, last_events)
 
 
 def finish(walker: Walker, report: Report) -> None:
@@ -294,25 +304,27 @@ class Marks:
 
     def __init__(self) -> None:
         self.newest: dict[int, _Mark] = {}
+        self._seqs: defaultdict[int, set[int]] = defaultdict(set)
         self.last_digests: dict[int, tuple[int, dict[str, Any]]] = {}
         """Per fight, its newest mark's id and digests (``seq``, ``setup``, ...)."""
         self.problems: defaultdict[int, list[str]] = defaultdict(list)
         self._digests: list[tuple[int, int, dict[str, Any]]] = []
 
     def add(self, row: Any) -> None:
-        if row.entry not in FIGHT_ENTRIES or row.fight_id is None:
+        if row.entry not in FIGHT_ENTRIES or not isinstance(row.fight_id, int):
             return
-        detail = row.detail or {}
+        detail = row.detail if isinstance(row.detail, dict) else {}
         digests = {name: detail.get(name) for name in ("seq", *(part for part, _ in _PARTS))}
         self._digests.append((row.fight_id, row.id, digests))
+        if type(digests["seq"]) is int:
+            self._seqs[row.fight_id].add(digests["seq"])
         self.last_digests[row.fight_id] = row.id, digests
         kept = {name: detail.get(name) for name in ("ending", "winner", "ended_at", "seq")}
         self.newest[row.fight_id] = _Mark(row.id, row.entry, kept)
 
     def seqs(self, fight_id: int) -> set[int]:
         """The commands the marks of a fight name (their digests are up to them)."""
-        return {detail["seq"] for fight, _, detail in self._digests
-                if fight == fight_id and isinstance(detail["seq"], int)}
+        return self._seqs.get(fight_id, set())
 
     def check(self, digest_of: DigestOf) -> None:
         """Each mark's digests against ``digest_of(fight, seq)``, the logs' now."""
@@ -332,9 +344,9 @@ class Marks:
 
 
 def check_fights(fights: Sequence[Any], last_seqs: dict[int, int], marks: Marks,
-                 report: Report) -> None:
-    """Each fight (id, active, ending, winner, ended_at) and its last command against
-    the marks the chain holds of it."""
+                 report: Report, last_events: dict[int, int] | None = None) -> None:
+    """Each fight (id, active, ending, winner, ended_at) and its last command (and the
+    command its last events are of) against the marks the chain holds of it."""
     for gone in sorted(set(marks.newest) - {f.id for f in fights}):
         report.problems.append(f"fight {gone}: not in the database, but ledger row "
                                f"{marks.newest[gone].id} records it (deleted)")
@@ -364,6 +376,10 @@ def check_fights(fights: Sequence[Any], last_seqs: dict[int, int], marks: Marks,
         if isinstance(detail.get("seq"), int) and last > detail["seq"]:
             report.problems.append(f"fight {fight.id}: commands {detail['seq'] + 1}..{last} "
                                    f"come after its end (ledger row {newest.id})")
+        late = (last_events or {}).get(fight.id) or 0
+        if isinstance(detail.get("seq"), int) and late > detail["seq"]:
+            report.problems.append(f"fight {fight.id}: events of commands {detail['seq'] + 1}.."
+                                   f"{late} come after its end (ledger row {newest.id})")
     if uncovered:
         report.notes.append(f"fights {ranges(uncovered)} ended before the ledger recorded "
                             "fights: the bot records them as they are when it next starts")

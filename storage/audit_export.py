@@ -38,7 +38,7 @@ from storage.audit import (
     new_totals,
 )
 from storage.chain import CONTENT, Walker
-from storage.ledger import Anchor, digest, head_row, setup_digest
+from storage.ledger import Anchor, digest, head_row, named_keys, setup_digest
 from storage.models import Fight, FightCommand, FightEvent, FightSide, LedgerRow, Warrior
 from storage.signing import PublicKey
 
@@ -70,7 +70,8 @@ def write_export(session: Session, public_keys: Sequence[PublicKey], made_at: st
     head = head_row(session)
     _line(out, "header", {
         "format": FORMAT, "version": VERSION, "made_at": made_at,
-        "public_keys": [key.text for key in public_keys],
+        "public_keys": list(dict.fromkeys(
+            key.text for key in (*public_keys, *named_keys(session)))),
         "head": {"id": head.last_id if head else 0, "hash": head.last_hash if head else ""}})
     counts = {"rows": 0, "fights": 0, "warriors": 0}
     rows = select(*(getattr(LedgerRow, name) for name in _ROW_FIELDS)).order_by(LedgerRow.id)
@@ -161,13 +162,17 @@ class Proved:
     counts: dict[str, int] = field(default_factory=dict)
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number an export holds")
+
+
 def _parse(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            value = json.loads(line)
-        except ValueError:
+            value = json.loads(line, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
             raise ExportError(f"{source}: line {number} is not JSON: not an audit export, "
                               "or damaged") from None
         if not isinstance(value, dict) or not isinstance(value.get("record"), str):
@@ -175,19 +180,55 @@ def _parse(lines: Iterable[str], source: str) -> Iterator[tuple[int, dict[str, A
         yield number, value
 
 
+_INT, _TEXT, _DICT, _LIST, _BOOL = (int,), (str,), (dict,), (list,), (bool,)
+_NONE = (type(None),)
+_ROW_TYPES: dict[str, tuple[type, ...]] = {
+    "id": _INT, "warrior_id": _INT + _NONE, "entry": _TEXT, "bp": _INT, "spent": _INT,
+    "skill": _TEXT + _NONE, "skill_value": _INT + _NONE, "status": _TEXT + _NONE,
+    "captor_id": _INT + _NONE, "detail": _DICT + _NONE, "actor": _TEXT,
+    "moderator": _TEXT + _NONE, "fight_id": _INT + _NONE, "command_seq": _INT + _NONE,
+    "reason": _TEXT, "created_at": _TEXT, "prev_hash": _TEXT, "hash": _TEXT,
+    "key_id": _TEXT + _NONE, "signature": _TEXT + _NONE}
+_FIGHT_TYPES: dict[str, tuple[type, ...]] = {
+    "id": _INT, "network": _TEXT, "channel": _TEXT, "system": _TEXT, "kind": _TEXT,
+    "setup": _DICT + _LIST, "active": _BOOL, "started_at": _TEXT, "ended_at": _TEXT + _NONE,
+    "ending": _TEXT + _NONE, "winner": _INT + _NONE, "sides": _LIST, "commands": _LIST,
+    "events": _LIST}
+_WARRIOR_TYPES: dict[str, tuple[type, ...]] = {
+    "id": _INT, "name": _TEXT, "name_key": _TEXT, "owner": _TEXT, "system": _TEXT,
+    "profile": _DICT, "bp": _INT, "bp_spent": _INT, "status": _TEXT, "captor_id": _INT + _NONE}
+_LOG_SHAPES = {"sides": (_INT, _INT, _TEXT + _NONE), "commands": (_INT, _DICT, _TEXT, _TEXT),
+               "events": (_INT, _INT, (object,))}
+"""Each entry of a fight's lists, by position."""
+
+
+def _typed(value: Any, types: tuple[type, ...]) -> bool:
+    """Whether ``value`` is of one of ``types``, a ``bool`` never taken for an ``int``."""
+    if isinstance(value, bool):
+        return bool in types or object in types
+    return isinstance(value, types)
+
+
+def _checked(number: int, values: dict[str, Any], types: dict[str, tuple[type, ...]],
+             what: str, source: str) -> dict[str, Any]:
+    """``values``'s fields of ``types``, each of its type, or ``ExportError``."""
+    missing = [name for name in types if name not in values]
+    if missing:
+        raise ExportError(f"{source}: line {number}: a {what} without {missing[0]!r}")
+    wrong = [name for name, allowed in types.items() if not _typed(values[name], allowed)]
+    if what == "fight" and not wrong:
+        wrong = [name for name, shape in _LOG_SHAPES.items() if not all(
+            isinstance(entry, list) and len(entry) == len(shape)
+            and all(_typed(v, t) for v, t in zip(entry, shape, strict=True))
+            for entry in values[name])]
+    if wrong:
+        raise ExportError(f"{source}: line {number}: a {what} whose {wrong[0]!r} has the "
+                          "wrong type")
+    return {name: values[name] for name in types}
+
+
 def _row(number: int, values: dict[str, Any], source: str) -> _Row:
-    try:
-        row = _Row(**{name: values[name] for name in _ROW_FIELDS})
-    except KeyError as missing:
-        raise ExportError(f"{source}: line {number}: a row without {missing}") from None
-    ok = (isinstance(row.id, int) and isinstance(row.prev_hash, str)
-          and isinstance(row.hash, str) and isinstance(row.entry, str)
-          and isinstance(row.key_id, str | None) and isinstance(row.signature, str | None)
-          and isinstance(row.detail, dict | None) and isinstance(row.bp, int)
-          and isinstance(row.spent, int))
-    if not ok:
-        raise ExportError(f"{source}: line {number}: a row whose fields have the wrong types")
-    return row
+    return _Row(**_checked(number, values, _ROW_TYPES, "row", source))
 
 
 def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
@@ -202,8 +243,14 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
             or first[1].get("format") != FORMAT:
         raise ExportError(f"{source}: not an audit export (no {FORMAT} header)")
     header = first[1]
+    keys, head = header.get("public_keys", []), header.get("head")
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys) \
+            or not isinstance(head, dict) or not _typed(head.get("id"), _INT) \
+            or not isinstance(head.get("hash"), str):
+        raise ExportError(f"{source}: line 1: a header whose public keys or head have the "
+                          "wrong type")
     try:
-        known = [PublicKey.parse(str(text)) for text in header.get("public_keys", [])]
+        known = [PublicKey.parse(text) for text in keys]
     except ValueError as error:
         raise ExportError(f"{source}: its header's public key: {error}") from None
     report = Report()
@@ -216,7 +263,9 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
     fights: list[_Record] = []
     warriors: list[_Record] = []
     last_seqs: dict[int, int] = {}
+    last_events: dict[int, int] = {}
     digests: dict[tuple[int, int], dict[str, str]] = {}
+    seen: dict[str, set[int]] = {"fight": set(), "warrior": set()}
     end: dict[str, Any] | None = None
     for number, record in records:
         kind = record["record"]
@@ -232,15 +281,21 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
             if row.id in wanted:
                 anchored[row.id] = row.hash, row.key_id
             counts["rows"] += 1
-        elif kind == "fight":
-            fight = _Record(record)
-            fights.append(_Record({name: record.get(name) for name in
-                                   ("id", "active", "ending", "winner", "ended_at")}))
-            _fight_digests(fight, marks, digests, last_seqs)
-            counts["fights"] += 1
-        elif kind == "warrior":
-            warriors.append(_Record(record))
-            counts["warriors"] += 1
+        elif kind in seen:
+            values = _checked(number, record, _FIGHT_TYPES if kind == "fight"
+                              else _WARRIOR_TYPES, kind, source)
+            if values["id"] in seen[kind]:
+                report.problems.append(f"{kind} {values['id']} is in the export twice (line "
+                                       f"{number}): one of them is not the database's")
+            seen[kind].add(values["id"])
+            if kind == "fight":
+                fight = _Record(values)
+                fights.append(_Record({name: values[name] for name in
+                                       ("id", "active", "ending", "winner", "ended_at")}))
+                _fight_digests(fight, marks, digests, last_seqs, last_events)
+            else:
+                warriors.append(_Record(values))
+            counts[f"{kind}s"] += 1
         elif kind == "end":
             end = record
         else:
@@ -250,29 +305,30 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
         report.problems.append(f"the export ends early or was cut: it holds {counts['rows']} "
                                f"rows, {counts['fights']} fights and {counts['warriors']} "
                                "warriors, not what its end says")
-    head = header.get("head") or {}
+    if not counts["rows"]:
+        report.problems.append("the export holds no ledger rows: it proves nothing")
     if head.get("id") != walker.last_id or head.get("hash") != walker.previous:
         report.problems.append(f"ledger head does not match row {walker.last_id}: newest "
                                "rows removed?")
     check_anchors(anchored, walker.last_id, anchors, walker.broken, report)
     check_warriors(warriors, totals, report)
     marks.check(lambda fight, seq: digests.get((fight, seq)))
-    check_fights(fights, last_seqs, marks, report)
+    check_fights(fights, last_seqs, marks, report, last_events)
     return Proved(report, dict(totals), counts)
 
 
 def _fight_digests(fight: _Record, marks: Marks, digests: dict[tuple[int, int], dict[str, str]],
-                   last_seqs: dict[int, int]) -> None:
-    """The digests of ``fight`` at each command a mark of it names."""
-    try:
-        commands, events = list(fight.commands), list(fight.events)
-        if commands:
-            last_seqs[fight.id] = max(row[0] for row in commands)
-        setup = setup_digest(fight, list(fight.sides))
-        for seq in marks.seqs(fight.id):
-            digests[fight.id, seq] = {
-                "setup": setup,
-                "commands": digest([row for row in commands if row[0] <= seq]),
-                "events": digest([row for row in events if row[0] <= seq])}
-    except (AttributeError, TypeError, IndexError):
-        return   # unreadable: its marks find no digest, and say so
+                   last_seqs: dict[int, int], last_events: dict[int, int]) -> None:
+    """The digests of ``fight`` (its fields of the right types) at each command a mark
+    of it names, and the last command its logs reach."""
+    commands, events = fight.commands, fight.events
+    if commands:
+        last_seqs[fight.id] = max(row[0] for row in commands)
+    if events:
+        last_events[fight.id] = max(row[0] for row in events)
+    setup = setup_digest(fight, fight.sides)
+    for seq in marks.seqs(fight.id):
+        digests[fight.id, seq] = {
+            "setup": setup,
+            "commands": digest([row for row in commands if row[0] <= seq]),
+            "events": digest([row for row in events if row[0] <= seq])}

@@ -142,6 +142,9 @@ class Walker:
     missing: dict[str, list[int]] = field(default_factory=dict)
     """Key id to the ids of the rows it signed, for keys not available here."""
     broken: int | None = None
+    first_broken: int | None = None
+    """The oldest row from which the chain is broken or unproved: nothing from it on is
+    proved (``broken`` is the newest such row, for anchors)."""
     previous: str = GENESIS
     last_id: int = 0
     walked: bool = False
@@ -177,6 +180,8 @@ class Walker:
         if problem is not None:
             self.problems.append(problem)
         self.broken = row.id
+        if self.first_broken is None:
+            self.first_broken = row.id
 
     def step(self, row: Row) -> None:
         if row.id != self.last_id + 1:
@@ -226,7 +231,11 @@ class Walker:
     def _first_key(self, row: Row) -> PublicKey | None:
         """The key of the first signed row: its own (a ``ledger-keyed`` row's seal), or
         a key known here by its id."""
-        detail = row.detail or {}
+        detail = row.detail if isinstance(row.detail, dict) else {}
+        if row.entry == Entry.LEDGER_KEYED and row.id == 1:
+            self._break(row, "ledger row 1: a ledger-keyed row that seals no row (a new club "
+                        "signs its first row with its key; only an older chain is sealed)")
+            return None
         if row.entry == Entry.LEDGER_KEYED:
             try:
                 key = PublicKey.parse(str(detail.get("public_key")))
@@ -261,7 +270,7 @@ class Walker:
         key = self.in_force
         if key is None:
             self.missing.setdefault(str(row.key_id), []).append(row.id)
-            self.broken = row.id
+            self._break(row)
             return
         if row.key_id != key.id:
             self._break(row, f"ledger row {row.id}: signed by key {row.key_id}, but key "
@@ -293,29 +302,35 @@ class Walker:
         self.problems += end.problems
         self.notes += end.notes
         self.missing = end.missing
-        self.broken = end.broken
+        self.broken, self.first_broken = end.broken, end.first_broken
 
     def conclusion(self) -> Conclusion:
         """What :meth:`finish` would add if the chain ended here, the walker unchanged
         (so a walk can go on when more rows come: :mod:`storage.proof`)."""
         end = Conclusion([], [], {kid: list(ids) for kid, ids in self.missing.items()},
-                         self.broken)
+                         self.broken, self.first_broken)
         if not self.sealed:
             for kid, ids in self._unproved.items():
                 end.missing.setdefault(kid, []).extend(ids)
-                end.broken = max(end.broken or 0, *ids)
+                end.unproved(min(ids), max(ids))
         trusted = {key.id for key in (*self.trusted, *self.keyring.public_keys)}
-        if self.signed_from is not None and self.signers and trusted \
+        if self.signed_from is not None and not trusted:
+            if not end.missing and self.keys_seen:
+                # no key given or kept here: a chain that names its own key proves nothing
+                end.missing[self.keys_seen[0].id] = list(range(self.signed_from,
+                                                               self.last_id + 1))
+            end.unproved(1, self.last_id)
+        elif self.signed_from is not None and self.signers and trusted \
                 and not trusted & self.signers:
             end.problems.append(
                 f"the ledger is signed by key {', '.join(sorted(self.signers))}, none of them "
                 f"the key given ({', '.join(sorted(trusted))})")
-            end.broken = self.last_id
+            end.unproved(1, self.last_id)
         elif self.signed_from is None and self.walked and self.trusted \
                 and not self.keyring.keys:
             end.problems.append("no ledger row is signed: a public key proves nothing here "
                                 "(the bot signs the ledger from its next start)")
-            end.broken = self.last_id
+            end.unproved(1, self.last_id)
         if self._legacy:
             how = ("the first signed row seals them" if self.signed_from is not None else
                    "the first keyed row after them seals them" if self.keyed else
@@ -329,9 +344,17 @@ class Walker:
 @dataclass
 class Conclusion:
     """What holds only at a walk's end: more problems and notes, every key not
-    available here with its rows, and the newest row from which nothing is proved."""
+    available here with its rows, and the newest row from which nothing is proved
+    (``broken``: no anchor at or below it holds)."""
 
     problems: list[str]
     notes: list[str]
     missing: dict[str, list[int]]
     broken: int | None
+    first_broken: int | None = None
+    """The oldest row from which nothing is proved."""
+
+    def unproved(self, first: int, last: int) -> None:
+        """Rows ``first..last`` are not proved."""
+        self.broken = max(self.broken or 0, last)
+        self.first_broken = min(self.first_broken or first, first)

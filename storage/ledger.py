@@ -61,7 +61,7 @@ from storage.models import (
     Warrior,
 )
 from storage.profiles import recorded
-from storage.signing import SigningKey
+from storage.signing import PublicKey, SigningKey
 
 __all__ = [
     "ANCHOR_DIGITS",
@@ -83,6 +83,7 @@ __all__ = [
     "identity",
     "is_keyed",
     "moderators",
+    "named_keys",
     "row_hash",
     "row_mac",
     "seal",
@@ -97,7 +98,8 @@ MODERATOR_ENTRIES = (Entry.MODERATOR_ADDED, Entry.MODERATOR_REMOVED)
 ANCHOR_DIGITS = 16
 """Hex digits of a row's hash an anchor says: 64 bits, too many to search for a
 rewrite whose row matches."""
-_ANCHOR = re.compile(r"ledger #(\d+) ([0-9a-fA-F]{8,64})\b")
+_ANCHOR = re.compile(r"ledger #(\d{1,18}) ([0-9a-fA-F]{8,64})\b")
+"""A row id is at most 18 digits (below 2**63, every database's largest)."""
 
 
 # -- anchors ----------------------------------------------------------------------------
@@ -117,7 +119,7 @@ class Anchor:
     @classmethod
     def parse(cls, text: str) -> Anchor:
         """``4123:9f2c1a7e`` (a leading ``#`` allowed)."""
-        match = re.fullmatch(r"#?(\d+):([0-9a-fA-F]{8,64})", text.strip())
+        match = re.fullmatch(r"#?(\d{1,18}):([0-9a-fA-F]{8,64})", text.strip())
         if match is None:
             raise ValueError(f"{text!r} is not an anchor: <row id>:<8 or more hex digits>, "
                              "e.g. 4123:9f2c1a7e")
@@ -426,7 +428,7 @@ def moderators(rows: Iterable[LedgerRow], keyring: Keyring,
     signature, or an older row's MAC) counts for nothing."""
     names: dict[str, str] = {}
     for row in rows:
-        name = (row.detail or {}).get("name")
+        name = row.detail.get("name") if isinstance(row.detail, dict) else None
         if not isinstance(name, str) or not holds(row, keyring):
             continue
         if row.entry == Entry.MODERATOR_ADDED:
@@ -434,6 +436,24 @@ def moderators(rows: Iterable[LedgerRow], keyring: Keyring,
         elif row.entry == Entry.MODERATOR_REMOVED:
             names.pop(same(name), None)
     return list(names.values())
+
+
+def named_keys(session: Session) -> list[PublicKey]:
+    """Every public key the chain's ``ledger-keyed`` and ``key-rotated`` rows name (the
+    key a rotation replaced included), so a chain whose first key's secret is gone is
+    still walked from its first row. Known only: trusted through the chain alone."""
+    found: dict[str, PublicKey] = {}
+    for detail in session.scalars(select(LedgerRow.detail).where(
+            LedgerRow.entry.in_((Entry.LEDGER_KEYED, Entry.KEY_ROTATED)))):
+        for name in ("public_key", "previous"):
+            text = detail.get(name) if isinstance(detail, dict) else None
+            try:
+                key = PublicKey.parse(text) if isinstance(text, str) else None
+            except ValueError:
+                key = None
+            if key is not None:
+                found.setdefault(key.id, key)
+    return list(found.values())
 
 
 def holds(row: LedgerRow, keyring: Keyring) -> bool:

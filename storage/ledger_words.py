@@ -111,4 +111,9 @@ _WORDS: dict[str, Callable[[_Detail], str]] = {
     Entry.FIGHT_REOPENED: lambda d: f"reopened after command {d.get('seq')}",
     Entry.UNDO: _undo,
     Entry.SETTING_CHANGED: _setting,
+    Entry.LEDGER_KEYED: lambda d: f"signed from here with public key {d.get('public_key')}; "
+                                  f"seals rows 1..{d.get('sealed')} (digest "
+                                  f"{str(d.get('seal'))[:16]})",
+    Entry.KEY_ROTATED: lambda d: f"public key {d.get('public_key')} signs from here, "
+                                 f"introduced by {d.get('previous')}",
 }

@@ -21,13 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from storage.audit import Marks, add_total, new_totals
 from storage.chain import CONTENT, Walker
 from storage.keys import Keyring
-from storage.ledger import ANCHOR_DIGITS, Anchor, head_row
+from storage.ledger import ANCHOR_DIGITS, Anchor, head_row, named_keys
 from storage.models import LedgerRow, Setting
 from storage.signing import CHECKED_CONTEXT, PublicKey
 
@@ -85,6 +85,10 @@ class Proof:
     failed: dict[int, int | None] = field(default_factory=dict)
     """The rows the walk found do not hold (edited, forged, out of place), each with
     its warrior's id: what they give a warrior is not proved."""
+    before: tuple[str, ...] = ()
+    """What was wrong before the walk: the row the bot's note names gone or changed."""
+    before_broken: int | None = None
+    """From which row that leaves nothing proved."""
 
     @classmethod
     def of(cls, keyring: Keyring, trusted: tuple[PublicKey, ...] = ()) -> Proof:
@@ -95,19 +99,22 @@ class Proof:
         """Walk the rows written since the last walk (all of them the first time), in
         ``session``'s snapshot, and the head against the newest; the verdict."""
         walker = self.walker
+        if not walker.walked and not walker.known:
+            walker.known = named_keys(session)
         while rows := session.execute(
                 _ROWS.where(LedgerRow.id > walker.last_id).limit(BATCH)).all():
             for row in rows:
                 said = len(walker.problems)
                 walker.step(row)
-                if len(walker.problems) > said:
+                if len(walker.problems) > said:   # forged: what it gives counts for nothing
                     self.failed[row.id] = row.warrior_id
+                    continue
                 add_total(self.totals, row)   # type: ignore[arg-type]
                 self.marks.add(row)
             self.rows += len(rows)
         end = walker.conclusion()
-        problems = [*walker.problems, *end.problems]
-        broken = end.broken
+        problems = [*self.before, *walker.problems, *end.problems]
+        firsts = [b for b in (end.first_broken, self.before_broken) if b is not None]
         missing = [f"ledger rows {', '.join(map(str, ids[:3]))} are signed with key "
                    f"{kid}, which is not known here" for kid, ids in end.missing.items()]
         problems += missing
@@ -116,7 +123,8 @@ class Proof:
                 walker.last_id, walker.previous):
             problems.append(f"the ledger head does not match row {walker.last_id}: newest "
                             "rows removed, or the head rewound?")
-            broken = broken or walker.last_id
+            firsts.append(walker.last_id + 1)
+        broken = min(firsts, default=None)
         head = Anchor(walker.last_id, walker.previous[:ANCHOR_DIGITS]) \
             if walker.walked else None
         self.verdict = Verdict("failed" if problems else "verified", tuple(problems), broken,
@@ -159,9 +167,19 @@ def proof_since(session: Session, keyring: Keyring) -> Proof:
             signature, _noted(last_id, last_hash, in_force.id), CHECKED_CONTEXT):
         return Proof.of(keyring)
     still = session.scalar(select(LedgerRow.hash).where(LedgerRow.id == last_id))
-    if still != last_hash:
-        return Proof.of(keyring)   # the row noted changed: walk it all, and say where
-    return Proof(Walker.after(keyring, last_id, last_hash, in_force))
+    kept = session.scalar(select(func.count()).select_from(LedgerRow)
+                          .where(LedgerRow.id <= last_id))
+    if still == last_hash and kept == last_id:
+        return Proof(Walker.after(keyring, last_id, last_hash, in_force))
+    # rows the bot proved are gone or changed: walk it all, and say so whatever else
+    gone = ("is gone: rows cut off the ledger's end, or its head rewound" if still is None
+            else "has changed since (the ledger rewritten up to there)" if still != last_hash
+            else f"stands, but {last_id - (kept or 0)} of the rows before it are gone "
+                 "(deleted)")
+    newest = session.scalar(select(func.max(LedgerRow.id))) or 0
+    return Proof(Walker(keyring), before=(
+        f"the bot proved the ledger through row {last_id} ({last_hash[:16]}), which "
+        f"{gone}",), before_broken=newest + 1 if still is None and kept == newest else 1)
 
 
 def _noted(last_id: int, last_hash: str, in_force: str) -> str:

@@ -10,12 +10,21 @@ read from its closing row and its logs checked against that row's digests
 (:meth:`ProvedView.unheld_rows`: edited in place after the walk passed it, it is caught
 there). Each call is one read transaction, or the caller's (``UnitOfWork.reading``: a
 page's reads of one moment, so the columns are compared with the rows of that moment).
+
+A row holds on its own only as the chain's rules say (``storage.chain.Walker``), so the
+walk keeps what they need (:class:`RowWalker`): from the first signed row on, a row
+holds when it is signed by the key in force at it (the first signed row's, or the one
+the last ``key-rotated`` row before it brought in); a legacy or HMAC row holds only
+before the first signed row, and only as the seal of that row covers it (the seal's
+digest after each such row is kept, so a row edited since the walk no longer gives
+it); a row signed with a key not known here is not proved, never held.
 """
 
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, cast
@@ -24,7 +33,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from storage.audit import Report, check_anchors, check_stored, check_warriors, differences
-from storage.chain import CONTENT, row_hash, row_mac, signed_hash
+from storage.chain import CONTENT, GENESIS, Walker, row_hash, row_mac, seal_step, signed_hash
 from storage.keys import Keyring
 from storage.ledger import Anchor, fight_digest
 from storage.models import Entry, Fight, FightCommand, FightSide, LedgerRow, Warrior
@@ -35,11 +44,17 @@ from storage.signing import PublicKey
 from storage.unit_of_work import UnitOfWork
 from storage.warriors import fighter_of
 
-__all__ = ["Advance", "ProvedFight", "ProvedView", "ProvedWarrior"]
+__all__ = ["MOST_ROW_ID", "Advance", "ProvedFight", "ProvedView", "ProvedWarrior",
+           "RowChecks", "RowWalker", "pages_proof"]
+
+MOST_ROW_ID = 2**63 - 1
+"""The greatest row id a database holds (SQLite's INTEGER, PostgreSQL's BIGINT)."""
 
 _ROWS = select(*(getattr(LedgerRow, name) for name in (
     *CONTENT, "prev_hash", "hash", "key_id", "signature")))
 _FIGHTS = select(Fight.id, Fight.active, Fight.ending, Fight.winner, Fight.ended_at)
+_CHUNK = 500
+"""Row ids a query names at most (SQLite and PostgreSQL limit a query's parameters)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,26 +176,160 @@ def _record(session: Session, row: Warrior, columns: dict[str, Any],
                          seated, row.system, columns["status"])
 
 
-def _why(row: Any, keyring: Keyring, keys: Sequence[PublicKey]) -> str | None:
-    """Why one row does not hold on its own (its hash, MAC or signature), in the
-    words of ``Walker``; None when it holds, or when no key here can check it."""
-    if row.key_id is None:
-        if row_hash(row.prev_hash, row) != row.hash:
-            return "content does not match its hash (edited)"
+@dataclass(eq=False)
+class RowWalker(Walker):
+    """A :class:`Walker` that keeps what judging one row on its own takes
+    (:meth:`ProvedView.unheld_rows`): the seal after each row before the first signed
+    row, the keys in force and from which row, and what it found of each row that
+    failed."""
+
+    keys_from: list[tuple[int, PublicKey]] = field(default_factory=list)
+    """Each key in force with the first row it signs, oldest first: the first signed
+    row's key from that row, a ``key-rotated`` row's from the row after it."""
+    seals: bytearray = field(default_factory=bytearray)
+    """The seal digest after each of rows ``1..`` before the first signed row, 32 bytes
+    each (:meth:`seal_at`)."""
+    why: dict[int, str] = field(default_factory=dict)
+    """What the walk found of each row that failed (the first thing)."""
+
+    def __post_init__(self) -> None:
+        if self.in_force is not None and not self.keys_from:   # Walker.after
+            self.keys_from.append((self.signed_from or self.last_id + 1, self.in_force))
+
+    def step(self, row: Any) -> None:
+        said, seen = len(self.problems), len(self.keys_seen)
+        super().step(row)
+        for problem in self.problems[said:said + 1]:
+            self.why.setdefault(row.id, problem.removeprefix(f"ledger row {row.id}: "))
+        if self.signed_from is None:
+            if len(self.seals) == 32 * (row.id - 1):   # rows 1.. in order only
+                self.seals += bytes.fromhex(self.seal)
+            return
+        for place, key in enumerate(self.keys_seen[seen:]):
+            first = row.id if place == 0 and row.id == self.signed_from else row.id + 1
+            self.keys_from.append((first, key))
+
+    def key_at(self, row_id: int) -> PublicKey | None:
+        """The key in force at row ``row_id``: the one that must have signed it; None
+        before the first signed row, or when the first signed row's key is not known
+        here."""
+        place = bisect_right(self.keys_from, row_id, key=lambda start: start[0])
+        return self.keys_from[place - 1][1] if place else None
+
+    def seal_at(self, row_id: int) -> tuple[str, str] | None:
+        """The seal digest before row ``row_id`` and after it, as walked; None: the walk
+        did not seal it (a signed row, or not walked in order from row 1)."""
+        end = 32 * row_id
+        if row_id < 1 or end > len(self.seals):
+            return None
+        before = self.seals[end - 64:end - 32].hex() if row_id > 1 else GENESIS
+        return before, self.seals[end - 32:end].hex()
+
+
+def pages_proof(keyring: Keyring, trusted: tuple[PublicKey, ...] = ()) -> Proof:
+    """A proof from row 1 that can judge each row a page shows
+    (:meth:`ProvedView.unheld_rows`)."""
+    return Proof(RowWalker(keyring, trusted))
+
+
+@dataclass(frozen=True, slots=True)
+class RowChecks:
+    """What the chain says of the ledger rows a page shows, where they do not simply
+    hold."""
+
+    unheld: dict[int, str] = field(default_factory=dict)
+    """Rows that do not hold (edited, forged, written without the key), each with why:
+    any fails the check."""
+    unproved: dict[int, str] = field(default_factory=dict)
+    """Rows not proved here (signed with a key not known here, not walked yet), each
+    with why."""
+
+
+_UNREADABLE = "its hash, key id or signature is not what a ledger row holds (edited)"
+
+
+def _texts(row: Any) -> bool:
+    return isinstance(row.prev_hash, str) and isinstance(row.hash, str) \
+        and isinstance(row.key_id, str | None) and isinstance(row.signature, str | None)
+
+
+class _Judge:
+    """One row at a time, by the rules of the chain ``walker`` walked (module
+    docstring): None when it holds, else whether it does not hold (True: edited,
+    forged) or is not proved here (False), and why."""
+
+    def __init__(self, walker: Walker, keyring: Keyring) -> None:
+        self.walker = walker
+        self.keyring = keyring
+        self.kept = walker if isinstance(walker, RowWalker) else None
+        trusted = {key.id for key in (*walker.trusted, *keyring.public_keys)}
+        self.untrusted: tuple[bool, str] | None = None
+        if not trusted:
+            self.untrusted = (False, "no key of the club is given here to prove it by")
+        elif walker.signers and not trusted & walker.signers:
+            self.untrusted = (True, f"signed by key {', '.join(sorted(walker.signers))}, "
+                              "none of them the club's key given here")
+
+    def __call__(self, row: Any) -> tuple[bool, str] | None:
+        walker, kept = self.walker, self.kept
+        if kept is None or not walker.walked:
+            return False, "the ledger is not walked yet"
+        if row.id in kept.why:
+            return True, kept.why[row.id]
+        if not _texts(row):
+            return True, _UNREADABLE
+        try:
+            if row.id > walker.last_id:
+                signed_hash(row.prev_hash, row)   # its content can be read, at least
+                return False, "written after the ledger was walked: not proved yet"
+            if walker.signed_from is not None and row.id >= walker.signed_from:
+                return self._signed(row, kept.key_at(row.id))
+            return self._sealed(row, kept.seal_at(row.id))
+        except (TypeError, ValueError):   # no JSON holds it: written outside the bot
+            return True, "its content is not what a ledger row holds (edited)"
+
+    def _signed(self, row: Any, key: PublicKey | None) -> tuple[bool, str] | None:
+        if row.signature is None:
+            kind = "a legacy row" if row.key_id is None else "an HMAC row"
+            return True, (f"not signed, after signed rows ({kind}: written without the "
+                          "key)")
+        if key is None:
+            return False, f"signed with key {row.key_id}, which is not known here"
+        if row.key_id != key.id:
+            return True, (f"signed by key {row.key_id}, but key {key.id} is in force (a "
+                          "key changes only by a key-rotated row)")
+        if signed_hash(row.prev_hash, row) != row.hash:
+            return True, "content does not match its hash (edited)"
+        if not key.verifies(row.signature, row.hash):
+            return True, (f"its signature does not hold under key {key.id} (forged, or "
+                          "edited and hashed again)")
+        return self.untrusted
+
+    def _sealed(self, row: Any, seal: tuple[str, str] | None) -> tuple[bool, str] | None:
+        """A row before the first signed row (or of a chain not signed yet)."""
+        signed_from = self.walker.signed_from
+        key = self.keyring.get(row.key_id) if row.key_id is not None else None
+        if row.key_id is None and row.signature is None \
+                and row_hash(row.prev_hash, row) != row.hash:
+            return True, "content does not match its hash (edited)"
+        if key is not None and row.signature is None and not hmac.compare_digest(
+                row_mac(key, row.prev_hash, row), row.hash):
+            return True, "content does not match its MAC (edited, or written without the key)"
+        if seal is None:
+            return False, "the walk did not seal it"
+        if seal_step(seal[0], row) != seal[1]:
+            return True, ("changed since the ledger was walked (the seal of the rows before "
+                          "the first signed row no longer covers it)")
+        if signed_from is not None:
+            if not self.walker.sealed:
+                return True, f"the first signed row, #{signed_from}, does not seal it"
+            return self.untrusted
+        if row.key_id is None:
+            return False, ("a legacy row (plain SHA-256): no signed row seals it yet, so "
+                           "anyone who can write the database can rewrite it")
+        if key is None:
+            return False, f"keyed with key {row.key_id}, which is not known here"
         return None
-    if row.signature is None:
-        key = keyring.get(row.key_id)
-        if key is not None and not hmac.compare_digest(row_mac(key, row.prev_hash, row),
-                                                       row.hash):
-            return "content does not match its MAC (edited, or written without the key)"
-        return None
-    if signed_hash(row.prev_hash, row) != row.hash:
-        return "content does not match its hash (edited)"
-    public = keyring.public(row.key_id) or next((k for k in keys if k.id == row.key_id), None)
-    if public is not None and not public.verifies(row.signature, row.hash):
-        return (f"its signature does not hold under key {public.id} (forged, or edited and "
-                "hashed again)")
-    return None
 
 
 class ProvedView(UnitOfWork):
@@ -272,44 +421,59 @@ class ProvedView(UnitOfWork):
             altered = tuple(proof.marks.altered(
                 fight.id, lambda f, seq: fight_digest(session, f, seq))) if logs else ()
             seq, last = detail.get("seq"), last_seqs.get(fight.id) or 0
-            late = (seq + 1, last) if isinstance(seq, int) and last > seq else None
+            late = (seq + 1, last) if type(seq) is int and type(last) is int \
+                and last > seq else None   # a seq stored as text is not compared
             out[fight.id] = ProvedFight(
                 fight.id, newest.id if newest is not None else None, closed,
                 detail.get("ending"), detail.get("winner"), detail.get("ended_at"), altered,
                 differs, not fight.active and not closed and proof.walker.keyed, late)
         return out
 
-    def unheld_rows(self, ids: Iterable[int],
-                    keys: Sequence[PublicKey] = ()) -> dict[int, str]:
-        """Of the ledger rows ``ids``, those that do not hold on their own (edited: the
-        hash, MAC or signature fails under this keyring's keys or ``keys``, or the link
-        to the row before is broken), each with why."""
-        wanted = set(ids)
+    def unheld_rows(self, proof: Proof, ids: Iterable[int]) -> RowChecks:
+        """Of the ledger rows ``ids``, those that do not hold on their own by the rules
+        of the chain ``proof`` walked (module docstring: edited, forged, written without
+        the key, or the link to the row before broken), and those not proved here, each
+        with why. ``proof``'s walker is a :class:`RowWalker` (:func:`pages_proof`), or
+        every row is not proved. Under the caller's lock."""
+        wanted = sorted({i for i in ids if 0 < i <= MOST_ROW_ID})
         if not wanted:
-            return {}
-        with self._tx(write=False) as session:
-            rows = session.execute(_ROWS.where(LedgerRow.id.in_(wanted))).all()
-            before = dict(session.execute(select(LedgerRow.id, LedgerRow.hash).where(
-                LedgerRow.id.in_({row.id - 1 for row in rows}))).all())
-        out = {}
+            return RowChecks()
+        rows: list[Any] = []
+        before: dict[int, Any] = {}
+        with self._tx(write=False) as session:   # a few hundred ids a query: no limit met
+            for start in range(0, len(wanted), _CHUNK):
+                part = session.execute(_ROWS.where(LedgerRow.id.in_(
+                    wanted[start:start + _CHUNK]))).all()
+                rows += part
+                before.update(session.execute(select(LedgerRow.id, LedgerRow.hash).where(
+                    LedgerRow.id.in_({row.id - 1 for row in part}))).all())
+        before[0] = GENESIS
+        judge = _Judge(proof.walker, self.keyring)
+        out = RowChecks()
         for row in rows:
-            why = _why(row, self.keyring, keys)
-            if why is None and row.id > 1 and before.get(row.id - 1) != row.prev_hash:
-                why = "chain broken before it (row removed or changed)"
-            if why is not None:
-                out[row.id] = why
+            judged = judge(row)
+            if (judged is None or not judged[0]) and before.get(row.id - 1) != row.prev_hash:
+                judged = True, "chain broken before it (row removed or changed)"
+            if judged is not None:
+                (out.unheld if judged[0] else out.unproved)[row.id] = judged[1]
         return out
 
     def anchor_check(self, proof: Proof, anchor: Anchor) -> tuple[bool, str]:
         """Whether the chain as ``proof`` walked it still extends ``anchor`` (its row
         still has that hash, and the chain runs proved from it to the head), in words.
         Under the caller's lock."""
-        with self._tx(write=False) as session:
-            found = session.execute(select(LedgerRow.hash, LedgerRow.key_id)
-                                    .where(LedgerRow.id == anchor.id)).one_or_none()
+        found = None
+        if 0 < anchor.id <= MOST_ROW_ID:   # no row has another id (nor can one be asked)
+            with self._tx(write=False) as session:
+                found = session.execute(select(LedgerRow.hash, LedgerRow.key_id)
+                                        .where(LedgerRow.id == anchor.id)).one_or_none()
         report = Report()
-        anchored = {anchor.id: (found.hash, found.key_id)} if found is not None else {}
+        anchored = {anchor.id: (str(found.hash), found.key_id)} if found is not None else {}
         check_anchors(anchored, proof.walker.last_id, [anchor], proof.verdict.broken, report)
         if report.problems:
             return False, report.problems[0]
+        checked = self.unheld_rows(proof, [anchor.id])   # edited in place since the walk?
+        for why, said in ((checked.unheld, "does not hold"), (checked.unproved, "is not proved")):
+            if anchor.id in why:
+                return False, f"anchor {anchor}: row {anchor.id} {said}: {why[anchor.id]}"
         return True, report.notes[0]

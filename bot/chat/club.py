@@ -101,9 +101,11 @@ def _list(ctx: Ctx, _args: list[str]) -> None:
     referee, private = ctx.referee, ctx.msg.channel is None
     ignored = referee.ignore_list()
     ignores = _shown(ignored, True) if private else str(len(ignored))
+    chat = ("suspended while the ledger fails its check (!audit)"
+            if referee.ledger_check.state == "failed"
+            else _shown(referee.chat_moderators, private))
     ctx.reply(f"moderators in the config file: {_shown(referee.config.moderators, private)}"
-              f"; added in chat: {_shown(referee.chat_moderators, private)}; "
-              f"ignored: {ignores}")
+              f"; added in chat: {chat}; ignored: {ignores}")
 
 
 @sub("ignore", "!mod ignore <account|mask> <reason>",

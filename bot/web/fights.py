@@ -4,12 +4,14 @@ of steps, and one step at a time (``?step=N``, with links to the steps around it
 
 How a fight ended is what its closing ledger row records (:mod:`bot.web.proving`), not
 its stored columns: a stored ending or winner that says otherwise is shown beside,
-flagged, and a fight no proved row closes claims no outcome. A fight whose stored logs
+flagged, and a fight no proved row closes claims no outcome (nor one whose closing row,
+checked on its own, no longer holds: edited since the walk). A fight whose stored logs
 differ from the digests its closing row holds says "this fight's log was altered after
 it ended" (which part) above its replay."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from starlette.requests import Request
@@ -21,10 +23,10 @@ from bot.web.query import NotFound, number
 from bot.web.replay import replay
 from bot.web.site import render, site_of
 from storage.ledger_view import LedgerFilter
-from storage.proved import ProvedFight
+from storage.proved import ProvedFight, RowChecks
 from storage.records import FightSummary
 
-__all__ = ["FIGHTS_PAGE", "Outcome", "fight", "fights", "outcome", "result"]
+__all__ = ["FIGHTS_PAGE", "Outcome", "fight", "fights", "held", "outcome", "result"]
 
 FIGHTS_PAGE = 50
 
@@ -33,7 +35,7 @@ def _words(names: tuple[str, ...], ending: str | None, winner: int | None) -> st
     ended = f" ({ending})" if ending else ""
     if winner is None:
         return f"a draw{ended}"
-    if not 0 <= winner < len(names):
+    if not isinstance(winner, int) or not 0 <= winner < len(names):   # as stored
         return f"side {winner} won{ended}"
     return f"{names[winner]} won{ended}"
 
@@ -58,6 +60,19 @@ class Outcome:
     """The closing row."""
     stored: str | None = None
     """What the stored columns say, when it is not what the ledger records."""
+
+
+def held(ended: Outcome, checked: RowChecks) -> Outcome:
+    """``ended`` with its closing row checked on its own (``LedgerProof.unheld``): a row
+    edited in place since the walk passed it, or not proved here, proves nothing."""
+    if not ended.proved or ended.row is None:
+        return ended
+    for rows, said in ((checked.unheld, "does not hold"), (checked.unproved, "is not proved")):
+        if ended.row in rows:
+            return dataclasses.replace(
+                ended, words=f"not proved: ledger row #{ended.row} says {ended.words}, but "
+                f"that row {said}: {rows[ended.row]}", proved=False)
+    return ended
 
 
 def outcome(summary: FightSummary, found: ProvedFight | None, seen: Reading) -> Outcome:
@@ -85,6 +100,8 @@ def fights(request: Request) -> Response:
         listed = site.store.fights(before, FIGHTS_PAGE)
         found = seen.fights(f.id for f in listed)
         outcomes = {f.id: outcome(f, found.get(f.id), seen) for f in listed}
+    checked = site.proof.unheld(o.row for o in outcomes.values() if o.row is not None)
+    outcomes = {fight_id: held(ended, checked) for fight_id, ended in outcomes.items()}
     older = listed[-1].id if len(listed) == FIGHTS_PAGE and listed[-1].id > 1 else None
     return render(request, "fights.html", fights=listed, older=older, before=before,
                   outcomes=outcomes)
@@ -103,6 +120,7 @@ def fight(request: Request) -> Response:
         rows = list(store.ledger_rows(where=LedgerFilter(fight=summary.id)))
         found = seen.fights([summary.id], logs=True).get(summary.id)
         ended = outcome(summary, found, seen)
+    ended = held(ended, site.proof.unheld([ended.row] if ended.row is not None else []))
     replayed = replay(summary, log, rows)
     step = number(request.query_params, "step", low=0)
     if step is not None and step >= len(replayed.steps):

@@ -9,10 +9,15 @@ made by one request at a time, in Starlette's thread pool, off the event loop (o
 the proof's background re-check). A request that comes while a check is under way
 never waits for it (waiting requests would fill the thread pool every page shares): it
 gets the previous check, or before the first the page says it is under way. Each
-check's problems fail the proof every page shows (``on_report``)."""
+check's problems fail the proof every page shows (``on_report``); a check that meets a
+record the bot never writes (changed outside it) says so, as its problem.
+
+A pasted anchor's row id is at most ``MOST_ROW_ID`` (2**63 - 1, every database's
+largest): a longer one is answered as no such row, never looked up."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -22,10 +27,12 @@ from datetime import UTC, datetime
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bot.web.proving import UNREADABLE, unreadable
 from bot.web.query import NotNow, one_of, words
 from bot.web.site import render, site_of
 from storage.audit import Report, ranges
 from storage.ledger import Anchor, anchors_in
+from storage.proved import MOST_ROW_ID
 from storage.signing import PublicKey
 from storage.store import Store
 
@@ -91,7 +98,11 @@ class IntegrityCheck:
             last = self._last
             if self._due(last, again):
                 started = time.perf_counter()
-                report = self._store.audit(trusted=self._trusted)
+                try:
+                    report = self._store.audit(trusted=self._trusted)
+                except UNREADABLE as error:   # a stored value the bot never writes
+                    report = Report(problems=[unreadable(error, "the ledger (or a record "
+                                                         "the check compares with it)")])
                 self._last = last = Checked(report, self._store.ledger_head(),
                                             datetime.now(UTC), time.perf_counter() - started,
                                             self._store.keyring.ids)
@@ -107,6 +118,10 @@ NOT_AN_ANCHOR = ("that is not an anchor: paste it as the bot says it, ledger #41
                  "9f2c1a7e0b5d8c33, or as 4123:9f2c1a7e0b5d8c33 (8 or more hex digits)")
 
 
+_TOO_LONG = re.compile(r"(?:ledger #0*([1-9]\d*) |#?0*([1-9]\d*):)[0-9a-fA-F]{8,64}\b")
+"""An anchor, whatever its row id's length (``pasted`` takes 18 digits at most)."""
+
+
 def pasted(text: str) -> Anchor | None:
     """An anchor as a visitor pastes it: ``ledger #4123 9f2c1a7e0b5d8c33`` (as the bot
     says it, in any text) or ``4123:9f2c1a7e0b5d8c33``; None when it is neither."""
@@ -117,6 +132,20 @@ def pasted(text: str) -> Anchor | None:
         return Anchor.parse(text)
     except ValueError:
         return None
+
+
+def past_every_row(text: str) -> str | None:
+    """What to answer an anchor whose row id is over ``MOST_ROW_ID`` (or of 19 digits,
+    which ``pasted`` does not take); None for any other text."""
+    for found in _TOO_LONG.finditer(text):
+        digits = found[1] or found[2]
+        shown = digits if len(digits) <= 24 else f"{digits[:20]}... ({len(digits)} digits)"
+        if len(digits) > len(str(MOST_ROW_ID)) or int(digits) > MOST_ROW_ID:
+            return (f"there is no row {shown}: no ledger row id is over {MOST_ROW_ID} "
+                    "(2**63 - 1, every database's largest)")
+        if len(digits) > 18:
+            return f"there is no row {shown}: no ledger has that many rows"
+    return None
 
 
 def integrity(request: Request) -> Response:
@@ -130,7 +159,9 @@ def integrity(request: Request) -> Response:
     with site.proof.reading() as seen:
         held = seen.anchor(anchor) if anchor is not None else None
     if given and anchor is None:
-        held = (False, NOT_AN_ANCHOR)
+        held = (False, past_every_row(given) or NOT_AN_ANCHOR)
+    elif anchor is not None and anchor.id > MOST_ROW_ID:   # never asked of the database
+        held = (False, past_every_row(f"{anchor.id}:{anchor.mac}") or NOT_AN_ANCHOR)
     try:
         checked: Checked | None = site.integrity.result(again)
     except NotNow:

@@ -50,6 +50,9 @@ class Action:
     whom ``!mod add`` or ``remove`` named."""
     unheld: str | None = None
     """Why its ledger row does not hold (edited), or None."""
+    unproved: str | None = None
+    """Why its ledger row is not proved here (signed with a key not known here), or
+    None."""
 
 
 def _change(row: LedgerEntry, detail: dict[str, Any]) -> str:
@@ -69,8 +72,8 @@ def moderators(request: Request) -> Response:
     site = site_of(request)
     site.proof.advance()
     log = site.store.moderator_log(before, PAGE)
-    unheld = site.proof.unheld(entry["id"] for entry in log.entries
-                               if not isinstance(entry, UndoRecord))
+    checked = site.proof.unheld(entry["id"] for entry in log.entries
+                                if not isinstance(entry, UndoRecord))
     actions = []
     for entry in log.entries:
         if isinstance(entry, UndoRecord):
@@ -83,6 +86,7 @@ def moderators(request: Request) -> Response:
                               WHAT.get(row["entry"], row["entry"]), row["warrior"], row["bp"],
                               row["fight"], row["reason"], row["id"],
                               _change(entry, log.details.get(entry["id"], {})),
-                              unheld.get(row["id"])))
+                              checked.unheld.get(row["id"]),
+                              checked.unproved.get(row["id"])))
     return render(request, "moderators.html", actions=actions, before=before,
                   older=place_text(log.older) if log.older else None)

@@ -14,9 +14,15 @@ A failure stays: once anything fails (the chain, a warrior's stored column, a fi
 log, a row a page shows, the integrity page's whole re-check), every page says
 ``failed`` until the server is restarted, even if the rows are put back. A row edited
 in place after the walk passed it is not seen by walking on: the rows a page shows are
-checked on their own, and the integrity page's check (``store.audit()``, kept a
-minute, :mod:`bot.web.integrity`), made again every ``REWALK_SECONDS`` in the
-background too, walks the whole chain again."""
+checked on their own (:meth:`LedgerProof.unheld`), by the rules of the chain as walked
+(``storage.proved``: from the first signed row on, signed by the key in force; before
+it, as the seal covers it; a key not known here proves nothing), and the integrity
+page's check (``store.audit()``, kept a minute, :mod:`bot.web.integrity`), made again
+every ``REWALK_SECONDS`` in the background too, walks the whole chain again.
+
+A row or record the walk cannot read at all (a value the bot never writes: text for a
+number, bytes, JSON that is not) fails the check like any forgery; the walk on stops
+there, and every page is still shown, from what was walked, under the banner."""
 
 from __future__ import annotations
 
@@ -30,15 +36,15 @@ from typing import TYPE_CHECKING, Any
 from storage.audit import Report
 from storage.ledger import Anchor
 from storage.proof import Proof, State, Verdict, club_keys
-from storage.proved import Advance, ProvedFight, ProvedWarrior
+from storage.proved import Advance, ProvedFight, ProvedWarrior, RowChecks, pages_proof
 from storage.signing import PublicKey
 from storage.store import Store
 
 if TYPE_CHECKING:
     from bot.web.integrity import IntegrityCheck
 
-__all__ = ["MOST_PROBLEMS", "RETRY_SECONDS", "REWALK_SECONDS", "LedgerProof", "Reading",
-           "Status"]
+__all__ = ["MOST_PROBLEMS", "RETRY_SECONDS", "REWALK_SECONDS", "UNREADABLE", "LedgerProof",
+           "Reading", "Status", "unreadable"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +54,17 @@ RETRY_SECONDS = 30.0
 """How long after a first walk that could not read the ledger it is tried again."""
 MOST_PROBLEMS = 50
 """Problems kept (the first ones: they say what failed first)."""
+UNREADABLE = (ValueError, TypeError, AttributeError, LookupError, ArithmeticError)
+"""What reading a stored value the bot never writes raises (a JSON column that is not
+JSON, a number that is text, bytes for text), rather than the database being out of
+reach: the records were changed outside the bot."""
+
+
+def unreadable(error: Exception, where: str) -> str:
+    """A problem's words for ``error``, raised reading ``where``."""
+    said = " ".join(str(error).split())[:160]
+    return (f"{where} cannot be read as the bot writes it ({type(error).__name__}: {said}): "
+            "changed outside the bot?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +152,9 @@ class LedgerProof:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._keys: tuple[PublicKey, ...] | None = None
+        self._stuck = False
+        """A walk on met a row it cannot read: it walks on no more (what it walked
+        stays; every page says the check failed)."""
 
     # -- the walks ------------------------------------------------------------------
 
@@ -155,17 +175,23 @@ class LedgerProof:
 
     def _run(self) -> None:
         while True:
-            proof = Proof.of(self.store.keyring, self.trusted)
+            proof = pages_proof(self.store.keyring, self.trusted)
             try:
                 advance = self.store.prove(proof, whole=True)
                 break
+            except UNREADABLE as error:   # a record the bot never wrote: a failure
+                log.exception("the ledger could not be proved")
+                self.found([unreadable(error, "the ledger (or a record the walk compares "
+                                       "with it)")])
+                with self._state:
+                    self._error = "the ledger could not be read to prove it"
             except Exception as error:   # said on every page and in the log; tried again
                 log.exception("the ledger could not be proved")
                 with self._state:
                     self._error = f"the ledger could not be read to prove it: {error}"
-                self._ready.set()
-                if self._stop.wait(RETRY_SECONDS):
-                    return
+            self._ready.set()
+            if self._stop.wait(RETRY_SECONDS):
+                return
         with self._lock:
             self._proof = proof
             self._absorb(advance)
@@ -193,33 +219,60 @@ class LedgerProof:
         """Walk the rows appended since the last walk (none before the first walk is
         done), in a read transaction of its own."""
         with self._lock:
-            if self._proof is not None:
-                self._absorb(self.store.prove(self._proof))
+            self._walk_on()
+
+    def _walk_on(self) -> None:
+        """Under the lock: walk the rows appended since. A row it cannot read (changed
+        outside the bot) fails the check, and the proof walks on no more: every page
+        is still shown, from what was walked, under the banner."""
+        proof = self._proof
+        if proof is None or self._stuck:
+            return
+        try:
+            self._absorb(self.store.prove(proof))
+        except UNREADABLE as error:
+            self._stuck = True
+            log.exception("the ledger could not be walked on")
+            first = proof.walker.last_id + 1
+            with self._state:
+                self._broken = self._broken or first
+            self.found([unreadable(error, f"the ledger from row {first} (or a record the "
+                                   "walk compares with it)")])
 
     @contextmanager
     def reading(self) -> Iterator[Reading]:
         """Walk on, then the page's reads (every store method called inside the
         ``with``), all in one read transaction under the lock."""
         with self._lock, self.store.reading():
-            if self._proof is not None:
-                self._absorb(self.store.prove(self._proof))
+            self._walk_on()
             yield Reading(self, self._proof)
 
     def check_rows(self, rows: Iterable[dict[str, Any]]) -> None:
         """Each of the ledger ``rows`` a page shows (``redact.ledger_fields``) checked on
-        its own: ``row["unheld"]`` says why it does not hold (edited: its hash or
-        signature fails), or is None; one that does not fails the check."""
+        its own: ``row["unheld"]`` says why it does not hold (edited, forged, written
+        without the key), ``row["unproved"]`` why it is not proved here (signed with a
+        key not known here), or each is None; one that does not hold fails the check."""
         shown = list(rows)
-        unheld = self.unheld(row["id"] for row in shown)
+        checked = self.unheld(row["id"] for row in shown)
         for row in shown:
-            row["unheld"] = unheld.get(row["id"])
+            row["unheld"] = checked.unheld.get(row["id"])
+            row["unproved"] = checked.unproved.get(row["id"])
 
-    def unheld(self, ids: Iterable[int]) -> dict[int, str]:
-        """Of the ledger rows ``ids``, those that do not hold on their own, with why;
-        any fails the check."""
-        unheld = self.store.unheld_rows(ids, self.public_keys())
-        self.found(f"ledger row {row_id}: {why}" for row_id, why in sorted(unheld.items()))
-        return unheld
+    def unheld(self, ids: Iterable[int]) -> RowChecks:
+        """Of the ledger rows ``ids``, those that do not hold on their own by the rules
+        of the chain as walked, and those not proved here, with why; any that does not
+        hold fails the check. The walk goes on first, so every row a page read before
+        is walked; before the first walk is done, nothing is said of any row (every page
+        says the ledger is not proved yet)."""
+        wanted = list(ids)
+        with self._lock:
+            if self._proof is None:
+                return RowChecks()
+            self._walk_on()
+            checked = self.store.unheld_rows(self._proof, wanted)
+        self.found(f"ledger row {row_id}: {why}"
+                   for row_id, why in sorted(checked.unheld.items()))
+        return checked
 
     # -- what was found ---------------------------------------------------------------
 
@@ -267,11 +320,11 @@ class LedgerProof:
         return Status("verified", (), None, head, rows)
 
     def public_keys(self) -> tuple[PublicKey, ...]:
-        """The club's public key: the keyring's, or the ones the chain names."""
+        """The club's public key: the ones given (``--public-key``), or the keyring's.
+        A server with neither names none: a key the chain names is only the chain's
+        word (a chain forged whole names its forger's key), and the pages would tell
+        visitors to prove the export with it."""
         if self._keys is None:
-            proof = self._proof
-            keys = self.trusted or club_keys(self.store.keyring, proof)
-            if keys or proof is not None:
-                self._keys = keys
-            return keys
+            self._keys = self.trusted or (club_keys(self.store.keyring)
+                                          if self.store.keyring.keys else ())
         return self._keys

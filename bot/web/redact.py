@@ -22,16 +22,23 @@ _HOST = re.compile(r"[^\s@'\"<>()\[\]{},;]+@[^\s@'\"<>()\[\]{},;]+")
 """A ``user@host`` (or ``nick!user@host``) inside text."""
 
 
+def _text(value: object) -> str:
+    """Text as stored; anything else (bytes, a number: written outside the bot) in
+    words."""
+    return value if isinstance(value, str) else str(value)
+
+
 def who(identity: str | None) -> str:
     """An identity as shown: the account, or "unregistered"; '' for none."""
     if not identity:
         return ""
+    identity = _text(identity)
     return UNREGISTERED if is_host_identity(identity) else identity
 
 
 def hide_hosts(text: str | None) -> str:
     """Free text with every ``user@host`` in it shown as "unregistered"."""
-    return _HOST.sub(UNREGISTERED, text) if text else ""
+    return _HOST.sub(UNREGISTERED, _text(text)) if text else ""
 
 
 def ledger_fields(row: LedgerEntry) -> dict[str, Any]:

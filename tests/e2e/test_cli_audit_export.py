@@ -265,3 +265,66 @@ def test_a_chain_signed_by_another_key_that_only_introduces_the_clubs_key_proves
                       encoding="utf-8")
     code, said = check(forged, key)
     assert code == 1 and "none of them the key given" in said, said
+
+
+def test_after_a_rotation_the_new_public_key_alone_proves_the_club(tmp_path: Path) -> None:
+    """The old secret dropped once the new key is introduced: the new public key (what
+    ``key public`` now prints) proves every row, the old key's too, through the
+    key-rotated row that names both."""
+    from test_cli_ledger_trust import ENV_KEY, OTHER_KEY
+
+    from storage.keys import KEY_ENV
+
+    db = tmp_path / "club.sqlite3"
+    old, new = {KEY_ENV: OTHER_KEY}, {KEY_ENV: ENV_KEY}
+    assert console(db, DUEL, dice=DUEL_DICE, env=old).returncode == 0
+    rotated = console(db, "gob !create Grishnakh goblin club spear\n",
+                      env={KEY_ENV: f"{ENV_KEY}\n{OTHER_KEY}"})
+    assert rotated.returncode == 0, rotated.stderr
+    assert console(db, "gob !create Ugluk goblin club spear\n", env=new).returncode == 0
+    key = cli("key", "public", "--db", str(db), env=new).stdout.strip()
+    out = tmp_path / "club.jsonl"
+    assert cli("audit", "export", "--db", str(db), "--out", str(out), env=new).returncode == 0
+    code, said = check(out, key)
+    assert code == 0, said
+    verified = cli("audit", "verify", "--db", str(db), env=new)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_a_chain_signed_by_a_key_nobody_gave_proves_nothing_without_a_key(
+        club: Path, tmp_path: Path) -> None:
+    """The whole chain signed again by a forger who names their own key in a row: with
+    no key kept or given, verify cannot prove it (exit 2), as with the club's own."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    forger = Ed25519PrivateKey.generate()
+    raw_key = forger.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    forger_id = hashlib.sha256(raw_key).hexdigest()[:16]
+    (club.parent / "club.sqlite3.key").unlink()
+    with sqlite3.connect(club) as raw:
+        raw.row_factory = sqlite3.Row
+        rows = [dict(r) for r in raw.execute("SELECT * FROM ledger ORDER BY id")]
+        newest = rows[-1]["id"]
+        rows.append({**rows[-1], "id": newest + 1, "entry": "key-rotated", "warrior_id": None,
+                     "bp": 0, "detail": json.dumps({"public_key": "ed25519:" + raw_key.hex(),
+                                                    "previous": "ed25519:" + raw_key.hex()})})
+        previous = "0" * 64
+        for row in rows:
+            row["key_id"], row["prev_hash"] = forger_id, previous
+            content = {name: row[name] for name in CONTENT}
+            content["detail"] = json.loads(row["detail"]) if row["detail"] else None
+            content["key_id"] = forger_id
+            text = previous + json.dumps(content, sort_keys=True, separators=(",", ":"))
+            row["hash"] = previous = hashlib.sha256(text.encode()).hexdigest()
+            row["signature"] = forger.sign(b"ancath-bot ledger row " + row["hash"].encode()
+                                           ).hex()
+        raw.execute("DELETE FROM ledger")
+        for row in rows:
+            raw.execute(f"INSERT INTO ledger ({', '.join(row)}) VALUES "
+                        f"({', '.join('?' for _ in row)})", list(row.values()))
+        raw.execute("UPDATE ledger_head SET last_id = ?, last_hash = ?, key_id = ?",
+                    (newest + 1, previous, forger_id))
+    verified = cli("audit", "verify", "--db", str(club))
+    assert verified.returncode == 2, verified.stdout + verified.stderr
+    assert "ledger intact" not in verified.stdout

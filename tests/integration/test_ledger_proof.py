@@ -111,3 +111,38 @@ def test_a_note_moved_on_without_the_key_walks_the_whole_chain(tmp_path: Path) -
     club.restart()
     check = club.referee.ledger_check
     assert check.state == "failed" and "ledger row 1: content does not match" in check.first
+
+
+@pytest.mark.parametrize("cut", ["rewound", "emptied"])
+def test_rows_cut_off_below_the_note_are_said(tmp_path: Path, cut: str) -> None:
+    """The newest rows deleted and the head wound back (or the whole ledger emptied):
+    the chain left is whole, but the bot proved a head that is no longer there."""
+    club = played(tmp_path)
+    club.restart()
+    noted = note(club)
+    keep = 3 if cut == "rewound" else 0
+    sql(club, "DELETE FROM ledger WHERE id > :keep", keep=keep)
+    sql(club, "UPDATE ledger_head SET last_id = :keep, last_hash = COALESCE((SELECT hash "
+        "FROM ledger WHERE id = :keep), :genesis)", keep=keep, genesis="0" * 64)
+    club.restart()
+    check = club.referee.ledger_check
+    assert check.state == "failed"
+    assert check.first.startswith(f"the bot proved the ledger through row {noted['id']} ")
+    assert "is gone: rows cut off" in check.first
+    (said,) = club.say("ann !audit")
+    assert "FAILED its check" in said and f"row {noted['id']}" in said
+
+
+def test_a_removal_deleted_below_the_note_brings_no_moderator_back(tmp_path: Path) -> None:
+    """Deleting the row that removed a moderator (below the bot's note): the chain
+    misses a row, the start says so, and chat-named moderators are suspended."""
+    club = played(tmp_path)
+    club.say("mod !mod add mallory helps")
+    club.say("mod !mod remove mallory abused it")
+    club.say("mod !mod bp Olaf +0.5 later")
+    club.restart()   # the note now covers the removal
+    sql(club, "DELETE FROM ledger WHERE entry = 'moderator-removed'")
+    club.restart()
+    check = club.referee.ledger_check
+    assert check.state == "failed" and "of the rows before it are gone" in check.first
+    assert "only moderators use !mod" in club.say("mallory !mod bp Olaf +3.0 mine")[0]

@@ -17,10 +17,12 @@ import json
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import closing
 from html import unescape
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from urllib.parse import quote
 
@@ -28,20 +30,26 @@ import pytest
 from club import Club
 from club_history import played
 from forged import FIGHT_LOG, LEDGER_ROW, STORED_BP, copy, first_award
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, select, text
+from sqlalchemy.orm import Session
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from bot.web.app import make_app
+from bot.web.chart import TICKS
 from bot.web.integrity import pasted
 from rules.ancath.sheet import create_warrior
 from rules.ancath.tables import Culture, Skill
+from storage import ledger
 from storage.audit_export import verify_export
-from storage.db import open_read_only
+from storage.chain import row_hash, signed_hash
+from storage.db import open_database, open_read_only
 from storage.keys import Keyring, load_keyring
 from storage.ledger import Anchor
+from storage.models import LedgerHead, LedgerRow
 from storage.proof import Proof
-from storage.proved import Advance
+from storage.proved import MOST_ROW_ID, Advance, pages_proof
+from storage.signing import signing_key
 from storage.store import Store
 
 PAGES = ("/", "/?sort=name&order=desc", "/warriors/Gorbag", "/warriors/Olaf",
@@ -175,7 +183,7 @@ def test_a_ledger_rows_reason_and_bp_edited_by_sql(club: Club, tmp_path: Path,
     assert re.search(rf'<tr class="unheld">\s*<td>{row} ', ledger)
     assert len(re.findall(r'<tr class="unheld">', client.get("/ledger").text)) == 1
     olaf = cells(client.get("/").text, "/warriors/Olaf")[0]
-    assert olaf[4] == (f"3.6 (stored column says 1.8: not what the ledger proves) (not "
+    assert olaf[4] == (f"1.6 (stored column says 1.8: not what the ledger proves) (not "
                        f"proved: its ledger row #{row} does not hold)")
     page = client.get("/warriors/Olaf").text
     assert f"Not proved: Olaf's ledger row #{row} does not hold" in words(page)
@@ -422,3 +430,304 @@ def test_on_each_database_new_rows_proved_and_a_forged_column_flagged(
     finally:
         writer.dispose()
         engine.dispose()
+
+
+# -- each row a page shows holds only as the chain's rules say --------------------------------
+# (what the walk on cannot see: rows rewritten in place after the walk passed them, the
+# head left as it was)
+
+NEW_KEY = "a-newer-ledger-key-after-a-rotation-0123456789"
+LEGACY_KEY = "the-ledger-key-of-these-tests-0123456789abcdef"
+
+
+def ledger_rows(db: str) -> list[dict[str, Any]]:
+    """Every ledger row as stored, ``detail`` read as JSON."""
+    with closing(sqlite3.connect(db)) as connection:
+        connection.row_factory = sqlite3.Row
+        rows = [dict(row) for row in connection.execute("SELECT * FROM ledger ORDER BY id")]
+    for row in rows:
+        row["detail"] = json.loads(row["detail"]) if row["detail"] is not None else None
+    return rows
+
+
+def rewrite(db: str, *rows: dict[str, Any]) -> None:
+    """Each row's BP, links, key id and signature written over the stored row's, the
+    ledger head left as it was: as someone with the database file but no key would."""
+    with closing(sqlite3.connect(db)) as connection, connection:
+        for row in rows:
+            connection.execute(
+                "UPDATE ledger SET bp = :bp, prev_hash = :prev_hash, hash = :hash, key_id = "
+                ":key_id, signature = :signature WHERE id = :id",
+                {name: row[name] for name in ("id", "bp", "prev_hash", "hash", "key_id",
+                                              "signature")})
+
+
+def as_legacy(db: str, first: int, bp: int) -> list[int]:
+    """Rows ``first`` on rewritten as legacy rows (plain SHA-256 anyone can compute, no
+    key id, no signature), row ``first`` given ``bp``: the chain links as before; their
+    ids."""
+    rows = ledger_rows(db)
+    previous, changed = rows[first - 2]["hash"], []
+    for row in rows[first - 1:]:
+        row.update(prev_hash=previous, key_id=None, signature=None,
+                   bp=bp if row["id"] == first else row["bp"])
+        row["hash"] = previous = row_hash(previous, SimpleNamespace(**row))
+        changed.append(row)
+    rewrite(db, *changed)
+    return [row["id"] for row in changed]
+
+
+def resign(db: str, row_id: int, secret: bytes, **changed: Any) -> None:
+    """Row ``row_id`` with ``changed``, hashed again and signed by the key of ``secret``,
+    its link to the row before kept."""
+    row = ledger_rows(db)[row_id - 1]
+    row.update(changed)
+    signer = signing_key(secret)
+    row["key_id"] = signer.public.id
+    row["hash"] = signed_hash(row["prev_hash"], SimpleNamespace(**row))
+    row["signature"] = signer.sign(row["hash"])
+    rewrite(db, row)
+
+
+def marked(html: str) -> dict[int, str]:
+    """The rows a page's ledger table marks, by id: what it says of each."""
+    out = {}
+    for row in cells(html, "<td>"):
+        found = re.fullmatch(r"(\d+) ((?:does not hold|not proved): .*)", row[0])
+        if found:
+            out[int(found[1])] = found[2]
+    return out
+
+
+@pytest.mark.parametrize("keys", ["key-file", "public-key"])
+def test_rows_rewritten_as_legacy_rows_after_the_walk_do_not_hold(
+        club: Club, tmp_path: Path, serve: object, keys: str) -> None:
+    """The tester's case: from the first award on, the rows rewritten as legacy rows,
+    the award made +20.0, the head untouched; the walk on does not see it. The chain is
+    signed from row 1, so a legacy row anywhere on it does not hold."""
+    db = copy(club, tmp_path / "legacy")
+    key = load_keyring(db, create=False).signer().public
+    client = serve(db) if keys == "key-file" else serve(   # type: ignore[operator]
+        db, keyring=Keyring(), trusted=(key,))
+    assert state(client.get("/ledger").text) == "verified"
+    award = first_award(club)
+    rewritten = as_legacy(db, award, 200)
+    legacy = "does not hold: not signed, after signed rows (a legacy row: written without " \
+             "the key)"
+    ledger_page = client.get("/ledger").text
+    assert state(ledger_page) == "failed" and "Ledger proved through" not in ledger_page
+    assert marked(ledger_page) == dict.fromkeys(rewritten, legacy)
+    (shown,) = [row for row in cells(ledger_page, "<td>") if row[0].startswith(f"{award} ")]
+    assert shown[4] == "+20.0"
+    olaf = client.get("/warriors/Olaf").text
+    assert state(olaf) == "failed" and "Ledger proved through" not in olaf
+    assert marked(olaf)[award] == legacy
+    assert f"ledger row {award}: not signed, after signed rows" in words(
+        client.get("/integrity").text)
+
+
+def test_a_row_signed_by_a_key_not_in_force_does_not_hold(club: Club, tmp_path: Path,
+                                                            serve: object) -> None:
+    """After a rotation only the new key signs: a row the retired key signs (its
+    signature right: the key leaked) does not hold, nor one a key nobody knows signs."""
+    db = copy(club, tmp_path / "rotated")
+    old = load_keyring(db, create=False)
+    engine = open_database(db)
+    try:
+        Store(engine, keyring=Keyring.of(NEW_KEY, *old.keys)).adjust_bp(
+            "Olaf", 5, "mod", "after the rotation")
+    finally:
+        engine.dispose()
+    rows = ledger_rows(db)
+    assert [row["entry"] for row in rows[-2:]] == ["key-rotated", "moderator-bp"]
+    newest, old_id = rows[-1]["id"], old.signer().public.id
+    new_id = signing_key(NEW_KEY.encode()).public.id
+    client = serve(db, keyring=Keyring(), trusted=(old.signer().public,))  # type: ignore[operator]
+    assert state(client.get("/ledger").text) == "verified"
+    resign(db, newest, old.keys[0], bp=500)
+    resign(db, newest - 3, b"a key nobody knows, 0123456789abcdef", bp=300)
+    ledger_page = client.get("/ledger").text
+    assert state(ledger_page) == "failed"
+    said = marked(ledger_page)
+    assert said[newest] == (f"does not hold: signed by key {old_id}, but key {new_id} is in "
+                            "force (a key changes only by a key-rotated row)")
+    nobody = signing_key(b"a key nobody knows, 0123456789abcdef").public.id
+    assert said[newest - 3] == (f"does not hold: signed by key {nobody}, but key {old_id} is "
+                                "in force (a key changes only by a key-rotated row)")
+    assert said[newest - 2] == "does not hold: chain broken before it (row removed or changed)"
+    assert set(said) == {newest - 3, newest - 2, newest}
+
+
+def _legacy_append(session: Session, keyring: Keyring, **fields: Any) -> LedgerRow:
+    """``ledger.append`` as the code before keys had it: plain SHA-256, no key id."""
+    head = session.execute(select(LedgerHead).where(LedgerHead.id == 1).with_for_update()
+                           ).scalar_one()
+    fields = {"bp": 0, "spent": 0, **fields}
+    if fields["entry"] == "created":
+        fields["detail"] = {k: v for k, v in fields["detail"].items()
+                            if k in ("skills", "armour", "profile") and v is not None}
+    row = LedgerRow(id=head.last_id + 1, prev_hash=head.last_hash, hash="", **fields)
+    row.hash = ledger.row_hash(head.last_hash, row)
+    session.add(row)
+    head.last_id, head.last_hash = row.id, row.hash
+    return row
+
+
+def test_a_row_before_the_first_signed_row_holds_only_as_its_seal_covers_it(
+        tmp_path: Path, serve: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A club from before keys, its legacy rows sealed by the first signed row: one of
+    them edited after the walk, and the legacy rows after it hashed again (each holds
+    on its own, and links to the one before), is caught by the seal."""
+    db = str(tmp_path / "club.sqlite3")
+    engine = open_database(db)
+    store = Store(engine, keyring=Keyring.of(LEGACY_KEY))
+    try:
+        with monkeypatch.context() as patched:
+            patched.setattr(ledger, "append", _legacy_append)
+            for name, culture, skills in (("Olaf", "free-clans", [Skill.BROADSWORD,
+                                                                   Skill.SHIELD]),
+                                          ("Grom", "goblin", [Skill.CLUB, Skill.SPEAR])):
+                sheet, _ = create_warrior(name, Culture(culture), skills)
+                store.create_warrior(sheet, name.lower())
+            store.adjust_bp("Olaf", 30, "mod", "a grant")
+            store.adjust_bp("Grom", 5, "mod", "a later grant")
+        assert store.seal_legacy() > 0
+    finally:
+        engine.dispose()
+    client = serve(db, keyring=Keyring.of(LEGACY_KEY))   # type: ignore[operator]
+    olaf = client.get("/warriors/Olaf").text
+    assert state(olaf) == "verified" and not marked(olaf)
+    rows = ledger_rows(db)
+    legacy = [row for row in rows if row["key_id"] is None]
+    grant = next(row for row in legacy if row["reason"] == "a grant")
+    grant["bp"] = 3000
+    previous, changed = rows[grant["id"] - 2]["hash"], []
+    for row in legacy[grant["id"] - 1:]:
+        row["prev_hash"] = previous
+        row["hash"] = previous = row_hash(previous, SimpleNamespace(**row))
+        changed.append(row)
+    rewrite(db, *changed)
+    olaf = client.get("/warriors/Olaf").text
+    assert state(olaf) == "failed"
+    assert marked(olaf) == {grant["id"]: (
+        "does not hold: changed since the ledger was walked (the seal of the rows before the "
+        "first signed row no longer covers it)")}
+
+
+def test_a_server_without_any_key_shows_no_row_as_holding(club: Club, serve: object) -> None:
+    """Rows signed with a key not known here are not proved: marked so, never shown as
+    holding, never as forged; and the pages name no key as the club's."""
+    client = serve(club.db, keyring=Keyring())   # type: ignore[operator]
+    kid = load_keyring(club.db, create=False).signer().public.id
+    html = client.get("/ledger").text
+    said = marked(html)
+    assert said and set(said.values()) == {
+        f"not proved: signed with key {kid}, which is not known here"}
+    assert len(said) == len([row for row in cells(html, "<td>") if row[0]])
+    assert "does not hold" not in html
+    assert "This server knows no public key of the club" in words(client.get("/integrity").text)
+
+
+def test_an_anchor_past_every_row_id_is_no_such_row(club: Club, serve: object) -> None:
+    """No 500 (a row id over 2**63 - 1 cannot be asked of SQLite or PostgreSQL): no such
+    row, or for thousands of digits a 400 with one line."""
+    client = serve(club.db)   # type: ignore[operator]
+    for given in ("99999999999999999999:deadbeef", f"{MOST_ROW_ID + 1}:deadbeef",
+                  f"#{MOST_ROW_ID}:deadbeef", f"ledger #{10**150} deadbeef12"):
+        response = client.get(f"/integrity?anchor={quote(given)}")
+        assert response.status_code == 200, given
+        found = re.search(r'id="anchor-result" data-holds="(\w+)">(.*?)</p>', response.text,
+                          re.S)
+        assert found is not None and found[1] == "no", given
+        assert "there is no row " in words(found[2]), given
+    long = client.get("/integrity?anchor=" + "9" * 5000 + ":deadbeef")
+    assert long.status_code == 400
+    assert re.findall(r'<p class="problem">(.*?)</p>', long.text) == [
+        "anchor: at most 200 characters of text"]
+    engine = open_read_only(club.db)   # below the page: never asked of the database
+    try:
+        store = Store(engine, keyring=load_keyring(club.db, create=False))
+        proof = pages_proof(store.keyring)
+        store.prove(proof)
+        for row_id in (2**63, 10**400, 0, -1):
+            holds, said = store.anchor_check(proof, Anchor(row_id, "deadbeef"))
+            assert not holds and f"there is no row {row_id}" in said
+        assert store.unheld_rows(proof, [2**63, 10**400, 0, -1]) == type(
+            store.unheld_rows(proof, []))()
+    finally:
+        engine.dispose()
+
+
+def test_a_huge_bp_in_a_row_keeps_the_warrior_page_small_and_quick(
+        club: Club, tmp_path: Path, serve: object) -> None:
+    """The BP chart draws a bounded number of grid lines whatever a row says."""
+    award = first_award(club)
+    client = forged(club, tmp_path, serve,
+                    f"UPDATE ledger SET bp = 1000000000000 WHERE id = {award}")
+    for path in ("/warriors/Olaf", "/ledger?warrior=Olaf", "/"):
+        started = time.perf_counter()
+        response = client.get(path)
+        assert time.perf_counter() - started < 2, path
+        assert response.status_code == 200 and len(response.content) < 100_000, path
+        assert state(response.text) == "failed", path
+    page = client.get("/warriors/Olaf").text
+    assert marked(page)[award] == "does not hold: content does not match its hash (edited)"
+    svg = page.split("<svg", 1)[1].split("</svg>", 1)[0]
+    assert 2 <= svg.count('<line class="grid"') <= TICKS + 2
+
+
+APPENDED = ("INSERT INTO ledger (id, entry, bp, spent, actor, reason, created_at, prev_hash, "
+            "hash, key_id, signature) SELECT id + 1, 'setting-changed', 0, 0, 'bot', X'00ff', "
+            "created_at, hash, hash, key_id, signature FROM ledger WHERE id = "
+            "(SELECT max(id) FROM ledger)")
+"""A signed row whose reason is bytes: no JSON holds it, so no hash can be computed over
+it."""
+
+
+@pytest.mark.parametrize("when", ["before-the-walk", "walked-on"])
+def test_a_row_the_bot_never_writes_fails_the_check_and_no_page_fails(
+        club: Club, tmp_path: Path, serve: object, when: str) -> None:
+    """A walk that cannot read a row (before: the first walk; after: the walk on, which
+    every page makes) fails the check; every page still answers, under the banner."""
+    db = copy(club, tmp_path / "unreadable", *([APPENDED] if when == "before-the-walk" else []))
+    client = serve(db)   # type: ignore[operator]
+    if when == "walked-on":
+        assert state(client.get("/").text) == "verified"
+        sql(db, APPENDED)
+    for path in PAGES:
+        response = client.get(path)
+        assert response.status_code in (200, 404), path
+        assert state(response.text) == "failed", path
+    assert "cannot be read as the bot writes it" in words(client.get("/integrity").text)
+    if when == "walked-on":   # the proof walked as far as it could: the rest is marked
+        said = marked(client.get("/ledger").text)
+        assert said == {max(said): "does not hold: its content is not what a ledger row "
+                                   "holds (edited)"}
+
+
+@pytest.mark.parametrize("statement", [
+    "UPDATE fights SET winner = 'x' WHERE id = 1",
+    "UPDATE fight_commands SET seq = 'x' WHERE fight_id = 1 AND seq = 2",
+], ids=["winner-text", "seq-text"])
+def test_a_stored_value_of_the_wrong_kind_fails_no_page(club: Club, tmp_path: Path,
+                                                          serve: object, statement: str) -> None:
+    client = forged(club, tmp_path, serve, statement)
+    for path in PAGES:
+        assert client.get(path).status_code in (200, 404), path
+
+
+def test_a_closing_row_edited_after_the_walk_proves_no_outcome(tmp_path: Path,
+                                                                 serve: object) -> None:
+    """The fight pages say how a fight ended as its closing row records it: that row
+    is checked on its own too, so one edited in place since the walk proves nothing."""
+    club = played(tmp_path)
+    client = serve(club.db)   # type: ignore[operator]
+    closing = closing_row(club, 1)
+    assert f"as ledger row #{closing} records it" in words(client.get("/fights/1").text)
+    sql(club.db, "UPDATE ledger SET reason = 'rewritten' WHERE id = ?", closing)
+    fight = words(client.get("/fights/1").text)
+    assert state(client.get("/fights/1").text) == "failed"
+    assert (f"result not proved: ledger row #{closing} says Olaf won (kill), but that row "
+            "does not hold: content does not match its hash (edited)") in fight
+    listed = cells(client.get("/fights").text, "/fights/1\"")
+    assert listed[0][5].startswith(f"not proved: ledger row #{closing} says Olaf won (kill)")

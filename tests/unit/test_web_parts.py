@@ -78,7 +78,7 @@ class _SlowAudit:
         self.audits = 0
         self.keyring = SimpleNamespace(ids=())
 
-    def audit(self) -> Report:
+    def audit(self, anchors: object = (), trusted: object = ()) -> Report:
         self.audits += 1
         self.started.set()
         assert self.finish.wait(5)
@@ -114,3 +114,25 @@ def test_a_request_never_waits_for_an_integrity_check_under_way() -> None:
     store.finish.set()
     second.join(5)
     assert store.audits == 2 and len(made) == 2
+
+
+def test_the_bp_chart_is_bounded_whatever_the_rows_say() -> None:
+    """A row edited by SQL may say anything: the chart draws a few grid lines at a round
+    step, totals past ``LIMIT`` at the edge (the table keeps what they are), and a BP
+    that is no number moves nothing."""
+    from bot.web.chart import LIMIT, TICKS
+
+    for rows in ([_row(1, 1e11)], [_row(1, -1e11)], [_row(1, 9.2e17), _row(2, -9.2e17)],
+                 [_row(1, 12.3), _row(2, -40.0)], [_row(1, 0.5)]):
+        chart = bp_chart(rows)
+        assert 2 <= len(chart.ticks) <= TICKS + 2, rows
+        assert all(chart.top <= y <= chart.bottom for y, _ in chart.ticks), rows
+        assert all(chart.top <= m.y <= chart.bottom for m in chart.marks), rows
+    huge = bp_chart([_row(1, 1e11)])
+    assert huge.marks[0].total == 10**12 and huge.marks[0].y == huge.top
+    assert huge.ticks[-1][1] == f"{LIMIT / 10:.0f}"
+    odd = bp_chart([_row(1, float("inf")), _row(2, float("nan")), {**_row(3, 0), "bp": "x"},
+                    {**_row(4, 0), "bp": None}, _row(5, 0.2)])
+    assert [(m.row["id"], m.total) for m in odd.marks] == [(5, 2)]
+    assert [label for _, label in bp_chart([_row(1, 12.3), _row(2, -40.0)]).ticks] == [
+        "-30", "-20", "-10", "0", "10", "20"]
