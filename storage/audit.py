@@ -13,7 +13,7 @@ is checked by the same code (:mod:`storage.audit_export`).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,7 @@ from storage.ledger import (
     ANCHOR_DIGITS,
     FIGHT_ENTRIES,
     Anchor,
+    chain_rows,
     fight_digest,
     head_row,
     named_keys,
@@ -36,7 +37,6 @@ from storage.signing import PublicKey
 
 __all__ = [
     "PARTS",
-    "VERIFY_BATCH",
     "Marks",
     "Report",
     "add_total",
@@ -157,7 +157,7 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
     marks = Marks()
     wanted = {anchor.id for anchor in anchors}
     anchored: dict[int, tuple[str, str | None]] = {}
-    for row in _rows(session):
+    for row in chain_rows(session):
         walker.step(row)
         add_total(totals, row)
         marks.add(row)
@@ -202,20 +202,6 @@ def finish(walker: Walker, report: Report) -> None:
     report.keys = walker.keys_seen
     report.head = Anchor(walker.last_id, walker.previous[:ANCHOR_DIGITS]) \
         if walker.walked else None
-
-
-VERIFY_BATCH = 1000
-"""Ledger rows ``verify`` reads per query."""
-
-
-def _rows(session: Session) -> Iterator[LedgerRow]:
-    """Every ledger row in id order, ``VERIFY_BATCH`` at a time (by id, so no cursor
-    stays open while other queries run)."""
-    query = select(LedgerRow).order_by(LedgerRow.id).limit(VERIFY_BATCH)
-    last = 0
-    while rows := session.scalars(query.where(LedgerRow.id > last)).all():
-        yield from rows
-        last = rows[-1].id
 
 
 def check_anchors(anchored: dict[int, tuple[str, str | None]], last_id: int,

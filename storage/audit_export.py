@@ -37,16 +37,15 @@ from storage.audit import (
     finish,
     new_totals,
 )
-from storage.chain import CONTENT, Walker
-from storage.ledger import Anchor, digest, head_row, named_keys, setup_digest
-from storage.models import Fight, FightCommand, FightEvent, FightSide, LedgerRow, Warrior
+from storage.chain import Walker
+from storage.ledger import Anchor, chain_rows, digest, head_row, named_keys, setup_digest
+from storage.models import Fight, FightCommand, FightEvent, FightSide, Warrior
 from storage.signing import PublicKey
 
 __all__ = ["FORMAT", "ExportError", "Proved", "verify_export", "write_export"]
 
 FORMAT = "ancath-audit-export"
 VERSION = 1
-_ROW_FIELDS = (*CONTENT, "prev_hash", "hash", "key_id", "signature")
 _FIGHT_FIELDS = ("id", "network", "channel", "system", "kind", "setup", "active",
                  "started_at", "ended_at", "ending", "winner")
 _WARRIOR_FIELDS = ("id", "name", "name_key", "owner", "system", "profile", "bp", "bp_spent",
@@ -74,8 +73,7 @@ def write_export(session: Session, public_keys: Sequence[PublicKey], made_at: st
             key.text for key in (*public_keys, *named_keys(session)))),
         "head": {"id": head.last_id if head else 0, "hash": head.last_hash if head else ""}})
     counts = {"rows": 0, "fights": 0, "warriors": 0}
-    rows = select(*(getattr(LedgerRow, name) for name in _ROW_FIELDS)).order_by(LedgerRow.id)
-    for row in _batched(session, rows, LedgerRow.id):
+    for row in chain_rows(session):
         _line(out, "row", dict(row._mapping))
         counts["rows"] += 1
     fights = select(*(getattr(Fight, name) for name in _FIGHT_FIELDS)).order_by(Fight.id)

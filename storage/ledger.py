@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,15 +65,19 @@ from storage.signing import PublicKey, SigningKey
 
 __all__ = [
     "ANCHOR_DIGITS",
+    "BATCH",
     "FIGHT_ENTRIES",
     "GENESIS",
     "MODERATOR_ENTRIES",
+    "ROWS",
+    "ROW_FIELDS",
     "Anchor",
     "Chain",
     "anchors_in",
     "append",
     "append_fight",
     "canonical",
+    "chain_rows",
     "digest",
     "fight_digest",
     "fight_fields",
@@ -261,8 +265,21 @@ def _ready(session: Session, chain: Chain, keyring: Keyring, signer: SigningKey,
         _attest_legacy(session, chain, signer, created_at)
 
 
-_ROWS = select(*(getattr(LedgerRow, name) for name in (
-    *CONTENT, "prev_hash", "hash", "key_id", "signature"))).order_by(LedgerRow.id)
+ROW_FIELDS = (*CONTENT, "prev_hash", "hash", "key_id", "signature")
+"""A ledger row's every column: what proves it and what it says."""
+ROWS = select(*(getattr(LedgerRow, name) for name in ROW_FIELDS))
+"""Whole ledger rows, read as Core rows (never ORM objects)."""
+BATCH = 1000
+"""Rows read per query when walking the chain."""
+
+
+def chain_rows(session: Session, after: int = 0) -> Iterator[Any]:
+    """Every ledger row after row ``after``, in id order, ``BATCH`` a query (by id, so
+    no cursor stays open while other queries run)."""
+    query = ROWS.order_by(LedgerRow.id).limit(BATCH)
+    while rows := session.execute(query.where(LedgerRow.id > after)).all():
+        yield from rows
+        after = rows[-1].id
 
 
 def _sealable(session: Session, chain: Chain, keyring: Keyring) -> tuple[int, str]:
@@ -270,11 +287,8 @@ def _sealable(session: Session, chain: Chain, keyring: Keyring) -> tuple[int, st
     seal digest. A chain that does not verify is never sealed (that would sign a
     forgery): ``StorageError`` names the first problem."""
     walker = Walker(keyring)
-    last = 0
-    while rows := session.execute(_ROWS.where(LedgerRow.id > last).limit(1000)).all():
-        for row in rows:
-            walker.step(row)
-        last = rows[-1].id
+    for row in chain_rows(session):
+        walker.step(row)
     walker.finish()
     problems = walker.problems or [f"rows {ranges(ids)} are signed with key {kid}, which is "
                                    "not available" for kid, ids in walker.missing.items()]

@@ -25,25 +25,20 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from storage.audit import Marks, add_total, new_totals
-from storage.chain import CONTENT, Walker
+from storage.chain import Walker
 from storage.keys import Keyring
-from storage.ledger import ANCHOR_DIGITS, Anchor, head_row, named_keys
+from storage.ledger import ANCHOR_DIGITS, Anchor, chain_rows, head_row, named_keys
 from storage.models import LedgerRow, Setting
 from storage.signing import CHECKED_CONTEXT, PublicKey
 
-__all__ = ["BATCH", "CHECKED", "UNCHECKED", "Proof", "Verdict", "checked_note", "club_keys",
+__all__ = ["CHECKED", "UNCHECKED", "Proof", "Verdict", "checked_note", "club_keys",
            "proof_since"]
 
-BATCH = 1000
-"""Rows read per query."""
 CHECKED = "ledger:checked"
 """The setting that holds how far the bot proved the chain: ``{"id", "hash", "in_force",
 "key", "signature"}``."""
 
 State = Literal["verified", "failed", "unchecked"]
-
-_ROWS = select(*(getattr(LedgerRow, name) for name in (
-    *CONTENT, "prev_hash", "hash", "key_id", "signature"))).order_by(LedgerRow.id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,17 +96,15 @@ class Proof:
         walker = self.walker
         if not walker.walked and not walker.known:
             walker.known = named_keys(session)
-        while rows := session.execute(
-                _ROWS.where(LedgerRow.id > walker.last_id).limit(BATCH)).all():
-            for row in rows:
-                said = len(walker.problems)
-                walker.step(row)
-                if len(walker.problems) > said:   # forged: what it gives counts for nothing
-                    self.failed[row.id] = row.warrior_id
-                    continue
-                add_total(self.totals, row)   # type: ignore[arg-type]
-                self.marks.add(row)
-            self.rows += len(rows)
+        for row in chain_rows(session, walker.last_id):
+            said = len(walker.problems)
+            walker.step(row)
+            self.rows += 1
+            if len(walker.problems) > said:   # forged: what it gives counts for nothing
+                self.failed[row.id] = row.warrior_id
+                continue
+            add_total(self.totals, row)   # type: ignore[arg-type]
+            self.marks.add(row)
         end = walker.conclusion()
         problems = [*self.before, *walker.problems, *end.problems]
         firsts = [b for b in (end.first_broken, self.before_broken) if b is not None]

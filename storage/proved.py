@@ -33,9 +33,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from storage.audit import Report, check_anchors, check_stored, check_warriors, differences
-from storage.chain import CONTENT, GENESIS, Walker, row_hash, row_mac, seal_step, signed_hash
+from storage.chain import GENESIS, Walker, row_hash, row_mac, seal_step, signed_hash
 from storage.keys import Keyring
-from storage.ledger import Anchor, fight_digest
+from storage.ledger import ROWS, Anchor, fight_digest
 from storage.models import Entry, Fight, FightCommand, FightSide, LedgerRow, Warrior
 from storage.profiles import recorded
 from storage.proof import Proof, Verdict
@@ -50,8 +50,6 @@ __all__ = ["MOST_ROW_ID", "Advance", "ProvedFight", "ProvedView", "ProvedWarrior
 MOST_ROW_ID = 2**63 - 1
 """The greatest row id a database holds (SQLite's INTEGER, PostgreSQL's BIGINT)."""
 
-_ROWS = select(*(getattr(LedgerRow, name) for name in (
-    *CONTENT, "prev_hash", "hash", "key_id", "signature")))
 _FIGHTS = select(Fight.id, Fight.active, Fight.ending, Fight.winner, Fight.ended_at)
 _CHUNK = 500
 """Row ids a query names at most (SQLite and PostgreSQL limit a query's parameters)."""
@@ -442,7 +440,7 @@ class ProvedView(UnitOfWork):
         before: dict[int, Any] = {}
         with self._tx(write=False) as session:   # a few hundred ids a query: no limit met
             for start in range(0, len(wanted), _CHUNK):
-                part = session.execute(_ROWS.where(LedgerRow.id.in_(
+                part = session.execute(ROWS.where(LedgerRow.id.in_(
                     wanted[start:start + _CHUNK]))).all()
                 rows += part
                 before.update(session.execute(select(LedgerRow.id, LedgerRow.hash).where(
