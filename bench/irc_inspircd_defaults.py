@@ -18,8 +18,11 @@ more arrives: what was lost stays lost).
 Figures, one per line: ``inspircd_defaults.disconnects`` (how often the server dropped
 the bot; the goal is 0), ``.commands`` (sent by the players), ``.lines_queued`` (lines
 the bot queued to say), ``.lines_delivered`` (lines of the bot's the players received),
-and ``.last_line_late_seconds`` (from the command to its reply, for the reply that
-arrived last). Lines queued and delivered are equal when nothing was lost.
+``.lines_dropped_queued`` and ``.lines_dropped_unqueued`` (reply lines dropped as too
+late to send, issue 31: after waiting in the queue, or at once), and
+``.last_line_late_seconds`` (from the command to its reply, for the reply that arrived
+last). Lines queued less those dropped after queueing equal those delivered when
+nothing was lost.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "integration")]
@@ -115,19 +119,21 @@ async def measure(server: InspircdServer, folder: Path, seconds: float, channels
         message = outbox.message
 
         def counted(target: str, text: str, priority: Priority = Priority.CHATTER,
-                    command: str = "PRIVMSG", fit: Callable[[int], str] | None = None) -> int:
+                    command: str = "PRIVMSG", fit: Callable[[int], str] | None = None,
+                    **more: Any) -> int:
             nonlocal queued
-            lines = message(target, text, priority, command, fit)
+            lines = message(target, text, priority, command, fit, **more)
             queued += lines
             return lines
 
-        outbox.message = counted  # type: ignore[method-assign]
+        outbox.message = counted  # type: ignore[method-assign, assignment]
         numbers = [0]
         await asyncio.gather(*(play(room, i * interval / channels, seconds, interval,
                                     numbers) for i, room in enumerate(rooms)))
         deadline = time.monotonic() + DRAIN_SECONDS
         settled: float | None = None
-        while any(len(r.answered) < len(r.sent) for r in rooms):
+        while (sum(len(r.answered) for r in rooms) + outbox.dropped  # one line a reply
+               < sum(len(r.sent) for r in rooms)):
             now = time.monotonic()
             if len(outbox) or not run.bot.connected.is_set():
                 settled = None
@@ -139,6 +145,7 @@ async def measure(server: InspircdServer, folder: Path, seconds: float, channels
         for task in listeners:
             task.cancel()
         disconnects = run.bot.sessions - 1
+        refused, expired = outbox.dropped - outbox.expired, outbox.expired
     for room in rooms:
         await room.client.quit()
     late = max(((arrived, arrived - room.sent[dice]) for room in rooms
@@ -148,6 +155,8 @@ async def measure(server: InspircdServer, folder: Path, seconds: float, channels
         "inspircd_defaults.commands": numbers[0],
         "inspircd_defaults.lines_queued": queued,
         "inspircd_defaults.lines_delivered": sum(room.lines for room in rooms),
+        "inspircd_defaults.lines_dropped_queued": expired,
+        "inspircd_defaults.lines_dropped_unqueued": refused,
         "inspircd_defaults.last_line_late_seconds": late,
     }
 

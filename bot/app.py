@@ -86,8 +86,14 @@ def stop_referee(referee: Referee) -> None:
     """After the referee's last command: its ``!odds`` workers stopped and its store's
     connections closed, a SQLite file's write-ahead log checkpointed into it, so that
     file alone holds every record. A checkpoint that cannot finish is logged, not
-    raised (on a fault, the fault is what the stop reports)."""
+    raised (on a fault, the fault is what the stop reports). Records that cannot be
+    written (``referee.unwritable``) are not touched at all: SQLite's close writes to its
+    mapped ``-shm``, and would die of SIGBUS; the caller ends the process without
+    closing them (:func:`bot.cli.main` does)."""
     desk.close(referee)
+    if referee.unwritable:
+        log.critical("the database is left as it is, not closed: %s", referee.lost)
+        return
     try:
         close_database(referee.store.engine)
     except DatabaseProblem as problem:

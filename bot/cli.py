@@ -21,11 +21,15 @@ import asyncio
 import getpass
 import importlib.metadata
 import json
+import logging
+import os
 import signal
 import sys
 import textwrap
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NoReturn
+
+from sqlalchemy.exc import DBAPIError
 
 from bot import audit_cli
 from bot.app import build_referee, freeze_start, stop_referee
@@ -45,6 +49,7 @@ from storage.club import HOME_NETWORK
 from storage.db import (
     DatabaseUnavailable,
     current_revision,
+    database_problem,
     downgrade,
     head_revision,
     make_engine,
@@ -155,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
         "(others' are <network>:<account>); a change is a signed ledger row")))
     home.add_argument("network", nargs="?", help="make this network the home (restart every "
                       "bot after); without it, print the home")
+    with_keys(with_db(db.add_parser("seal-legacy", help="seal the legacy (unkeyed) ledger rows "
+                                    "of a club from before ledger keys, once: the bot never "
+                                    "does on its own")))
 
     web = with_keys(with_db(sub.add_parser(
         "web", help="the leadership pages: a read-only web server beside the bot")))
@@ -286,10 +294,22 @@ def _serve(args: argparse.Namespace) -> int:
             return 3
     finally:
         stop_referee(referee)
+        if referee.unwritable:   # nothing may close SQLite's connections (SIGBUS)
+            _leave(2)
     if isinstance(dice, ScriptedDice) and dice.left:
         print(f"ancath-bot: {dice.left} scripted dice left over", file=sys.stderr)
         return 4
     return 0
+
+
+def _leave(code: int) -> NoReturn:
+    """End the process now, its output flushed, with no finalizer run: the records could
+    not be written, and closing SQLite's connections would write to its mapped ``-shm``
+    and die of SIGBUS."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _set_password(args: argparse.Namespace, store: Store) -> int:
@@ -324,6 +344,8 @@ def _db(args: argparse.Namespace, url: str) -> int:
         print(f"{revision or 'none'} ({newest})")
     elif args.action == "home-network":
         _home_network(args, url)
+    elif args.action == "seal-legacy":
+        return audit_cli.seal_legacy(args, url, lambda a, u: _keyring(a, u, create=True))
     else:
         was = current_revision(url)   # the database must be there: nothing is made
         engine = make_engine(url)
@@ -423,6 +445,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except (ConfigError, StorageError, KeyringError, DatabaseUnavailable) as error:
         print(f"ancath-bot: {' '.join(str(error).split())}", file=sys.stderr)  # one line
+        return 2
+    except DBAPIError as error:   # the database failed under the command (a damaged page)
+        said = database_problem(getattr(args, "db", None) or "the database", error)
+        print(f"ancath-bot: {' '.join(str(said).split())}", file=sys.stderr)
         return 2
 
 

@@ -24,7 +24,7 @@ from pydantic import (
 )
 from pydantic_settings import EnvSettingsSource, SettingsError
 
-from bot.chat.moderators import unverified_masks
+from bot.chat.moderators import is_mask, unverified_masks
 from bot.irc import tls
 from storage.models import DEFAULT_NETWORK
 from storage.signing import PublicKey
@@ -61,6 +61,9 @@ class FloodConfig(_Strict):
     bytes_per_second: float = Field(512.0, gt=0, le=65536)
     """Sustained bytes per second after the burst."""
     max_backlog: int = Field(200, ge=10)
+    reply_seconds: float = Field(5.0, gt=0, le=300)
+    """A reply (chatter, CTCP, slow-down notices) that cannot be sent within this many
+    seconds is dropped, not queued; a fight's lines and ledger anchors never are."""
 
 
 class IrcConfig(_Strict):
@@ -81,6 +84,12 @@ class IrcConfig(_Strict):
     username: str = "ancath"
     realname: str = "An Cath referee"
     channels: list[str] = []
+    verified_idents: bool = False
+    """The operator's word that this network verifies every ident (identd lookups
+    required, or idents set by the server), so a ``nick!user@host`` mask names one
+    person: only then may moderators be masks (in ``moderators:`` or by ``!mod add``).
+    "No ``~``" proves nothing: InspIRCd without ident lookups shows the ident a client
+    chose, with no ``~``."""
     shared_accounts: bool = False
     """This network's services accounts and host masks are the same people as on the
     club's home network (``home_network``), so they are named as they are; by default
@@ -263,6 +272,17 @@ class BotConfig(_Strict):
                 "(ancath-bot moderator password <name>)")
         return value
 
+    @model_validator(mode="after")
+    def _masks_verified(self) -> BotConfig:
+        masks = [m for m in self.moderators if is_mask(m)]
+        if masks and not (self.irc is not None and self.irc.verified_idents):
+            raise ValueError(
+                f"moderators: {', '.join(masks)}: a host mask names a moderator only where "
+                "the network verifies idents: set irc.verified_idents: true if it does; "
+                "else list a services account, or a name that logs in with !mod login "
+                "(ancath-bot moderator password <name>)")
+        return self
+
 
 def network_name(value: str) -> str:
     """``value`` when it is a network's name; else ``ValueError`` saying what one is."""
@@ -336,8 +356,9 @@ def load_config(path: str | Path | None) -> BotConfig:
     except ValidationError as error:
         lines = []
         for e in error.errors():
-            key = ".".join(str(p) for p in e["loc"]) or "(top)"
+            key = ".".join(str(p) for p in e["loc"])   # none: the whole (it names keys)
             variable = _variable(e["loc"], env)
             where = f"${variable}" if variable else (source or "environment")
-            lines.append(f"{where}: {key}: {e['msg'].removeprefix('Value error, ')}")
+            said = e["msg"].removeprefix("Value error, ")
+            lines.append(f"{where}: {key}: {said}" if key else f"{where}: {said}")
         raise ConfigError("\n".join(lines)) from error

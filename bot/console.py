@@ -59,6 +59,9 @@ def serve(
             inbox.put(None)
 
     threading.Thread(target=read, name="console-input", daemon=True).start()
+    for table in referee.tables.values():   # a fight the records could not give back
+        if table.stuck is not None:
+            write(f"{table.channel} {table.stuck.line}")
     ended = False
     while True:
         try:

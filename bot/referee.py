@@ -17,6 +17,7 @@ its next command.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 from collections.abc import Callable, Iterable
@@ -43,7 +44,14 @@ from bot.systems.plugin import Plugin
 from bot.systems.registry import PLUGINS
 from rules.errors import RulesError
 from storage.club import VersionReader
-from storage.errors import CommitUnknown, RecordsBusy, RecordsLost
+from storage.errors import (
+    CommitUnknown,
+    DamagedRecord,
+    DatabaseUnreachable,
+    RecordsBusy,
+    RecordsLost,
+    RecordsUnwritable,
+)
 from storage.proof import UNCHECKED, Verdict
 from storage.records import ClubState
 from storage.store import StorageError, Store
@@ -71,6 +79,23 @@ _CLUB = "club"
 """The one key of the referee's kept :class:`ClubState`."""
 
 
+def _minutes(value: Any) -> bool:
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool)
+                             and math.isfinite(value) and value > 0)
+
+
+_SETTING_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "ignored": (lambda v: isinstance(v, list) and all(isinstance(e, str) for e in v),
+                "!mod ignore or !mod unignore"),
+    "rolls": (lambda v: v in ("auto", "manual"), "!mod rolls auto|manual"),
+    "timelimit": (_minutes, "!mod timelimit <minutes>|default"),
+    "odds": (lambda v: v in ("everyone", "fighters"), "!mod odds fighters|everyone"),
+    "fairy_folk_open": (lambda v: isinstance(v, bool), "!mod fairy open|close"),
+}
+"""What each setting the referee obeys may hold (by the part of its key before ``:``),
+and the command that sets it again."""
+
+
 class Referee:
     def __init__(self, config: BotConfig, store: Store, dice: DiceSource, clock: Clock,
                  commands: Registry = REGISTRY) -> None:
@@ -92,6 +117,10 @@ class Referee:
         """Who is behind which nick: for naming people in the channel, never for rights."""
         self.logins = Logins()
         """Moderators logged in by password (R8.2)."""
+        self.shares_channel: Callable[[str], bool] | None = None
+        """Whether the bot shares a channel with a nick now (the IRC transport sets it):
+        a password login needs one, since only there the bot sees the nick quit or
+        change. None (the console): no such check."""
         self.realm: str | None = None
         """This network's name when it is not the club's home network (the transport
         sets it): the names it hands over carry it (``oftc:alice``), and so do the
@@ -102,6 +131,11 @@ class Referee:
         """Every channel a line came from (name -> name as first heard)."""
         self.lost: str | None = None
         """Why the records are lost (the database file went away), once they are."""
+        self.unwritable = False
+        """The records were lost because they cannot be written (``RecordsUnwritable``):
+        the database is left untouched at the stop (:func:`bot.app.stop_referee`)."""
+        self._damaged: set[tuple[str, str]] = set()
+        """The damaged settings logged (key, value), each said once (:meth:`setting`)."""
         self.ledger_check: Verdict = UNCHECKED
         """What the start's check of the ledger proved (:mod:`storage.proof`)."""
         self.later: Callable[[list[Outgoing]], None] = lambda _out: None
@@ -128,6 +162,7 @@ class Referee:
             if self.serves(channel):
                 self.table(channel).last_fight_id = fight_id
         fights, problems = self.store.open_fights(self.serves)
+        self._stuck({fight.id for fight in fights}, problems)
         for fight in fights:
             table = self.table(fight.channel)
             table.fight, table.last_fight_id = fight, fight.id
@@ -144,9 +179,26 @@ class Referee:
         log.info("resumed %d open fight%s", len(fights), "" if len(fights) == 1 else "s")
         return problems
 
+    def _stuck(self, resumed: set[int], problems: list[str]) -> None:
+        """Every open fight of the channels served that was not resumed (its records
+        cannot be read, or its replay fails or disagrees) blocks its channel until a
+        moderator ends it (:class:`bot.fights.play.Stuck`), and the log says so."""
+        for fight_id, channel in self.store.active_fights(self.serves):
+            if fight_id in resumed:
+                continue
+            said = next((p.split(": ", 1)[1] for p in problems
+                         if p.startswith(f"fight {fight_id} in ")), "it cannot be replayed")
+            table = self.table(channel)
+            table.stuck, table.last_fight_id = play.Stuck(fight_id, said), fight_id
+            log.error("fight %d in %s is not resumed (%s): the channel stays blocked until a "
+                      "moderator ends it there (!mod end draw <reason>)", fight_id, channel, said)
+
     def resume_line(self, channel: str) -> Outgoing | None:
-        """The one line a channel gets when the bot (re)joins it with a fight open."""
+        """The one line a channel gets when the bot (re)joins it with a fight open (or
+        with one that could not be taken up: :class:`bot.fights.play.Stuck`)."""
         table = self.tables.get(channel)
+        if table is not None and table.stuck is not None:
+            return Outgoing(table.channel, table.stuck.line, Priority.FIGHT)
         if table is None or table.fight is None:
             return None
         return play.resumed(self, table)
@@ -170,12 +222,14 @@ class Referee:
         if self.store.in_unit():
             self._refresh()
             return
+        self.store.usable()   # the version is read beside any transaction: files first
         with self._refreshing:   # the reading lane and the transport's threads
             try:
                 self._refresh()
             except (SQLAlchemyError, StorageError) as error:
-                log.warning("the club's settings were not read again (%s); kept as last "
-                            "read", error)
+                if not self.store.outage(error):   # an outage: logged once, by the store
+                    log.warning("the club's settings were not read again (%s); kept as "
+                                "last read", error)
 
     def _refresh(self) -> None:
         kept = self._settings[_CLUB]
@@ -246,10 +300,17 @@ class Referee:
         return next((name for name in self.config.moderators if login is not None
                      and self.fold(name) == self.fold(login)), sender.identity)
 
+    @property
+    def masks_count(self) -> bool:
+        """Whether a ``nick!user@host`` mask may name a moderator: only where the operator
+        says the network verifies idents (``irc.verified_idents``); never on the console."""
+        return self.config.irc is not None and self.config.irc.verified_idents
+
     def names(self, sender: Sender, name: str) -> bool:
-        """Whether ``name``, an account or a ``nick!user@host`` mask, is ``sender``."""
+        """Whether ``name``, an account or a ``nick!user@host`` mask, is ``sender`` (a
+        mask only when :attr:`masks_count`)."""
         if "!" in name:
-            return sender.mask is not None and \
+            return self.masks_count and sender.mask is not None and \
                 fold_mask(name, self.casemapping) == fold_mask(sender.mask, self.casemapping)
         return sender.account is not None and self.fold(name) == self.fold(sender.account)
 
@@ -295,8 +356,19 @@ class Referee:
         self.logins.gone(nick)
 
     def setting(self, key: str, default: Any) -> Any:
-        """A stored setting as of this command's :meth:`refresh`."""
-        return self._settings[_CLUB].settings.get(key, default)
+        """A stored setting as of this command's :meth:`refresh`; one whose value the
+        bot never writes there (damaged, or edited by hand: a time limit of ``"soon"``)
+        is ``default``, and a WARNING says so once, with the command that sets it again."""
+        value = self._settings[_CLUB].settings.get(key, default)
+        check = _SETTING_CHECKS.get(key.split(":", 1)[0])
+        if value is default or check is None or check[0](value):
+            return value
+        if (key, repr(value)) not in self._damaged:
+            self._damaged.add((key, repr(value)))
+            log.warning("setting %s holds %r, which the bot never writes there (damaged, "
+                        "or edited by hand): it is skipped, the default used, until a "
+                        "moderator sets it again (%s)", key, value, check[1])
+        return default
 
     def set_setting(self, key: str, value: Any, actor: str, reason: str,
                     moderator: str | None = None) -> None:
@@ -347,14 +419,24 @@ class Referee:
         the records are lost). ``writes`` is the lane the transport chose (:meth:`writes`
         when it queued the line): a line taken for a reader that writes after all raises
         :class:`WritesAfterAll` and does nothing, for the transport to queue it again on
-        the records lane. A command first brings the club's settings up to date
-        (:meth:`refresh`), a writer inside its unit of work."""
+        the records lane; with no ``writes`` (the console, tests) the referee picks, and
+        runs such a line again as a writer at once. A command first brings the club's
+        settings up to date (:meth:`refresh`), a writer inside its unit of work."""
         if self.lost is not None or (msg.channel is not None and not self.serves(msg.channel)):
             return []
         if writes is None:
             writes = self.writes(msg)
+            if not writes:   # no lanes (the console, tests): a reader that writes after
+                try:   # all runs again at once as a writer
+                    return self._answer(msg, False)
+                except WritesAfterAll:
+                    writes = True
         elif not writes and self.writes(msg):
             raise WritesAfterAll(msg.text)
+        return self._answer(msg, writes)
+
+    def _answer(self, msg: Incoming, writes: bool) -> list[Outgoing]:
+        """:meth:`handle`'s work, on the lane ``writes`` says."""
         parsed = split_command(msg.text, self.config.command_prefix)
         spec = self.commands.get(parsed[0]) if parsed is not None else None
         if parsed is None or (spec is None and not parsed[0].isalpha()):
@@ -376,7 +458,10 @@ class Referee:
         except (DiceExhausted, WritesAfterAll):
             raise  # scripted dice ran out (a test or replay is wrong), or the wrong lane
         except RecordsLost as error:
-            return self._records_lost(str(error), msg.channel)
+            return self._records_lost(error, msg.channel)
+        except DamagedRecord as error:   # refused, and said in the log as in the channel
+            log.warning("command %r from %s: %s", name, msg.sender.identity, error)
+            ctx.reply(str(error))
         except CommitUnknown as error:
             log.error("command %r from %s: its commit failed and may have been kept",
                       name, msg.sender.identity)
@@ -397,7 +482,8 @@ class Referee:
         if msg.channel is not None:
             self.heard.setdefault(msg.channel, msg.channel)
 
-    def refused_in_batch(self, msg: Incoming, error: CommitUnknown | RecordsBusy,
+    def refused_in_batch(self, msg: Incoming,
+                         error: CommitUnknown | RecordsBusy | DatabaseUnreachable,
                          ) -> list[Outgoing]:
         """The answer to a command of a batch that is not run again
         (:mod:`bot.chat.records_lane`), as it would be alone: the batch's commit may or
@@ -406,21 +492,32 @@ class Referee:
         ctx.reply(str(error))
         return ctx.out
 
-    def _records_lost(self, why: str, channel: str | None) -> list[Outgoing]:
-        """Stop taking commands, and say so once in every channel the bot serves."""
-        self.lost = why
-        log.critical("the records are lost, no more commands taken: %s", why)
+    def _records_lost(self, error: RecordsLost, channel: str | None) -> list[Outgoing]:
+        """Stop taking commands, and say so once in every channel the bot serves: the
+        records are gone, or cannot be written (``RecordsUnwritable``: the database is
+        not touched again, since SQLite would die of SIGBUS on its mapped ``-shm``)."""
+        self.lost = str(error)
+        self.unwritable = isinstance(error, RecordsUnwritable)
+        log.critical("the records %s, no more commands taken: %s",
+                     "cannot be written" if self.unwritable else "are lost", error)
         channels: Folded[str] = Folded(self.casemapping)
         channels.update((c, c) for c in [*self.channels, *self.heard.values()])
         if channel is not None:
             channels.setdefault(channel, channel)
         line = ("The club's records are gone from disk: I take no more commands until a "
                 "moderator restores them and restarts me; nothing since was kept.")
+        if self.unwritable:
+            line = ("The club's records cannot be written any more: I take no more commands "
+                    "until they are made writable and I am restarted; nothing since was "
+                    "kept.")
         return [Outgoing(c, line, Priority.FIGHT) for c in channels.values()]
 
     def tick(self) -> list[Outgoing]:
         """Time-limit warnings and lapsed challenges; call about once a second."""
         if self.lost is not None:
             return []
-        return time_limits.tick(self)
+        try:
+            return time_limits.tick(self)
+        except RecordsLost as error:   # a lapsed challenge found the records gone
+            return self._records_lost(error, None)
 

@@ -12,6 +12,7 @@ is checked by the same code (:mod:`storage.audit_export`).
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,15 @@ from storage.ledger import (
     head_row,
     named_keys,
 )
-from storage.models import Entry, Fight, FightCommand, FightEvent, LedgerRow, Warrior
+from storage.models import (
+    Entry,
+    Fight,
+    FightCommand,
+    FightEvent,
+    FightSide,
+    LedgerRow,
+    Warrior,
+)
 from storage.profiles import recorded
 from storage.signing import PublicKey
 
@@ -39,6 +48,7 @@ __all__ = [
     "PARTS",
     "Marks",
     "Report",
+    "Setups",
     "add_total",
     "check_anchors",
     "check_fights",
@@ -155,11 +165,14 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
     walker = Walker(keyring, trusted, named_keys(session))
     totals = new_totals()
     marks = Marks()
+    setups = Setups()
     wanted = {anchor.id for anchor in anchors}
     anchored: dict[int, tuple[str, str | None]] = {}
     for row in chain_rows(session):
         walker.step(row)
+        setups.before(row, totals)
         add_total(totals, row)
+        setups.after(row, totals)
         marks.add(row)
         if row.id in wanted:
             anchored[row.id] = row.hash, row.key_id
@@ -171,7 +184,164 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
             f"ledger head does not match row {walker.last_id}: newest rows removed?")
     check_anchors(anchored, walker.last_id, anchors, walker.broken, report)
     check_stored(session, totals, marks, report)
+    check_setups(session, setups, report)
     return report
+
+
+def check_setups(session: Session, setups: Setups, report: Report) -> None:
+    """Each fight a closing row ends: its setup sheets and its sides' accounts against
+    the warriors the chain gives at that row (``setups``), read a batch of fights at a
+    time; and what ``setups`` found of the skill rows, into ``report``."""
+    report.problems += setups.problems
+    ids = sorted(setups.at_close)
+    for start in range(0, len(ids), _FIGHT_BATCH):
+        batch = ids[start:start + _FIGHT_BATCH]
+        sides: defaultdict[int, list[list[Any]]] = defaultdict(list)
+        for seat in session.execute(
+                select(FightSide.fight_id, FightSide.side, FightSide.warrior_id,
+                       FightSide.account).where(FightSide.fight_id.in_(batch))
+                .order_by(FightSide.fight_id, FightSide.side)):
+            sides[seat.fight_id].append([seat.side, seat.warrior_id, seat.account])
+        for fight_id, setup in session.execute(
+                select(Fight.id, Fight.setup).where(Fight.id.in_(batch)).order_by(Fight.id)):
+            report.problems += setups.check(fight_id, setup, sides[fight_id])
+
+
+_FIGHT_BATCH = 500
+"""Fights read per query when their setups are checked."""
+_SHEETS = (Entry.CREATED, Entry.ATTESTED, Entry.RENAMED, Entry.OWNER_CHANGED,
+           Entry.MODERATOR_ARMOUR)
+"""The entries that change what a fight's setup is made of (with any skill row)."""
+_BOUGHT = re.compile(r"bought (\S+) (\d+)->(\d+)")
+"""A purchase's reason: the skill, its value before and after (``storage.warriors``)."""
+
+
+def _sheet(total: dict[str, Any]) -> dict[str, Any]:
+    """What of a warrior's rebuilt fields a fight's setup is made of."""
+    skills = total.get("skills")
+    return {"name": total.get("name"), "owner": total.get("owner"),
+            "system": total.get("system"), "culture": total.get("culture"),
+            "armour": total.get("armour"), "profile": total.get("profile"),
+            "skills": dict(skills) if isinstance(skills, dict) else {}}
+
+
+def _unlike(sheet: Any, known: dict[str, Any]) -> list[str]:
+    """Where a setup's sheet differs from a warrior as the chain gave it (empty: it is
+    that warrior); fields the chain does not give (a legacy warrior's) are not asked."""
+    if not isinstance(sheet, dict):
+        return ["its sheet is unreadable"]
+    found: list[str] = []
+    if known["name"] is not None and sheet.get("name") != known["name"]:
+        found.append(f"name {sheet.get('name')!r}, ledger says {known['name']!r}")
+    if known["system"] not in (None, "ancath"):
+        if known["profile"] is not None and sheet != known["profile"]:
+            found.append("its profile differs")
+        return found
+    for name in ("culture", "armour"):
+        if known[name] is not None and sheet.get(name) != known[name]:
+            found.append(f"{name} {sheet.get(name)}, ledger says {known[name]}")
+    given = sheet.get("skills")
+    skills: dict[str, Any] = given if isinstance(given, dict) else {}
+    found += [f"{skill} {skills.get(skill, 'none')}, ledger says "
+              f"{known['skills'].get(skill, 'none')}"
+              for skill in sorted(set(skills) | set(known["skills"]))
+              if skills.get(skill) != known["skills"].get(skill)]
+    return found
+
+
+class Setups:
+    """What a fight's setup is checked against, gathered as the rows go by: per warrior,
+    the sheets (name, owner, system, culture, armour, skills, profile) it has had since
+    the last fight it fought in ended; per fight, at its first closing row (not an
+    attested one: a fight from before ledger keys, pinned as stored), those sheets of
+    its sides' warriors. A setup sheet must be one of them, and a side's account the
+    owner of one: a fight set up from stored columns a writer without the key changed,
+    then put back, is caught by its closing row. And each purchase's skill value before
+    (its reason, ``bought club 60->65``) and each armour change's ``was`` against the
+    chain's value before the row."""
+
+    def __init__(self) -> None:
+        self._since: dict[int, list[dict[str, Any]]] = {}
+        self.at_close: dict[int, tuple[int, dict[int, list[dict[str, Any]]]]] = {}
+        """Per fight: its first closing row's id and, per side's warrior, its sheets."""
+        self.problems: list[str] = []
+
+    def before(self, row: Any, totals: defaultdict[int, dict[str, Any]]) -> None:
+        """The old value a skill or armour row records against the chain's, before the
+        row is added to ``totals``."""
+        wid = row.warrior_id
+        if not isinstance(wid, int) or wid not in totals:
+            return
+        total = totals[wid]
+        label = total.get("name", f"warrior id {wid}")
+        if row.entry == Entry.SPEND and isinstance(row.reason, str):
+            bought = _BOUGHT.fullmatch(row.reason)
+            skills = total.get("skills")
+            was = skills.get(bought[1], 0) if bought and isinstance(skills, dict) else None
+            if bought and int(bought[2]) != was:
+                self.problems.append(
+                    f"ledger row {row.id}: {label} bought {bought[1]} from {bought[2]}, but "
+                    f"the ledger gives {was} before it (bought from a stored value the chain "
+                    "does not give)")
+        elif row.entry == Entry.MODERATOR_ARMOUR and isinstance(row.detail, dict) \
+                and "was" in row.detail and "armour" in total \
+                and row.detail["was"] != total["armour"]:
+            self.problems.append(
+                f"ledger row {row.id}: {label}'s armour was {row.detail['was']}, but the "
+                f"ledger gives {total['armour']} before it (changed from a stored value the "
+                "chain does not give)")
+
+    def after(self, row: Any, totals: defaultdict[int, dict[str, Any]]) -> None:
+        """A warrior's sheet after a row that changes it; a fight's sides at its first
+        closing row."""
+        wid = row.warrior_id
+        if isinstance(wid, int) and (row.entry in _SHEETS or isinstance(row.skill, str)):
+            sheet = _sheet(totals[wid])
+            since = self._since.setdefault(wid, [])
+            if not since or since[-1] != sheet:
+                since.append(sheet)
+            return
+        if row.entry != Entry.FIGHT_CLOSED or not isinstance(row.fight_id, int) \
+                or row.fight_id in self.at_close or not isinstance(row.detail, dict) \
+                or row.detail.get("attested"):
+            return
+        sides = row.detail.get("sides")   # the warriors' ids, by side
+        seated = [wid for wid in sides if type(wid) is int and wid in totals] \
+            if isinstance(sides, list) else []
+        known = {warrior: self._since.get(warrior) or [_sheet(totals[warrior])]
+                 for warrior in seated}
+        self.at_close[row.fight_id] = (row.id, known)
+        for warrior, sheets in known.items():   # from here, what it has since this fight:
+            self._since[warrior] = sheets[-1:]   # its sheet now (the newest, shared)
+
+    def check(self, fight_id: int, setup: Any, sides: Sequence[Sequence[Any]]) -> list[str]:
+        """Where a fight's stored setup sheets and sides' accounts (its setup digest in
+        its closing row proves them) are not the warriors the chain gave then."""
+        found = self.at_close.get(fight_id)
+        if found is None:
+            return []
+        close, known = found
+        sheets = setup.get("sheets") if isinstance(setup, dict) else None
+        problems: list[str] = []
+        for side, wid, account in sides:
+            states = known.get(wid)
+            if not states:
+                continue   # sides other than the closing row's: the setup digest says so
+            sheet = sheets[side] if isinstance(sheets, list) and type(side) is int \
+                and 0 <= side < len(sheets) else None
+            newest = states[-1]
+            label = newest["name"] or f"warrior id {wid}"
+            if all(_unlike(sheet, state) for state in states):
+                problems.append(
+                    f"fight {fight_id}: side {side}'s setup sheet is not {label} as the "
+                    f"ledger gives it before its end (ledger row {close}): "
+                    f"{'; '.join(_unlike(sheet, newest)[:4])}")
+            owners = [state["owner"] for state in states if state["owner"] is not None]
+            if owners and account not in owners:
+                problems.append(
+                    f"fight {fight_id}: side {side} fought as account {account!r}, but "
+                    f"{label}'s owner by the ledger is {owners[-1]!r} (ledger row {close})")
+        return problems
 
 
 def check_stored(session: Session, totals: dict[int, dict[str, Any]], marks: Marks,
@@ -255,7 +425,7 @@ def check_warriors(warriors: Sequence[Any], totals: dict[int, dict[str, Any]],
                                    f"says {proved!r}")
     if unnamed and not report.keyed:
         report.notes.append(f"{unnamed} warriors come from before the ledger recorded names "
-                            "and owners: the bot records them as they are when it next starts")
+                            "and owners: ancath-bot db seal-legacy records them as they are")
 
 
 def differences(warrior: Any, derived: dict[str, Any]) -> list[tuple[str, Any, Any]]:
@@ -368,7 +538,7 @@ def check_fights(fights: Sequence[Any], last_seqs: dict[int, int], marks: Marks,
                                    f"{late} come after its end (ledger row {newest.id})")
     if uncovered:
         report.notes.append(f"fights {ranges(uncovered)} ended before the ledger recorded "
-                            "fights: the bot records them as they are when it next starts")
+                            "fights: ancath-bot db seal-legacy records them as they are")
 
 
 def _digests(digest_of: DigestOf, fight_id: int, mark: int,

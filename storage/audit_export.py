@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 from storage.audit import (
     Marks,
     Report,
+    Setups,
     add_total,
     check_anchors,
     check_fights,
@@ -255,6 +256,7 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
     walker = Walker(trusted=trusted, known=known)
     totals = new_totals()
     marks = Marks()
+    setups = Setups()
     wanted = {anchor.id for anchor in anchors}
     anchored: dict[int, tuple[str, str | None]] = {}
     counts = {"rows": 0, "fights": 0, "warriors": 0}
@@ -263,6 +265,7 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
     last_seqs: dict[int, int] = {}
     last_events: dict[int, int] = {}
     digests: dict[tuple[int, int], dict[str, str]] = {}
+    checked_setups: list[str] = []
     seen: dict[str, set[int]] = {"fight": set(), "warrior": set()}
     end: dict[str, Any] | None = None
     for number, record in records:
@@ -274,7 +277,9 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
                 raise ExportError(f"{source}: line {number}: a row after the fights")
             row = _row(number, record, source)
             walker.step(row)
+            setups.before(row, totals)
             add_total(totals, row)
+            setups.after(row, totals)
             marks.add(row)
             if row.id in wanted:
                 anchored[row.id] = row.hash, row.key_id
@@ -291,6 +296,7 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
                 fights.append(_Record({name: values[name] for name in
                                        ("id", "active", "ending", "winner", "ended_at")}))
                 _fight_digests(fight, marks, digests, last_seqs, last_events)
+                checked_setups += setups.check(fight.id, fight.setup, fight.sides)
             else:
                 warriors.append(_Record(values))
             counts[f"{kind}s"] += 1
@@ -312,6 +318,7 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
     check_warriors(warriors, totals, report)
     marks.check(lambda fight, seq: digests.get((fight, seq)))
     check_fights(fights, last_seqs, marks, report, last_events)
+    report.problems += setups.problems + checked_setups
     return Proved(report, dict(totals), counts)
 
 

@@ -36,6 +36,8 @@ class Awards(UnitOfWork):
         if not effects:
             return awarded
         warriors = side_rows(session, fight.id)
+        for warrior in warriors:   # BP are bounded from the stored BP: the chain's only
+            self.chained.check(session, warrior)
         base = {"fight_id": fight.id, "command_seq": seq, "actor": actor, "created_at": now,
                 "moderator": moderator}
         why = f"; ruling: {ruling}" if ruling else ""

@@ -3,7 +3,9 @@
 SQLite's online backup API copies the pages under a read snapshot, so a copy taken
 beside a writing bot is a committed state. The copy is written next to the target and
 linked into place, so a failed backup leaves no half-written file under its name and an
-existing file is never overwritten. The ledger key is not in the copy.
+existing file is never overwritten. The copy is checked (SQLite's ``quick_check``) before
+it takes its name: a damaged database copies as damaged, and is refused, in one line,
+rather than said "backed up". The ledger key is not in the copy.
 """
 
 from __future__ import annotations
@@ -41,9 +43,23 @@ def backup_sqlite(url: str, target: str | Path) -> Path:
         with closing(reader), closing(sqlite3.connect(partial)) as copy:
             reader.backup(copy)
             copy.execute("PRAGMA journal_mode=DELETE")   # one self-contained file
+            found = [" ".join(str(row[0]).split())
+                     for row in copy.execute("PRAGMA quick_check(3)")]
+        if found != ["ok"]:
+            raise _damaged(source, target, "; ".join(found))
         os.link(partial, target)   # fails, rather than replaces, if the name was taken
     except (sqlite3.Error, OSError) as error:
+        said = str(error).lower()
+        if "malformed" in said or "not a database" in said:   # the check could not even run
+            raise _damaged(source, target, str(error)) from error
         raise DatabaseProblem(f"backup of {source} to {target} failed: {error}") from error
     finally:
         partial.unlink(missing_ok=True)
     return source
+
+
+def _damaged(source: Path, target: Path, found: str) -> DatabaseProblem:
+    return DatabaseProblem(
+        f"{source} is damaged: its copy fails SQLite's check ({found}); nothing was written "
+        f"to {target}: keep the backups you have, and restore the club from the newest good "
+        "one (ancath-bot audit verify --db <it> checks one)")

@@ -35,6 +35,7 @@ from storage.signing import PublicKey
 __all__ = [
     "CONTENT",
     "GENESIS",
+    "UNSEALED",
     "Conclusion",
     "Walker",
     "canonical",
@@ -46,6 +47,8 @@ __all__ = [
 ]
 
 GENESIS = "0" * 64
+UNSEALED = "that no signed row seals"
+"""What the walk's problem says of legacy rows no signed row seals, with a key given."""
 CONTENT = (
     "id", "warrior_id", "entry", "bp", "spent", "skill", "skill_value", "status",
     "captor_id", "detail", "actor", "moderator", "fight_id", "command_seq", "reason",
@@ -329,16 +332,30 @@ class Walker:
         elif self.signed_from is None and self.walked and self.trusted \
                 and not self.keyring.keys:
             end.problems.append("no ledger row is signed: a public key proves nothing here "
-                                "(the bot signs the ledger from its next start)")
+                                "(the bot signs the ledger from its next start; legacy rows "
+                                "once ancath-bot db seal-legacy seals them)")
             end.unproved(1, self.last_id)
-        if self._legacy:
+        if self._legacy and self.signed_from is None and self.keyring.keys:
+            # with the key, rows no signed row seals are a failure: a writer without it
+            # can make a whole chain of them (the bot seals them only when told: R7.3)
+            end.problems.append(
+                f"ledger rows {ranges(self._legacy)} are legacy rows (plain SHA-256, from "
+                f"before ledger keys) {UNSEALED}: anyone who can write the database can have "
+                "rewritten them; if this club is from before ledger keys, run ancath-bot db "
+                "seal-legacy once")
+            end.unproved(min(self._legacy), max(self._legacy))
+        elif self._legacy:
             how = ("the first signed row seals them" if self.signed_from is not None else
-                   "the first keyed row after them seals them" if self.keyed else
-                   "no keyed row follows them yet, so anyone who can write the database "
-                   "can still rewrite them (the bot seals them when it next starts)")
+                   "no signed row seals them yet, so anyone who can write the database "
+                   "can still rewrite them (ancath-bot db seal-legacy seals them, once)")
             end.notes.append(f"ledger rows {ranges(self._legacy)} are legacy rows (plain "
                              f"SHA-256, from before ledger keys): {how}")
         return end
+
+    @property
+    def legacy(self) -> list[int]:
+        """The ids of the legacy rows walked (plain SHA-256, no key id)."""
+        return self._legacy
 
 
 @dataclass

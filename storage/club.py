@@ -13,6 +13,7 @@ reads it at every command; ``club_state`` reads it all again).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import asdict, fields
 from typing import Any
@@ -22,12 +23,14 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from storage import ledger
+from storage.damage import setting_value
 from storage.models import ClubVersion, Entry, LedgerRow, PendingChallenge, Setting
+from storage.proof import CHECKED
 from storage.records import ChallengeRecord, ClubState
 from storage.unit_of_work import VERSION_READ, UnitOfWork
 
 __all__ = ["HOME_NETWORK", "SECRET_SETTING", "Club", "VersionReader", "drop_pending",
-           "is_secret_setting", "setting_detail"]
+           "is_secret_setting", "seal_digest", "setting_detail"]
 
 HOME_NETWORK = "accounts:home"
 """The club-wide setting naming the network whose accounts are the club's names."""
@@ -42,10 +45,23 @@ def is_secret_setting(key: str) -> bool:
     return key.startswith(SECRET_SETTING)
 
 
+def seal_digest(value: Any) -> str | None:
+    """A digest of a secret's seal (the ``mac`` of a sealed password hash), for its
+    ``setting-changed`` row: it names which sealed value is the newest, so an older one
+    put back counts for nothing, and says nothing of the hash. None: no seal."""
+    mac = value.get("mac") if isinstance(value, dict) else None
+    if not isinstance(mac, str):
+        return None
+    return hashlib.sha256(f"secret-seal\0{mac}".encode()).hexdigest()
+
+
 def setting_detail(key: str, value: Any) -> dict[str, Any]:
-    """What a ``setting-changed`` row holds: the key and the new value, or the key only
-    for a secret."""
-    return {"key": key} if is_secret_setting(key) else {"key": key, "value": value}
+    """What a ``setting-changed`` row holds: the key and the new value, or for a secret
+    the key only, with the digest of its seal when it has one (:func:`seal_digest`)."""
+    if not is_secret_setting(key):
+        return {"key": key, "value": value}
+    seal = seal_digest(value)
+    return {"key": key} if seal is None else {"key": key, "seal": seal}
 
 _VERSION = select(ClubVersion.version).where(ClubVersion.id == 1)
 _BUMP = update(ClubVersion).where(ClubVersion.id == 1).values(version=ClubVersion.version + 1)
@@ -113,14 +129,16 @@ class Club(UnitOfWork):
         with self._tx(write=False) as session:
             version = session.scalar(_VERSION) or 0   # first: what follows is as new
             session.info[VERSION_READ] = version   # what a unit's VersionReader reads next
-            settings = {row.key: row.value.get("value")
+            settings = {row.key: setting_value(row.key, row.value)
                         for row in session.scalars(select(Setting))}
+            settings = self.chained.settings(   # obeyed as the chain says them
+                session, settings, lambda key: is_secret_setting(key) or key == CHECKED)
             return ClubState(version, settings, self._moderators(session, same))
 
     def setting(self, key: str, default: Any = None) -> Any:
         with self._tx(write=False) as session:
             row = session.get(Setting, key)
-            return row.value.get("value", default) if row else default
+            return setting_value(key, row.value, default) if row else default
 
     def set_setting(self, key: str, value: Any, actor: str, reason: str = "",
                     moderator: str | None = None) -> None:
@@ -140,6 +158,21 @@ class Club(UnitOfWork):
                 session.add(row)
             row.value = {"value": value, "reason": reason} if reason else {"value": value}
             row.updated_by, row.updated_at = actor, now
+
+    def newest_seal(self, key: str) -> str | None:
+        """The seal digest (:func:`seal_digest`) the newest ``setting-changed`` row of
+        the secret ``key`` names, of the rows that hold under the keyring
+        (``ledger.holds``); None when there is none, or when it names no seal (the
+        secret was removed, or set before rows named seals)."""
+        with self._tx(write=False) as session:
+            rows = session.scalars(select(LedgerRow).where(
+                LedgerRow.entry == Entry.SETTING_CHANGED,
+                LedgerRow.detail["key"].as_string() == key).order_by(LedgerRow.id.desc()))
+            for row in rows:
+                if ledger.holds(row, self.keyring):
+                    seal = row.detail.get("seal") if isinstance(row.detail, dict) else None
+                    return seal if isinstance(seal, str) else None
+        return None
 
     def home_network(self, network: str) -> str:
         """The network whose services accounts and host masks are the club's names as
@@ -163,6 +196,8 @@ class Club(UnitOfWork):
             return self._moderators(session, same)
 
     def _moderators(self, session: Session, same: Callable[[str], str]) -> list[str]:
+        if self.chained.suspends_moderators(session):   # read along a whole chain only
+            return []
         rows = session.scalars(select(LedgerRow).where(
             LedgerRow.entry.in_(ledger.MODERATOR_ENTRIES)).order_by(LedgerRow.id))
         return ledger.moderators(rows, self.keyring, same)

@@ -11,11 +11,20 @@ Its ``live`` form reads beside the running bot for as long as it runs (``web``).
 
 ``close_database`` is the bot's last word to its database: every connection closed and
 the log checkpointed into the SQLite file, so that file alone, copied, is the club.
+
+A SQLite file the bot writes must stay writable, with its directory, its write-ahead log
+and its shared memory (``-shm``, which SQLite maps into memory: made immutable or
+read-only under a running bot, the next write to it kills the process with SIGBUS,
+without a word). ``open_database`` refuses to start without them in one line, and the
+store checks them before every transaction (:func:`unwritable`). JSON that is no JSON
+in a SQLite column is read as :class:`storage.damage.Unreadable`, not raised mid-query.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import weakref
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -28,8 +37,15 @@ from alembic.script import ScriptDirectory
 from alembic.script.revision import RevisionError
 from alembic.util import CommandError
 from sqlalchemy import Engine, create_engine, event, make_url, text
-from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, SQLAlchemyError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    NoSuchModuleError,
+    OperationalError,
+    SQLAlchemyError,
+)
 
+from storage.damage import loads
 from storage.errors import DatabaseProblem
 from storage.keys import default_key_path
 
@@ -38,6 +54,7 @@ __all__ = [
     "DatabaseUnavailable",
     "close_database",
     "current_revision",
+    "database_problem",
     "database_url",
     "downgrade",
     "head_revision",
@@ -45,6 +62,8 @@ __all__ = [
     "open_database",
     "open_read_only",
     "sqlite_path",
+    "unreachable",
+    "unwritable",
     "upgrade",
 ]
 
@@ -123,6 +142,31 @@ def _problem(url: str, error: Exception) -> DatabaseProblem:
     return DatabaseProblem(f"{where}: cannot open: {text.splitlines()[0] if text else error}")
 
 
+_DOWN_STATES = frozenset({"57P01", "57P02", "57P03"})
+"""PostgreSQL's admin shutdown, crash shutdown and cannot-connect-now (class 08 is the
+connection's own)."""
+
+
+def unreachable(error: BaseException) -> bool:
+    """Whether ``error`` says the PostgreSQL server cannot be reached: the connection
+    refused, broken or timed out, or the server shutting down or starting (not a
+    statement it refused). SQLite, a file, is never out of reach so."""
+    if not isinstance(error, DBAPIError) or error.orig is None or \
+            not type(error.orig).__module__.startswith("psycopg"):
+        return False
+    if error.connection_invalidated:
+        return True
+    state = getattr(error.orig, "sqlstate", None)
+    return isinstance(error, OperationalError) and (
+        state is None or state.startswith("08") or state in _DOWN_STATES)
+
+
+def database_problem(url: str, error: Exception) -> DatabaseProblem:
+    """What a database error means for ``url``, in one line with its fix (a damaged
+    file, a read-only one, a lock held too long, a server out of reach)."""
+    return _problem(url, error)
+
+
 PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10,
                  "keepalives_count": 3}
 """TCP keepalives on PostgreSQL connections, on both ends (the server's through
@@ -143,7 +187,8 @@ def make_engine(url: str) -> Engine:
     except ArgumentError as error:
         raise _problem(url, error) from error
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000},
+                               json_deserializer=loads)
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _begin_immediate)
         return engine
@@ -215,22 +260,81 @@ def _check_file(url: str) -> None:
             f"club there instead, move {key.name} away first")
 
 
+_WRITERS: weakref.WeakSet[Engine] = weakref.WeakSet()
+"""The engines :func:`open_database` opened: the store checks their SQLite files stay
+writable (:func:`written_files`)."""
+
+
+def written_files(engine: Engine) -> tuple[str, ...]:
+    """The files of a SQLite database :func:`open_database` opened for writing: the
+    file, its write-ahead log and its shared memory; none for any other engine (a
+    reader's file may well be read-only)."""
+    if engine not in _WRITERS:
+        return ()
+    path = sqlite_path(engine.url.render_as_string(hide_password=False))
+    return () if path is None else (str(path), f"{path}-wal", f"{path}-shm")
+
+
+def unwritable(files: tuple[str, ...]) -> str | None:
+    """The first of ``files`` that is there and cannot be written (immutable, read-only,
+    or on a read-only mount), or None: one ``access`` call each. Never an ``open``: a
+    descriptor of SQLite's files closed in this process would drop its locks."""
+    for name in files:
+        if not os.access(name, os.W_OK) and os.path.lexists(name):
+            return name
+    return None
+
+
+def _check_writable(url: str) -> None:
+    """A SQLite file the bot writes: it, its directory, its ``-wal`` and its ``-shm``
+    must be writable (the ones there), or the bot refuses to start, in one line."""
+    path = sqlite_path(url)
+    if path is None:
+        return
+    blocked = unwritable((str(path.parent), str(path), f"{path}-wal", f"{path}-shm"))
+    if blocked is not None:
+        raise DatabaseProblem(
+            f"{blocked}: cannot be written (immutable, read-only, or on a read-only mount); "
+            f"the bot writes every command to {path.name} and the files beside it: make "
+            "it writable (chattr -i, chmod u+w, or mount it read-write) and start again")
+
+
 def open_database(url: str, *, migrate: bool = True) -> Engine:
     """An engine with its schema at the newest revision; a database that cannot be
-    opened so is one :class:`DatabaseProblem` naming it and the fix."""
+    opened so is one :class:`DatabaseProblem` naming it and the fix: among them a
+    schema revision this version does not know, a ledger without its head row, and a
+    SQLite file (or its directory, ``-wal`` or ``-shm``) that cannot be written."""
     _check_file(url)
+    _check_writable(url)
+    heads = 1
+    engine: Engine | None = None
     try:
         engine = make_engine(url)
         if migrate:
             upgrade(engine)
             with engine.begin() as connection:  # a write, taken back: can it be written?
-                connection.execute(text("UPDATE ledger_head SET last_id = last_id"))
+                heads = connection.execute(text(
+                    "UPDATE ledger_head SET last_id = last_id WHERE id = 1")).rowcount
                 connection.rollback()
         else:
             with engine.connect():
                 pass
     except (DBAPIError, NoSuchModuleError, ArgumentError) as error:
         raise _problem(url, error) from error
+    except (CommandError, RevisionError) as error:   # a revision no migration here names
+        if engine is not None:
+            engine.dispose()
+        raise DatabaseProblem(
+            f"{_where(url)}: its schema revision is not one this ancath-bot knows ({error}): "
+            "a newer version wrote it; run that version, or restore a backup") from error
+    assert engine is not None
+    if heads != 1:
+        engine.dispose()
+        raise DatabaseProblem(
+            f"{_where(url)}: the ledger's head row (table ledger_head) is missing: the "
+            "newest ledger rows may have gone with it, and the bot cannot tell; restore the "
+            "database from a backup (ancath-bot audit verify shows what else differs)")
+    _WRITERS.add(engine)
     return engine
 
 
@@ -299,7 +403,8 @@ def _reader(url: str, live: bool = False) -> Engine:
         path = Path(parsed.database).expanduser()
         if not path.is_file():
             raise DatabaseUnavailable(f"{path}: no such database file")
-        engine = create_engine(url, creator=_sqlite_read_only(path, live))
+        engine = create_engine(url, creator=_sqlite_read_only(path, live),
+                               json_deserializer=loads)
         event.listen(engine, "begin", _begin_deferred)
         return engine
     try:

@@ -5,10 +5,13 @@ from __future__ import annotations
 __all__ = [
     "BatchBroken",
     "Busy",
+    "DamagedRecord",
     "DatabaseProblem",
+    "DatabaseUnreachable",
     "DuplicateName",
     "RecordsBusy",
     "RecordsLost",
+    "RecordsUnwritable",
     "StaleFight",
     "StorageError",
     "TransactionAborted",
@@ -39,6 +42,28 @@ class DatabaseProblem(StorageError):
 class RecordsLost(StorageError):
     """The SQLite file the bot opened was deleted or replaced while it ran: what it
     writes now is lost, so it must stop taking commands."""
+
+
+class RecordsUnwritable(RecordsLost):
+    """The SQLite file, its write-ahead log or its shared memory (``-shm``) cannot be
+    written any more (made immutable, or read-only, while the bot ran): SQLite would die
+    of SIGBUS on its mapped ``-shm``, or fail every write, so the bot stops taking
+    commands before it touches them."""
+
+
+class DatabaseUnreachable(StorageError):
+    """The database server cannot be reached (it is down, or the network is): nothing
+    was read or written; the outage is logged once, and its end."""
+
+    def __init__(self) -> None:
+        super().__init__("the club's records are out of reach (the database is down): "
+                         "nothing was read or changed; try again in a while")
+
+
+class DamagedRecord(StorageError):
+    """A stored row cannot be read as the bot wrote it (a field not JSON, of the wrong
+    kind, or naming what does not exist): the bot skips it, or refuses what needs it;
+    the message names the row and the fix."""
 
 
 class CommitUnknown(StorageError):

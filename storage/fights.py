@@ -21,9 +21,11 @@ from rules.codec import encode
 from rules.system import Outcome, RulesState, RuleSystem
 from rules.systems import SYSTEMS
 from storage.awards import Awards
+from storage.chained import NotProved
 from storage.club import drop_pending
 from storage.errors import Busy, StaleFight, StorageError
 from storage.fight_log import command_row, event_rows, log_rows
+from storage.ledger import Anchor
 from storage.log_digests import LogDigests
 from storage.models import Entry, Fight, FightCommand, FightEvent, FightSide
 from storage.records import Award, OpenFight, Step
@@ -64,19 +66,29 @@ class Fights(Awards):
         sides: Sequence[tuple[str, str]],
         actor: str,
         rolls: Callable[[OpenFight], Sequence[Step]] = lambda _fight: (),
+        owned: bool = False,
     ) -> tuple[OpenFight, tuple[Any, ...]]:
         """Start a fight between ``(warrior name, account)`` sides, with the automatic
         rolls ``rolls`` makes from its first state (initiative), in one transaction: the
         fight is kept with them, or not at all. The database refuses a second open fight
-        for a warrior or a channel (R3.3). Returns the fight and every event."""
+        for a warrior or a channel (R3.3). Each warrior's stored columns, which its
+        setup is made from, must be what its ledger rows give it (``NotProved``), and
+        with ``owned`` (a challenge accepted) each side's account must be its warrior's
+        owner by the chain. Returns the fight and every event."""
         now = self._clock()
         try:
             with self._tx() as session:
                 rows = lock_warriors(session, [name for name, _ in sides])
-                for row in rows:
+                for row, (_, account) in zip(rows, sides, strict=True):
                     if row.system != system.name:
                         raise StorageError(f"{row.name} fights by {row.system} rules, "
                                            f"not {system.name}")
+                    proved = self.chained.check(session, row)
+                    if owned and proved.get("owner") != account:
+                        raise NotProved(f"{row.name} is not the warrior of whoever answers "
+                                        "for it here, by the ledger (the challenge was "
+                                        "changed outside the bot?): a moderator must look; "
+                                        "ancath-bot audit verify")
                 sheets = tuple(fighter_of(row) for row in rows)
                 state, events = system.start(kind, sheets)
                 connection = session.connection()   # Core: no ORM flush
@@ -183,7 +195,8 @@ class Fights(Awards):
         now = self._clock()
         try:
             with self._tx() as session:
-                side_rows(session, fight_id)   # warriors before the ledger head
+                for warrior in side_rows(session, fight_id):   # before the ledger head
+                    self.chained.check(session, warrior)
                 fight = load(session, fight_id)
                 keep = fight.system.undo_point(fight.commands)
                 seq = fight.seq + 1
@@ -254,6 +267,48 @@ class Fights(Awards):
                     continue
                 fights.append(fight)
         return fights, problems
+
+    def active_fights(self, serves: Callable[[str], bool] = lambda _channel: True,
+                      ) -> list[tuple[int, str]]:
+        """``(id, channel)`` of every fight of this network stored as unfinished, in a
+        channel ``serves`` names: those :meth:`open_fights` could not rebuild among them
+        still hold their channel and their warriors (``end_unread``)."""
+        with self._tx(write=False) as session:
+            rows = session.execute(select(Fight.id, Fight.channel).where(
+                Fight.active, Fight.network == self.network).order_by(Fight.id))
+            return [(fight_id, channel) for fight_id, channel in rows if serves(channel)]
+
+    def end_unread(self, fight_id: int, winner: str | None, moderator: str,
+                   reason: str) -> tuple[list[str], Anchor | None]:
+        """A moderator ends an open fight whose records cannot be read (its setup, its
+        commands or its replay): no rules decide it, so no BP moves; ``winner`` (a side's
+        warrior, by name) wins by the ruling, or none (a draw). Its closing row holds the
+        digests of its logs as they are, damaged parts included, and says it was ended
+        unread. The sides' warrior names, and the anchor of that row."""
+        now = self._clock()
+        with self._tx() as session:
+            fight = session.get(Fight, fight_id)
+            if fight is None or not fight.active:
+                raise StorageError(f"fight {fight_id} is not open any more")
+            names = [row.name for row in side_rows(session, fight_id)]  # before the head
+            side = None
+            if winner is not None:
+                folded = [name.casefold() for name in names]
+                if winner.casefold() not in folded:
+                    raise StorageError(f"the winner must be {' or '.join(names)}, or draw")
+                side = folded.index(winner.casefold())
+            seq = session.scalar(select(func.max(FightCommand.seq))
+                                 .where(FightCommand.fight_id == fight_id)) or 0
+            ending = "moderator" if side is not None else "draw"
+            connection = session.connection()
+            connection.execute(_END, {"fight": fight_id, "active": False, "ended_at": now,
+                                      "ending": ending, "winner": side})
+            connection.execute(_UNSEAT, {"fight": fight_id, "active": False})
+            self._append_fight(session, fight_id, Entry.FIGHT_CLOSED, seq=seq,
+                               actor=moderator, moderator=moderator, created_at=now,
+                               reason=f"{fight.kind} fight ended unread (its records cannot "
+                                      f"be taken up): {ending}; ruling: {reason}")
+            return names, session.info.get("anchor")
 
     def latest_fights(self) -> dict[str, int]:
         """The newest fight of every channel of this network, open or ended (what an

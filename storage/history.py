@@ -18,6 +18,7 @@ on more than one: a club on one network sees its channels as before.
 
 from __future__ import annotations
 
+import logging
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -25,6 +26,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from storage.errors import DamagedRecord
 from storage.models import Entry, Fight, FightCommand, FightSide, LedgerRow, Warrior
 from storage.records import (
     FightLine,
@@ -34,7 +36,9 @@ from storage.records import (
     WarriorStats,
 )
 from storage.unit_of_work import UnitOfWork
-from storage.warriors import warrior_row
+from storage.warriors import check_row, warrior_row
+
+log = logging.getLogger(__name__)
 
 __all__ = ["KILLS", "History", "result_of"]
 
@@ -63,6 +67,11 @@ class History(UnitOfWork):
             rows = session.scalars(select(Warrior)).all()
             out = []
             for row in rows:
+                try:
+                    check_row(row)
+                except DamagedRecord as error:   # left out, and said, not a failed !top
+                    log.warning("standings: left out: %s", error)
+                    continue
                 found = row.profile.get("culture") if row.system == "ancath" else None
                 if culture is not None and found != culture:
                     continue

@@ -82,7 +82,11 @@ def parse_keys(text: str, source: str) -> tuple[bytes, ...]:
         if len(line) < MIN_LENGTH:
             raise KeyringError(f"{source}: line {number}: a ledger key must be at least "
                                f"{MIN_LENGTH} characters (`ancath-bot key new` makes one)")
-        key = line.encode()
+        try:
+            key = line.encode()
+        except UnicodeEncodeError as error:   # bytes of no encoding, through the environment
+            raise KeyringError(f"{source}: line {number}: a ledger key is text, and this is "
+                               "not UTF-8 (`ancath-bot key new` makes one)") from error
         if key not in keys:
             keys.append(key)
     return tuple(keys)
@@ -182,6 +186,10 @@ def _read(path: Path) -> tuple[bytes, ...]:
     except OSError as error:
         raise KeyringError(f"{path}: cannot read the ledger key file: "
                            f"{error.strerror}") from error
+    except UnicodeDecodeError as error:   # random bytes, or a binary file named by mistake
+        raise KeyringError(f"{path}: not a ledger key file (not UTF-8 text at byte "
+                           f"{error.start}): it holds keys one per line, as `ancath-bot key "
+                           "new` prints them; name the right file, or restore it") from error
     keys = parse_keys(text, str(path))
     if not keys:
         raise KeyringError(f"{path}: holds no ledger key (one key per line)")

@@ -7,8 +7,10 @@ and the row's canonical content, its key id included, and an Ed25519 signature o
 hash by a key derived from the ledger secret (:mod:`storage.signing`, the secret from
 :mod:`storage.keys`, never in the database). Without the secret nobody can make a row
 that verifies, and anyone with the club's public key can check every row. Older chains
-(HMAC rows, legacy plain SHA-256 rows) are sealed by the first signed row; a new key is
-introduced by a row the old key signs.
+are sealed by the first signed row: HMAC rows by the bot's next append or start, legacy
+plain SHA-256 rows only by the operator's ``ancath-bot db seal-legacy`` (``seal(...,
+legacy=True)``), since anyone who can write the database can make a chain of them
+(``LegacyRows`` otherwise); a new key is introduced by a row the old key signs.
 
 The chain holds each warrior's creation (name, owner, system, sheet) and every change
 of its BP, skills, armour, status, captor, name and owner; each fight's end
@@ -40,6 +42,7 @@ from sqlalchemy.orm import Session
 from storage.chain import (
     CONTENT,
     GENESIS,
+    UNSEALED,
     Walker,
     canonical,
     ranges,
@@ -73,6 +76,7 @@ __all__ = [
     "ROW_FIELDS",
     "Anchor",
     "Chain",
+    "LegacyRows",
     "anchors_in",
     "append",
     "append_fight",
@@ -171,32 +175,35 @@ def append(session: Session, keyring: Keyring, **fields: Any) -> LedgerRow:
     """Append one row at the end of the chain, signed with the keyring's first key,
     inside the caller's transaction.
 
-    The first signed row on a chain of older rows is a ``ledger-keyed`` row sealing them
-    (and, on a chain of legacy rows, ``attested`` rows follow it: what legacy rows never
-    held, each warrior's name, owner, system and sheet, each finished fight's digests,
-    pinned as stored at that moment); the first row a new key signs follows a
-    ``key-rotated`` row the old key signs. A reason longer than the column holds is
-    refused on every database (PostgreSQL would end the transaction over it, SQLite
-    would keep it)."""
+    The first signed row on a chain of HMAC rows is a ``ledger-keyed`` row sealing them;
+    on a chain with legacy rows none is written (``LegacyRows``: ``seal`` with
+    ``legacy``, the operator's command, writes it, and ``attested`` rows after it: what
+    legacy rows never held, each warrior's name, owner, system and sheet, each finished
+    fight's digests, pinned as stored at that moment); the first row a new key signs
+    follows a ``key-rotated`` row the old key signs. A reason longer than the column
+    holds is refused on every database (PostgreSQL would end the transaction over it,
+    SQLite would keep it)."""
     if len(str(fields.get("reason", ""))) > REASON_MOST:
         raise StorageError(f"a reason holds at most {REASON_MOST} characters: say it "
                            "shorter")
     signer = keyring.signer()
     chain = _locked_head(session)
-    _ready(session, chain, keyring, signer, str(fields.get("created_at", "")))
+    _ready(session, chain, keyring, signer, str(fields.get("created_at", "")))   # no legacy
     row = _write(session, chain, signer, fields)
     _keep_head(session, chain)
     return row
 
 
-def seal(session: Session, keyring: Keyring, created_at: str) -> int:
+def seal(session: Session, keyring: Keyring, created_at: str, legacy: bool = False) -> int:
     """Write now, rather than at the next append (the bot does at its start), the rows
-    ``append`` would write first: a seal of older rows, or a new key's introduction.
-    Returns how many."""
+    ``append`` would write first: a seal of older HMAC rows, or a new key's
+    introduction; with ``legacy`` (``ancath-bot db seal-legacy``, the operator's word),
+    a seal of legacy rows too, which nothing else writes (``LegacyRows``). Returns how
+    many."""
     signer = keyring.signer()
     chain = _locked_head(session)
     before = chain.last_id
-    _ready(session, chain, keyring, signer, created_at)
+    _ready(session, chain, keyring, signer, created_at, legacy)
     if chain.last_id != before:
         _keep_head(session, chain)
     return chain.last_id - before
@@ -235,10 +242,12 @@ def _keep_head(session: Session, chain: Chain) -> None:
 
 
 def _ready(session: Session, chain: Chain, keyring: Keyring, signer: SigningKey,
-           created_at: str) -> None:
+           created_at: str, legacy: bool = False) -> None:
     """Make the chain's end ready for a row ``signer`` signs: introduce its key when an
     older key of the keyring signed the newest row; seal the rows before when the
-    newest is not signed (an HMAC or legacy row)."""
+    newest is not signed (an HMAC row; legacy rows only with ``legacy``: anyone who can
+    write the database can make a chain of legacy rows, so sealing them is the
+    operator's decision, never the bot's)."""
     if not chain.last_id or chain.key_id == signer.public.id:
         return
     older = keyring.public(chain.key_id) if chain.key_id is not None else None
@@ -253,15 +262,20 @@ def _ready(session: Session, chain: Chain, keyring: Keyring, signer: SigningKey,
     if chain.key_id is not None and keyring.get(chain.key_id) is None:
         raise KeyringError(f"the newest ledger row #{chain.last_id} is signed with key "
                            f"{chain.key_id}, which is not available ({keyring.describe()})")
-    legacy = chain.key_id is None
-    count, digest = _sealable(session, chain, keyring)
+    all_legacy = chain.key_id is None
+    if all_legacy and not legacy:   # a chain of legacy rows: no walk needed to refuse
+        raise LegacyRows(f"1..{chain.last_id}")
+    count, digest, old = _sealable(session, chain, keyring)
+    if old and not legacy:
+        raise LegacyRows(ranges(old))
+    told = f" (legacy rows {ranges(old)} by the operator's db seal-legacy)" if old else ""
     _write(session, chain, signer, {
         "warrior_id": None, "entry": Entry.LEDGER_KEYED, "actor": "bot",
         "detail": {"public_key": signer.public.text, "sealed": count, "seal": digest},
         "created_at": created_at,
-        "reason": f"rows 1..{count} sealed; from here every row is signed with key "
+        "reason": f"rows 1..{count} sealed{told}; from here every row is signed with key "
                   f"{signer.public.id}, which anyone can check"})
-    if legacy:
+    if all_legacy:
         _attest_legacy(session, chain, signer, created_at)
 
 
@@ -282,14 +296,29 @@ def chain_rows(session: Session, after: int = 0) -> Iterator[Any]:
         after = rows[-1].id
 
 
-def _sealable(session: Session, chain: Chain, keyring: Keyring) -> tuple[int, str]:
-    """The rows before the first signed one, proved with the keyring: how many and their
-    seal digest. A chain that does not verify is never sealed (that would sign a
-    forgery): ``StorageError`` names the first problem."""
+class LegacyRows(StorageError):
+    """The chain has legacy rows no signed row seals, and nothing but the operator's
+    ``ancath-bot db seal-legacy`` seals them."""
+
+    def __init__(self, rows: str) -> None:
+        super().__init__(
+            f"ledger rows {rows} are legacy rows (plain SHA-256, from before ledger keys) "
+            "that no signed row seals, and the bot does not sign them on its own (anyone "
+            "who can write the database can make such rows): check them with ancath-bot "
+            "audit verify, then, for a club from before ledger keys, run ancath-bot db "
+            "seal-legacy [--db X | --config C] once")
+
+
+def _sealable(session: Session, chain: Chain, keyring: Keyring) -> tuple[int, str, list[int]]:
+    """The rows before the first signed one, proved with the keyring: how many, their
+    seal digest and the legacy rows among them. A chain that does not verify is never
+    sealed (that would sign a forgery): ``StorageError`` names the first problem (legacy
+    rows unsealed are not one here: the caller decides)."""
     walker = Walker(keyring)
     for row in chain_rows(session):
         walker.step(row)
     walker.finish()
+    walker.problems = [problem for problem in walker.problems if UNSEALED not in problem]
     problems = walker.problems or [f"rows {ranges(ids)} are signed with key {kid}, which is "
                                    "not available" for kid, ids in walker.missing.items()]
     if walker.last_id != chain.last_id or walker.previous != chain.last_hash:
@@ -298,7 +327,7 @@ def _sealable(session: Session, chain: Chain, keyring: Keyring) -> tuple[int, st
     if problems:
         raise StorageError(f"the ledger does not verify ({problems[0]}), so it is not sealed "
                            "and nothing is written: run ancath-bot audit verify")
-    return walker.last_id, walker.seal
+    return walker.last_id, walker.seal, walker.legacy
 
 
 def _write(session: Session, chain: Chain, signer: SigningKey,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from storage.damage import unreadable
 from storage.models import Entry
 
 __all__ = ["detail_words"]
@@ -23,6 +24,9 @@ def detail_words(entry: str, detail: _Detail | None) -> str:
     (a row written by hand) is said as its plain values, never an error."""
     if not detail:
         return ""
+    damaged = unreadable(detail)
+    if damaged is not None:   # SQLite text that is no JSON (storage.damage)
+        return f"detail damaged: {damaged}"
     if not isinstance(detail, Mapping):
         return _value(detail)
     try:

@@ -31,7 +31,7 @@ def recorded(warrior: Warrior) -> dict[str, Any]:
     culture, armour or skills shows as ``profile`` (None when nothing), so that
     ``verify`` names it."""
     profile = warrior.profile or {}
-    if warrior.system != "ancath":
+    if warrior.system != "ancath" or not isinstance(profile, dict):   # a damaged one named
         return {"culture": None, "armour": None, "skills": {}, "profile": warrior.profile}
     rest = {k: v for k, v in profile.items() if k not in ANCATH_KEYS}
     return {"culture": profile.get("culture"), "armour": profile.get("armour"),

@@ -32,7 +32,7 @@ from storage.models import LedgerRow, Setting
 from storage.signing import CHECKED_CONTEXT, PublicKey
 
 __all__ = ["CHECKED", "UNCHECKED", "Proof", "Verdict", "checked_note", "club_keys",
-           "proof_since"]
+           "noted_head", "proof_since"]
 
 CHECKED = "ledger:checked"
 """The setting that holds how far the bot proved the chain: ``{"id", "hash", "in_force",
@@ -145,20 +145,10 @@ def proof_since(session: Session, keyring: Keyring) -> Proof:
     """A proof that starts after the row the bot's note (``CHECKED``) names, when the
     note holds under a key of ``keyring`` and its row is still as noted; else from row
     1."""
-    note = session.get(Setting, CHECKED)
-    value = (note.value or {}).get("value") if note is not None else None
-    if not isinstance(value, dict):
+    noted = noted_head(session, keyring)
+    if noted is None:
         return Proof.of(keyring)
-    try:
-        last_id, last_hash = int(value["id"]), str(value["hash"])
-        in_force, signer = keyring.public(str(value["in_force"])), keyring.public(
-            str(value["key"]))
-        signature = str(value["signature"])
-    except (KeyError, TypeError, ValueError):
-        return Proof.of(keyring)
-    if in_force is None or signer is None or not signer.verifies(
-            signature, _noted(last_id, last_hash, in_force.id), CHECKED_CONTEXT):
-        return Proof.of(keyring)
+    last_id, last_hash, in_force = noted
     still = session.scalar(select(LedgerRow.hash).where(LedgerRow.id == last_id))
     kept = session.scalar(select(func.count()).select_from(LedgerRow)
                           .where(LedgerRow.id <= last_id))
@@ -173,6 +163,27 @@ def proof_since(session: Session, keyring: Keyring) -> Proof:
     return Proof(Walker(keyring), before=(
         f"the bot proved the ledger through row {last_id} ({last_hash[:16]}), which "
         f"{gone}",), before_broken=newest + 1 if still is None and kept == newest else 1)
+
+
+def noted_head(session: Session, keyring: Keyring) -> tuple[int, str, PublicKey] | None:
+    """The row (id and hash) the bot's note (``CHECKED``) says it proved, and the key in
+    force after it, when the note holds under a key of ``keyring``; else None. A note
+    is written only after signed rows: one that holds says the chain was signed."""
+    note = session.get(Setting, CHECKED)
+    value = (note.value or {}).get("value") if note is not None else None
+    if not isinstance(value, dict):
+        return None
+    try:
+        last_id, last_hash = int(value["id"]), str(value["hash"])
+        in_force, signer = keyring.public(str(value["in_force"])), keyring.public(
+            str(value["key"]))
+        signature = str(value["signature"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if in_force is None or signer is None or not signer.verifies(
+            signature, _noted(last_id, last_hash, in_force.id), CHECKED_CONTEXT):
+        return None
+    return last_id, last_hash, in_force
 
 
 def _noted(last_id: int, last_hash: str, in_force: str) -> str:

@@ -11,6 +11,8 @@ from sqlalchemy.orm import Session
 
 from rules.replay import replay as replay_commands
 from rules.systems import SYSTEMS
+from storage.damage import unreadable
+from storage.errors import DamagedRecord
 from storage.models import Fight, FightCommand, FightEvent, FightSide
 from storage.records import OpenFight
 
@@ -47,8 +49,14 @@ def replay(
     """The fight rebuilt from its commands (``rules.replay``), with the events each
     step gave (seq 0 is the start)."""
     fight = session.get_one(Fight, fight_id)
+    if fight.system not in SYSTEMS:
+        raise DamagedRecord(f"its rules system {fight.system!r} is none the bot knows")
     system = SYSTEMS[fight.system]
-    sheets = tuple(system.codec.decode(s) for s in fight.setup["sheets"])
+    try:
+        sheets = tuple(system.codec.decode(s) for s in fight.setup["sheets"])
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        said = unreadable(fight.setup) or f"{type(error).__name__} {error}"
+        raise DamagedRecord(f"its stored setup cannot be read: {said}") from error
     sides = session.scalars(
         select(FightSide).where(FightSide.fight_id == fight_id).order_by(FightSide.side)
     ).all()

@@ -48,7 +48,7 @@ from storage.keys import KeyringError
 from storage.ledger import Anchor
 from storage.ledger_view import LedgerView
 from storage.models import Setting
-from storage.proof import CHECKED, Verdict, checked_note, proof_since
+from storage.proof import CHECKED, Verdict, checked_note, noted_head, proof_since
 from storage.proved import ProvedView
 from storage.records import (
     Award,
@@ -126,13 +126,25 @@ class Store(Warriors, Fights, Club, History, LedgerView, ProvedView):
                 pass   # another process starting at once noted its own walk first
         return verdict
 
-    def seal_legacy(self) -> int:
-        """Write now the rows the next append would write first: on a chain of older
-        (HMAC or legacy) rows the signed ``ledger-keyed`` row sealing them (and on legacy
-        rows the ``attested`` rows of its warriors and finished fights), or a new key's
-        ``key-rotated`` row; how many (0 when there is nothing to write)."""
+    def seal_legacy(self, legacy: bool = False) -> int:
+        """Write now the rows the next append would write first: on a chain of HMAC rows
+        the signed ``ledger-keyed`` row sealing them, or a new key's ``key-rotated`` row;
+        how many (0 when there is nothing to write). A chain with legacy rows no signed
+        row seals is refused (``ledger.LegacyRows``) unless ``legacy`` (the operator's
+        ``ancath-bot db seal-legacy``): then they are sealed too, with the ``attested``
+        rows of their warriors and finished fights, unless the bot's signed note says it
+        proved this chain signed before (a chain of legacy rows now is a rewrite)."""
         with self._tx() as session:
-            return ledger.seal(session, self.keyring, self._clock())
+            head = ledger.head_row(session)
+            noted = noted_head(session, self.keyring) if legacy else None
+            if noted is not None and (head is None or self.keyring.public(
+                    head.key_id or "") is None):   # the newest row is not signed
+                raise StorageError(
+                    f"the bot proved this ledger signed through row {noted[0]} (its signed "
+                    "note), and now no row is signed: the chain was rewritten without the "
+                    "key, not kept from before ledger keys; nothing sealed: run ancath-bot "
+                    "audit verify")
+            return ledger.seal(session, self.keyring, self._clock(), legacy)
 
     def check_signing_key(self) -> None:
         """Refuse to go on writing when the newest row's key is not in the keyring (a

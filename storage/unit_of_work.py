@@ -40,11 +40,20 @@ COMMIT would keep nothing and say nothing.
 
 A unit's (or batch's) COMMIT that fails is not taken for "nothing kept"
 (:mod:`storage.commit_outcome`).
+
+Before every transaction a SQLite file the bot writes, its write-ahead log and its
+shared memory must still be writable: one made immutable or read-only under the running
+bot becomes ``RecordsUnwritable`` before SQLite touches it (its mapped ``-shm`` would
+kill the process with SIGBUS), as does a write that fails on them. A PostgreSQL server
+out of reach becomes ``DatabaseUnreachable``: one WARNING when an outage begins, one line
+when a transaction works again (:meth:`UnitOfWork.outage`).
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -53,16 +62,20 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, text
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.orm import Session, SessionTransaction
 
 from storage import ledger
+from storage.chained import Chained
 from storage.commit_outcome import commit, locked
-from storage.db import READ_ONLY, sqlite_path
+from storage.db import READ_ONLY, sqlite_path, unreachable, unwritable, written_files
 from storage.errors import (
     BatchBroken,
+    CommitUnknown,
+    DatabaseUnreachable,
     RecordsBusy,
     RecordsLost,
+    RecordsUnwritable,
     TransactionAborted,
 )
 from storage.keys import Keyring, load_keyring
@@ -70,6 +83,8 @@ from storage.ledger import ANCHOR_DIGITS, Anchor
 from storage.models import DEFAULT_NETWORK, Entry
 
 __all__ = ["VERSION_READ", "Unit", "UnitOfWork", "now", "unique_conflict"]
+
+log = logging.getLogger("ancath.records")
 
 UNIT_LOCK = 0x616E63617468
 """The PostgreSQL advisory lock a unit holds (the same number in every process)."""
@@ -99,6 +114,13 @@ def _busy() -> Iterator[None]:
         if locked(error):
             raise RecordsBusy() from error
         raise
+
+
+def _unwritable(name: str) -> RecordsUnwritable:
+    return RecordsUnwritable(
+        f"{name} cannot be written any more (made immutable or read-only while the bot "
+        "ran); nothing is written from now on: stop the bot, make it writable (chattr -i, "
+        "chmod u+w, or a read-write mount) and start it again")
 
 
 @dataclass(eq=False)
@@ -250,6 +272,14 @@ class UnitOfWork:
         self._reads = engine.execution_options(**{READ_ONLY: True})
         self._file = sqlite_path(engine.url.render_as_string(hide_password=False))
         self._inode = self._identity()
+        self._written = written_files(engine)
+        """The SQLite files that must stay writable (none for a reader, or PostgreSQL)."""
+        self._down = False
+        """An outage of the database server is going on (logged once, :meth:`outage`)."""
+        self._outage_lock = threading.Lock()
+        self.chained = Chained(lambda: self.keyring)
+        """What the chain gives a warrior, the settings and the moderators, read before
+        the bot writes from a stored value or obeys one (:mod:`storage.chained`)."""
 
     def _identity(self) -> tuple[int, int] | None:
         """The SQLite file's device and inode (None: not SQLite, or no file)."""
@@ -268,6 +298,71 @@ class UnitOfWork:
             raise RecordsLost(f"{self._file} was deleted or replaced while the bot ran; "
                               "nothing written since is kept: stop the bot and restore "
                               "the file from a backup")
+
+    def usable(self) -> None:
+        """Refuse to touch the database when its SQLite file was deleted or replaced
+        (``RecordsLost``) or cannot be written any more (``RecordsUnwritable``): what
+        every transaction checks first, for a read made beside them (the club's version)."""
+        self._still_there()
+        self._writable()
+
+    def _writable(self) -> None:
+        """Refuse to touch the database when its SQLite files cannot be written any more
+        (``RecordsUnwritable``): checked before every transaction, by ``access`` alone."""
+        if self._written:
+            blocked = unwritable(self._written)
+            if blocked is not None:
+                raise _unwritable(blocked)
+
+    @contextmanager
+    def _faults(self) -> Iterator[None]:
+        """What a transaction's failure means: a lock waited out (``RecordsBusy``), the
+        SQLite files made unwritable under it (``RecordsUnwritable``), the server out of
+        reach (``DatabaseUnreachable``, :meth:`outage`); and after an outage, a
+        transaction that ends well says the database is back."""
+        try:
+            yield
+        except OperationalError as error:
+            if locked(error):
+                raise RecordsBusy() from error
+            self._fault(error)
+            raise
+        except (DBAPIError, CommitUnknown) as error:
+            self._fault(error)
+            raise
+        if self._down:
+            self._back()
+
+    def _fault(self, error: Exception) -> None:
+        if self._written:
+            blocked = unwritable(self._written)
+            if blocked is not None:
+                raise _unwritable(blocked) from error
+        if self.outage(error):
+            raise DatabaseUnreachable() from error
+
+    def outage(self, error: BaseException) -> bool:
+        """Whether ``error`` is the database server out of reach; the first of an outage
+        is logged, one WARNING, and its end once a transaction works again."""
+        if isinstance(error, DatabaseUnreachable):
+            return True
+        if not unreachable(error):
+            return False
+        with self._outage_lock:
+            if not self._down:
+                self._down = True
+                said = str(getattr(error, "orig", None) or error).strip().splitlines()
+                log.warning("the database %s is out of reach (%s): every command that needs "
+                            "the club's records is refused until it is back",
+                            self.engine.url.render_as_string(), said[0] if said else "")
+        return True
+
+    def _back(self) -> None:
+        with self._outage_lock:
+            if self._down:
+                self._down = False
+                log.warning("the database %s is back: commands are taken again",
+                            self.engine.url.render_as_string())
 
     @property
     def keyring(self) -> Keyring:
@@ -309,7 +404,8 @@ class UnitOfWork:
         if self._open_unit() is not None:
             raise RuntimeError("a reading opens inside no other unit")
         self._still_there()
-        with _busy(), Session(self._reads, expire_on_commit=False) as session, \
+        self._writable()
+        with self._faults(), Session(self._reads, expire_on_commit=False) as session, \
                 session.begin():
             token = _UNITS.set((*_UNITS.get(), Unit(self, session, reading=True)))
             try:
@@ -333,7 +429,8 @@ class UnitOfWork:
     def _write_lock(self, *, batch: bool, whole: bool = False) -> Iterator[Unit]:
         """A new write transaction holding the club's write lock from its first moment."""
         self._still_there()
-        with _busy(), Session(self.engine, expire_on_commit=False) as session:
+        self._writable()
+        with self._faults(), Session(self.engine, expire_on_commit=False) as session:
             transaction = session.begin()
             xid: int | None = None
             try:
@@ -393,8 +490,10 @@ class UnitOfWork:
                 yield session
             return
         self._still_there()
+        self._writable()
         engine = self.engine if write else self._reads
-        with _busy(), Session(engine, expire_on_commit=False) as session, session.begin():
+        with self._faults(), Session(engine, expire_on_commit=False) as session, \
+                session.begin():
             yield session
         self._still_there()  # committed to the file we opened, or not acknowledged
 

@@ -20,7 +20,9 @@ from rules.ancath.tables import Armour, Culture, Skill
 from rules.codec import encode
 from rules.systems import SYSTEMS
 from storage import ledger
-from storage.errors import Busy, DuplicateName, StorageError, UnknownWarrior
+from storage.chained import NotProved
+from storage.damage import Unreadable, unreadable
+from storage.errors import Busy, DamagedRecord, DuplicateName, StorageError, UnknownWarrior
 from storage.models import Entry, FightSide, Warrior
 from storage.profiles import ancath_profile
 from storage.records import Fighter, WarriorRecord
@@ -30,6 +32,8 @@ __all__ = [
     "Warriors",
     "ancath_record",
     "apply_sheet",
+    "check_row",
+    "damaged",
     "fighter_of",
     "lock_in_order",
     "lock_warriors",
@@ -40,27 +44,70 @@ __all__ = [
 ]
 
 
+def damaged(row: Warrior, why: str) -> DamagedRecord:
+    """The error for a warrior row the bot cannot read as it wrote it."""
+    return DamagedRecord(f"{row.name}'s stored record is damaged ({why}): a moderator "
+                         "must restore it from a backup (ancath-bot audit verify shows what "
+                         "the ledger gives)")
+
+
+def _tenths(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def check_row(row: Warrior) -> None:
+    """Refuse (``DamagedRecord``) a row whose columns hold what the bot never writes: a
+    rules system it does not know, BP that are no count of tenths, a status it has no
+    word for, a profile that is not JSON or no mapping."""
+    why = None
+    if row.system not in SYSTEMS:
+        why = f"its rules system {row.system!r} is none the bot knows"
+    elif not _tenths(row.bp) or not _tenths(row.bp_spent):
+        why = f"its BP {row.bp!r} (spent {row.bp_spent!r}) is not a count of tenths"
+    elif row.status not in ("free", "prisoner", "dead"):
+        why = f"its status {row.status!r} is not free, prisoner or dead"
+    elif not isinstance(row.profile, dict) or isinstance(row.profile, Unreadable):
+        why = f"its profile is {unreadable(row.profile) or 'not a mapping'}"
+    if why is not None:
+        raise damaged(row, why)
+
+
 def sheet_of(row: Warrior) -> Sheet:
-    """The An Cath sheet of a warrior row (refused for other systems' fighters)."""
+    """The An Cath sheet of a warrior row (refused for other systems' fighters; a
+    damaged row is ``DamagedRecord``)."""
+    check_row(row)
     if row.system != "ancath":
         raise StorageError(f"{row.name} fights by {row.system} rules: no BP or skills there")
     profile = row.profile
-    return Sheet(
-        row.name,
-        Culture(profile["culture"]),
-        Armour(profile["armour"]),
-        {Skill(k): v for k, v in profile["skills"].items()},
-        row.bp,
-        row.bp_spent,
-        Status(row.status),
-    )
+    try:
+        skills = {Skill(k): v for k, v in profile["skills"].items()}
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in skills.values()):
+            raise ValueError("a skill that is not a whole number")
+        return Sheet(
+            row.name,
+            Culture(profile["culture"]),
+            Armour(profile["armour"]),
+            skills,
+            row.bp,
+            row.bp_spent,
+            Status(row.status),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise damaged(row, f"its profile cannot be read: {type(error).__name__} "
+                           f"{error}") from error
 
 
 def fighter_of(row: Warrior) -> Fighter:
-    """Whatever the warrior's rules system fights with."""
+    """Whatever the warrior's rules system fights with (a damaged row is
+    ``DamagedRecord``)."""
+    check_row(row)
     if row.system == "ancath":
         return sheet_of(row)
-    fighter: Fighter = SYSTEMS[row.system].codec.decode(row.profile)
+    try:
+        fighter: Fighter = SYSTEMS[row.system].codec.decode(row.profile)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise damaged(row, f"its profile cannot be read: {type(error).__name__} "
+                           f"{error}") from error
     return fighter
 
 
@@ -211,6 +258,7 @@ class Warriors(UnitOfWork):
             row = warrior_row(session, name, lock=True)
             if warrior_record(session, row).in_fight:
                 raise Busy(f"{row.name} is in a fight; buy skills after it")
+            self.chained.check(session, row)   # bought from the sheet the chain gives
             sheet, (bought,) = buy_skill(sheet_of(row), skill)
             apply_sheet(row, sheet)
             self._append(
@@ -225,6 +273,7 @@ class Warriors(UnitOfWork):
         """A moderator's BP change (R8.1); returns the tenths actually applied (R2.6)."""
         with self._tx() as session:
             row = warrior_row(session, name, lock=True)
+            self.chained.check(session, row)
             sheet, (changed,) = add_bp(sheet_of(row), tenths)
             apply_sheet(row, sheet)
             self._append(
@@ -237,6 +286,7 @@ class Warriors(UnitOfWork):
         """A moderator sets a skill (R8.1)."""
         with self._tx() as session:
             row = warrior_row(session, name, lock=True)
+            self.chained.check(session, row)
             sheet, _ = set_skill(sheet_of(row), skill, value)
             apply_sheet(row, sheet)
             self._append(
@@ -252,6 +302,7 @@ class Warriors(UnitOfWork):
             row = warrior_row(session, name, lock=True)
             if warrior_record(session, row).in_fight:
                 raise Busy(f"{row.name} is in a fight; change armour after it")
+            self.chained.check(session, row)
             sheet, (changed,) = set_armour(sheet_of(row), armour)
             row.profile = {**row.profile, "armour": sheet.armour.value}
             self._append(
@@ -263,16 +314,38 @@ class Warriors(UnitOfWork):
             return changed.old.value
 
     def free(self, name: str, actor: str, reason: str, moderator: str | None = None) -> None:
-        """Release a prisoner; the bot checks that ``actor`` is the captor or a moderator."""
+        """Release a prisoner; the bot checks that ``actor`` is the captor or a moderator,
+        and here, for a captor (no ``moderator``), that the chain says so too: the
+        prisoner's captor and the captor's owner as their ledger rows give them."""
         with self._tx() as session:
             row = warrior_row(session, name, lock=True)
+            self.chained.check(session, row)
             if row.status != "prisoner":
                 raise StorageError(f"{row.name} is not a prisoner")
+            captor = session.get(Warrior, row.captor_id) if row.captor_id else None
+            if moderator is None and (captor is None or self.chained.check(
+                    session, captor).get("owner") != actor):
+                raise StorageError(f"{row.name} is not your prisoner by the ledger")
             row.status, row.captor_id = "free", None
             self._append(
                 session, warrior_id=row.id, entry=Entry.PRISONER_FREED, status="free",
                 actor=actor, moderator=moderator, reason=reason, created_at=self._clock(),
             )
+
+    def check_warriors(self, sides: Sequence[tuple[str, str | None]]) -> None:
+        """Refuse (``chained.NotProved``) when a named warrior's stored columns differ
+        from what its ledger rows give it, or when its owner by the chain is not the
+        account given beside it (None: any owner): what a challenge is made from."""
+        with self._tx(write=False) as session:
+            for name, account in sides:
+                row = warrior_row(session, name)
+                if account is not None and self.chained.check(
+                        session, row).get("owner") != account:
+                    raise NotProved(f"{row.name}'s owner by the ledger is not the one the "
+                                    "challenge names: a moderator must look; ancath-bot "
+                                    "audit verify")
+                if account is None:
+                    self.chained.check(session, row)
 
     def captor_account(self, name: str) -> str | None:
         """The owner of the warrior holding ``name`` prisoner."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from bot.chat.moderators import unverified_masks
+from bot.chat.moderators import is_mask, unverified_masks
 from bot.chat.registry import (
     Ctx,
     Precondition,
@@ -58,6 +58,10 @@ def _add(ctx: Ctx, args: list[str]) -> None:
     name, reason = referee.club_name(args[0]), " ".join(args[1:])
     if any(c in name for c in "*?") or ("@" in name) != ("!" in name):
         raise Refusal("a moderator is a services account or an exact nick!user@host mask")
+    if is_mask(name) and not referee.masks_count:
+        raise Refusal(f"{name}: a mask counts only where the network verifies idents "
+                      "(irc.verified_idents in the config); add a services account, or a "
+                      "password moderator in the config")
     if unverified_masks([name]):
         raise Refusal(f"{name}: a '~' before the user is unverified, anyone on that host "
                       "can take it; add a services account or a verified mask")

@@ -68,3 +68,6 @@ class Outgoing:
     fit: Callable[[int], str] | None = field(default=None, compare=False)
     """The same line in at most so many bytes, for a line that must stay one (a
     fight's end and its anchor: bot/wording/fit.py); None: a long line may be split."""
+    asker: Sender | None = field(default=None, compare=False)
+    """Whom it answers (the sender of the command it answers), for the send queue's
+    fair order (bot/irc/outbox.py); None: nobody in particular."""

@@ -1,38 +1,67 @@
 """Who may rule (R8.2): a services account or an exact, verified host mask from the
-configuration or added in chat by one of its moderators (``!mod add``, bot/chat/club.py),
-or, on a network without services, a moderator who logged in to the bot by private
-message with a password (``/msg Ref !mod login <password>``).
+configuration or added in chat by one of its moderators (``!mod add``, bot/chat/club.py;
+a mask counts only where the operator says the network verifies idents,
+``irc.verified_idents``), or, on a network without services, a moderator who logged in
+to the bot by private message with a password (``/msg Ref !mod login <password>``).
 
 A password is kept only as a slow hash (``hashlib.scrypt``) in the club's settings, set
 on the server with ``ancath-bot moderator password <name>``, and sealed with the ledger
 key (HMAC-SHA256 over the name and the hash): a database writer without the key cannot
-plant a password of their own. A login belongs to the nick
-and the ``user@host`` it came from: it ends when that nick quits, parts or is kicked
-from the last channel the bot shares with it, or speaks from another host.
+plant a password of their own. The ``setting-changed`` ledger row that set it holds a
+digest of the seal (``storage.club.seal_digest``), and only the hash whose seal the
+newest such row names counts, so an older sealed hash put back in the settings is dead.
+A password said in a channel is dead at once: removed (a ``setting-changed`` row, reason
+``seen in a channel``), and refused in this process from the moment it is seen.
+
+A login belongs to the nick and the ``user@host`` it came from, and only to a nick that
+shares a channel with the bot (the bot sees the quits and nick changes of those only):
+it ends when that nick quits, changes nick, parts or is kicked from the last channel
+the bot shares with it, or speaks from another host. Wrong passwords are limited by the
+host they come from (whatever the ident, which a client picks) and, since every try
+guesses every password moderator at once, by the club: past a few, each more doubles
+the wait (:class:`Logins`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
+import logging
+import math
 import secrets
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from bot.chat.registry import Ctx, Refusal, split_command, sub
+from bot.chat.registry import Ctx, Refusal, WritesAfterAll, split_command, sub
 from bot.irc.casemap import DEFAULT, Folded
-from storage.club import SECRET_SETTING
+from storage.club import SECRET_SETTING, seal_digest
 from storage.keys import Keyring
 
 __all__ = [
-    "Logins", "hash_password", "is_secret", "login", "password_key", "unverified_masks",
-    "verify_password",
+    "Logins", "hash_password", "host_of", "is_mask", "is_secret", "login", "password_key",
+    "unverified_masks", "verify_password", "wait_words",
 ]
+
+log = logging.getLogger("ancath.moderators")
 
 _N, _R, _P = 2**14, 8, 1
 """scrypt's cost: about 16 MB and tens of milliseconds a try."""
-MAX_FAILURES = 5
-LOCKOUT_SECONDS = 600.0
+HOST_FREE = 5
+"""Wrong passwords from one host before its tries wait."""
+CLUB_FREE = 10
+"""Wrong passwords from anywhere before every password login waits: each try guesses
+every password moderator at once, so this is the limit on guessing any one of them."""
+FIRST_WAIT = 60.0
+"""The first wait, in seconds; each wrong password after it doubles the wait."""
+MOST_WAIT = 3600.0
+FORGET_SECONDS = 86400.0
+"""A host (or the club) with no wrong password for this long starts afresh."""
+_KEPT_HOSTS = 4096
+"""Hosts with wrong passwords kept before the quiet ones are forgotten early."""
+SEEN = "seen in a channel"
+"""The reason of the ledger row that removes a password said in a channel."""
 
 
 def password_key(name: str) -> str:
@@ -58,9 +87,12 @@ def hash_password(password: str, name: str, keyring: Keyring) -> dict[str, objec
     return {**stored, "kid": kid, "mac": _seal(key, name, stored)}
 
 
-def verify_password(stored: object, password: str, name: str, keyring: Keyring) -> bool:
+def verify_password(stored: object, password: str, name: str, keyring: Keyring, *,
+                    newest: str | None) -> bool:
     """Whether ``password`` is ``name``'s: the stored hash must carry a seal from one of
-    ``keyring``'s keys and match (False for anything malformed or unsealed)."""
+    ``keyring``'s keys, be the one whose seal digest ``newest`` names (the newest
+    ``setting-changed`` row of the key that holds: ``Store.newest_seal``), and match
+    (False for anything malformed, unsealed or older)."""
     if not isinstance(stored, dict) or stored.get("scheme") != "scrypt":
         return False
     try:
@@ -70,9 +102,22 @@ def verify_password(stored: object, password: str, name: str, keyring: Keyring) 
             return False
         digest = hashlib.scrypt(password.encode(), salt=bytes.fromhex(str(stored["salt"])),
                                 n=int(stored["n"]), r=int(stored["r"]), p=int(stored["p"]))
-        return hmac.compare_digest(digest.hex(), str(stored["hash"]))
+        if not hmac.compare_digest(digest.hex(), str(stored["hash"])):
+            return False
     except (KeyError, ValueError, TypeError, OverflowError, MemoryError):
         return False
+    if newest is None or not hmac.compare_digest(seal_digest(stored) or "", newest):
+        log.warning("a login gave moderator %s's password, but the stored hash is not the "
+                    "one the ledger's newest password row for %s names (put back from an "
+                    "older one, or set before rows named it): refused; set it again with "
+                    "ancath-bot moderator password %s", name, name, name)
+        return False
+    return True
+
+
+def is_mask(name: str) -> bool:
+    """Whether a moderator's name is a ``nick!user@host`` mask (not an account)."""
+    return "!" in name
 
 
 def unverified_masks(moderators: list[str]) -> list[str]:
@@ -89,6 +134,29 @@ def is_secret(text: str, prefix: str) -> bool:
         arg.lower() for arg in parsed[1][:1]] == ["login"]
 
 
+def host_of(user_host: str) -> str:
+    """What wrong passwords are counted by: the host after the ``@``, whatever the ident
+    (a client picks its ident), in lower case; an IPv6 address by its /64 (one machine
+    commonly has the whole /64)."""
+    host = user_host.rsplit("@", 1)[-1].lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((int(address) >> 64 << 64, 64)))
+    return host
+
+
+def wait_words(seconds: float) -> str:
+    """``45 s``, ``2 min``: a wait, rounded up."""
+    if seconds < 60:
+        return f"{max(1, math.ceil(seconds))} s"
+    return f"{math.ceil(seconds / 60)} min"
+
+
 @dataclass(frozen=True, slots=True)
 class _Login:
     name: str
@@ -96,50 +164,186 @@ class _Login:
     """The ``user@host`` the login came from."""
 
 
+@dataclass(slots=True)
+class _Tries:
+    """Wrong passwords from one host (or the club's, from anywhere)."""
+
+    failures: int = 0
+    until: float = 0.0
+    """No try before this (the clock's seconds)."""
+    last: float = 0.0
+
+    def failed(self, now: float, free: int) -> None:
+        self.failures += 1
+        self.last = now
+        if self.failures >= free:
+            doubled = FIRST_WAIT * 2 ** min(self.failures - free, 16)
+            self.until = now + min(MOST_WAIT, doubled)
+
+
 class Logins:
     """Moderators logged in by password, by nick (compared by the network's casemapping,
-    folded again by ``remap``); and failed tries, by identity."""
+    folded again by ``remap``); wrong passwords, by host and the club's together; and the
+    seals of passwords seen in a channel, dead at once in this process. Safe to use from
+    the transport's thread and the referee's lanes at once."""
 
     def __init__(self, casemapping: str = DEFAULT) -> None:
         self._by_nick: Folded[_Login] = Folded(casemapping)
-        self._failures: dict[str, list[float]] = {}
+        self._hosts: dict[str, _Tries] = {}
+        self._club = _Tries()
+        self._burnt: set[str] = set()
+        self._lock = threading.Lock()
+        self.trying = threading.Lock()
+        """Held for one password try, from the wait's check to its outcome, so tries
+        from the two lanes are counted one after the other."""
 
     def remap(self, casemapping: str) -> None:
-        self._by_nick.remap(casemapping)
+        with self._lock:
+            self._by_nick.remap(casemapping)
 
-    def login(self, nick: str, host: str, name: str) -> None:
-        self._by_nick[nick] = _Login(name, host)
+    def login(self, nick: str, host: str, name: str,
+              shares: Callable[[str], bool] | None = None) -> bool:
+        """Log ``nick`` in as moderator ``name``; False (no login) when ``shares`` says
+        the bot shares no channel with ``nick`` now. Checked and kept under the lock that
+        ``gone`` and ``renamed`` take, so a part seen meanwhile is never missed."""
+        with self._lock:
+            if shares is not None and not shares(nick):
+                return False
+            self._by_nick[nick] = _Login(name, host)
+            return True
 
     def name(self, nick: str, host: str | None) -> str | None:
         """The moderator logged in on ``nick`` from ``host``; a line from another host
         ends the login."""
-        login = self._by_nick.get(nick)
-        if login is None:
-            return None
-        if login.host != host:
-            del self._by_nick[nick]
-            return None
-        return login.name
+        with self._lock:
+            login = self._by_nick.get(nick)
+            if login is None:
+                return None
+            if login.host != host:
+                del self._by_nick[nick]
+                return None
+            return login.name
 
     def renamed(self, old: str, new: str) -> None:
-        login = self._by_nick.pop(old, None)
-        if login is not None:
-            self._by_nick[new] = login
+        """A nick change ends the login: the moderator logs in again on the new nick."""
+        self.gone(old)
 
     def gone(self, nick: str) -> None:
-        self._by_nick.pop(nick, None)
+        with self._lock:
+            self._by_nick.pop(nick, None)
 
     def clear(self) -> None:
         """A new connection: nobody is logged in any more."""
-        self._by_nick.clear()
+        with self._lock:
+            self._by_nick.clear()
 
-    def locked_out(self, who: str, now: float) -> bool:
-        tries = [t for t in self._failures.get(who, []) if now - t < LOCKOUT_SECONDS]
-        self._failures[who] = tries
-        return len(tries) >= MAX_FAILURES
+    def wait(self, host: str, now: float) -> tuple[str, float] | None:
+        """How long before a password may be tried from ``host`` (:func:`host_of`), and
+        whose wait it is (``host`` or ``club``, the longer); None: now."""
+        with self._lock:
+            waits = [(who, tries.until - now) for who, tries in
+                     (("host", self._hosts.get(host)), ("club", self._club))
+                     if tries is not None and tries.until > now]
+        return max(waits, key=lambda wait: wait[1]) if waits else None
 
-    def failed(self, who: str, now: float) -> None:
-        self._failures.setdefault(who, []).append(now)
+    def failed(self, host: str, now: float) -> None:
+        """A wrong password from ``host``: it counts for the host and for the club."""
+        with self._lock:
+            if len(self._hosts) >= _KEPT_HOSTS:
+                self._hosts = {h: t for h, t in self._hosts.items()
+                               if now - t.last < FORGET_SECONDS and t.until > now}
+            for tries, free in ((self._host(host, now), HOST_FREE), (self._fresh_club(now),
+                                                                     CLUB_FREE)):
+                tries.failed(now, free)
+
+    def succeeded(self, host: str) -> None:
+        """A right password from ``host``: its wrong ones are forgotten (the club's are
+        not: they were guesses all the same)."""
+        with self._lock:
+            self._hosts.pop(host, None)
+
+    def _host(self, host: str, now: float) -> _Tries:
+        tries = self._hosts.get(host)
+        if tries is None or now - tries.last >= FORGET_SECONDS:
+            tries = self._hosts[host] = _Tries()
+        return tries
+
+    def _fresh_club(self, now: float) -> _Tries:
+        if now - self._club.last >= FORGET_SECONDS:
+            self._club = _Tries()
+        return self._club
+
+    def burn(self, seal: str) -> None:
+        """A password whose seal digest is ``seal`` was seen in a channel: dead now."""
+        with self._lock:
+            self._burnt.add(seal)
+
+    def burnt(self, seal: str | None) -> bool:
+        with self._lock:
+            return seal in self._burnt
+
+
+def _matching(ctx: Ctx, password: str, *, burnt_too: bool = False) -> tuple[str, str] | None:
+    """The config-file moderator ``password`` is the password of, with its seal digest;
+    a password seen in a channel only when ``burnt_too``."""
+    referee = ctx.referee
+    store, logins = referee.store, referee.logins
+    for name in referee.config.moderators:
+        key = password_key(name)
+        stored = None if is_mask(name) else store.setting(key)
+        if stored is None:
+            continue
+        seal = seal_digest(stored)
+        if seal is None or (logins.burnt(seal) and not burnt_too):
+            continue
+        if verify_password(stored, password, name, store.keyring,
+                           newest=store.newest_seal(key)):
+            return name, seal
+    return None
+
+
+def _waited(ctx: Ctx, host: str, now: float, in_channel: bool) -> None:
+    """Refuse a try while ``host`` (or the club) must wait, saying how long."""
+    wait = ctx.referee.logins.wait(host, now)
+    if wait is None:
+        return
+    who, seconds = wait
+    if in_channel:
+        raise Refusal("log in by private message (/msg the bot), never in a channel; if "
+                      "that was a moderator's password, set a new one (ancath-bot "
+                      "moderator password <name>)")
+    if who == "host":
+        raise Refusal(f"too many wrong passwords from your host: try again in "
+                      f"{wait_words(seconds)}")
+    raise Refusal(f"too many wrong moderator passwords lately: password logins wait "
+                  f"{wait_words(seconds)} (moderators by services account are not held up)")
+
+
+def _seen_in_channel(ctx: Ctx, password: str) -> None:
+    """``!mod login <password>`` said in a channel: a moderator's password is dead at
+    once. Checked where ``/msg`` logins are (the talk lane), so no login after this line
+    takes it: its seal is burnt there, and the line runs again as a writer
+    (``WritesAfterAll``) to remove the password, one ``setting-changed`` row."""
+    referee, sender = ctx.referee, ctx.msg.sender
+    if not password:
+        raise Refusal("log in by private message (/msg the bot !mod login <password>), "
+                      "never in a channel")
+    host = host_of(sender.host or sender.identity)
+    logins = referee.logins
+    with logins.trying:
+        now = referee.clock.now()
+        _waited(ctx, host, now, in_channel=True)
+        found = _matching(ctx, password, burnt_too=True)
+        if found is None:
+            logins.failed(host, now)
+            raise Refusal("log in by private message (/msg the bot), never in a channel")
+        name, seal = found
+        logins.burn(seal)
+        if not ctx.writes:
+            raise WritesAfterAll("!mod login ...")   # never the password
+        referee.set_setting(password_key(name), None, "bot", SEEN)
+    ctx.reply(f"never log in in a channel: that was {name}'s password, so it is dead now; "
+              f"set a new one (ancath-bot moderator password {name}), then /msg me")
 
 
 @sub("login", "!mod login <password>", "in private, for a moderator without services (R8.2)",
@@ -148,19 +352,26 @@ def login(ctx: Ctx, args: list[str]) -> None:
     """``/msg Ref !mod login <password>``: a moderator without services (R8.2)."""
     referee, sender, password = ctx.referee, ctx.msg.sender, " ".join(args)
     if ctx.msg.channel is not None:
-        raise Refusal("log in by private message (/msg the bot), never in a channel; "
-                      "that password is seen now: set a new one")
+        _seen_in_channel(ctx, password)
+        return
     if not password or sender.host is None:
         raise Refusal("usage: /msg the bot !mod login <password>")
-    now = referee.clock.now()
-    if referee.logins.locked_out(sender.identity, now):
-        raise Refusal("too many wrong passwords; try again in 10 minutes")
-    for name in referee.config.moderators:
-        if verify_password(referee.store.setting(password_key(name)), password, name,
-                           referee.store.keyring):
-            referee.logins.login(sender.nick, sender.host, name)
-            ctx.reply(f"logged in as moderator {name} until {sender.nick} quits, leaves "
-                      "or speaks from another host")
-            return
-    referee.logins.failed(sender.identity, now)
-    raise Refusal("that password is not a moderator's")
+    shares, logins = referee.shares_channel, referee.logins
+    alone = Refusal("join a channel the bot is in first, then /msg me: I see quits and "
+                    "nick changes only there")
+    if shares is not None and not shares(sender.nick):
+        raise alone
+    host = host_of(sender.host)
+    with logins.trying:
+        now = referee.clock.now()
+        _waited(ctx, host, now, in_channel=False)
+        found = _matching(ctx, password)
+        if found is None:
+            logins.failed(host, now)
+            raise Refusal("that password is not a moderator's")
+        logins.succeeded(host)
+        name = found[0]
+        if not logins.login(sender.nick, sender.host, name, shares):
+            raise alone
+    ctx.reply(f"logged in as moderator {name} until {sender.nick} quits, changes nick, "
+              "leaves my channels or speaks from another host")

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from bot.chat.messages import Incoming, Outgoing
 from bot.chat.units import batch_unit
-from storage.errors import CommitUnknown, RecordsBusy
+from storage.errors import CommitUnknown, DatabaseUnreachable, RecordsBusy
 
 if TYPE_CHECKING:
     from bot.referee import Referee
@@ -58,7 +58,8 @@ def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
     the one before it ends, none once a savepoint broke the batch (the rest are left in
     ``jobs``); each again alone when that transaction fails (the first, when it could
     not begin), and none again when its commit's outcome is unknown, nor the first when
-    the batch could not begin for another process's lock."""
+    the batch could not begin for another process's lock, nor any when the database
+    server is out of reach (``DatabaseUnreachable``)."""
     jobs, taken = iter(jobs), []
     try:
         with batch_unit(referee) as batch:
@@ -80,6 +81,9 @@ def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
             if isinstance(error, RecordsBusy):   # run again, it would wait the lock out again
                 return [referee.refused_in_batch(msg, error) if msg is not None else None
                         for _work, msg in taken]
+        if isinstance(error, DatabaseUnreachable):   # nothing kept; the store logged the
+            return [referee.refused_in_batch(msg, error) if msg is not None else None
+                    for _work, msg in taken]   # outage once; run again, each would wait
         log.warning("a batch of %d commands was not committed (%s: %s); each runs again "
                     "alone", len(taken), type(error).__name__, error)
         return [work() for work, _msg in taken]

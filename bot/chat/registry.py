@@ -80,7 +80,8 @@ class Ctx:
 
     def reply(self, text: str) -> None:
         """A line addressed to the sender."""
-        self.out.append(Outgoing(self.msg.reply_to, self._address() + text))
+        self.out.append(Outgoing(self.msg.reply_to, self._address() + text,
+                                 asker=self.msg.sender))
 
     def room(self) -> int:
         """The bytes a reply's text may take and still be one line (the budget of
@@ -92,7 +93,8 @@ class Ctx:
         """A line to the channel (or the private conversation); ``fit`` as
         :class:`Outgoing` has it."""
         if text:
-            self.out.append(Outgoing(self.msg.reply_to, text, priority, fit))
+            self.out.append(Outgoing(self.msg.reply_to, text, priority, fit,
+                                     self.msg.sender))
 
     def writing(self) -> None:
         """Before a write the line was not taken for: it goes to the records lane."""

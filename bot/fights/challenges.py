@@ -6,6 +6,7 @@ challenge opens is :mod:`bot.fights.play`'.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from bot.referee import Referee
 
 __all__ = ["Challenge", "keep_challenge", "resume_challenges"]
+
+log = logging.getLogger(__name__)
 
 _STATUS_WORDS: dict[Status, str] = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
 
@@ -107,6 +110,8 @@ def _ready(record: WarriorRecord[Fighter]) -> None:
 @channel_only
 def challenge(ctx: Ctx) -> None:
     table = table_of(ctx)
+    if table.stuck is not None:   # a fight the records cannot give back holds the channel
+        raise Refusal(table.stuck.line)
     if table.fight is not None or table.challenge is not None:
         raise Refusal("this channel already has a fight or a challenge; try another channel")
     target_name, mine, kind = _parse_challenge(ctx.args)
@@ -123,6 +128,8 @@ def challenge(ctx: Ctx) -> None:
     if kind is not None and kind not in SYSTEMS[system].kinds:
         raise Refusal(f"{PLUGINS[system].label} fights have no kinds; leave out '{kind}'")
     kind = kind or SYSTEMS[system].kinds[0]
+    # both warriors as the chain gives them, owners included, before the challenge is kept
+    ctx.referee.store.check_warriors([(me, ctx.who), (target.sheet.name, target.owner)])
     challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
                           ctx.referee.clock.now() + timeout(ctx))
     keep_challenge(ctx.referee, table, challenge)
@@ -166,14 +173,22 @@ def keep_challenge(referee: Referee, table: Table, challenge: Challenge | None) 
 
 def resume_challenges(referee: Referee) -> None:
     """Take up the pending challenges of the channels ``referee`` serves from storage;
-    each time limit starts again now."""
+    each time limit starts again now. One of a kind no fight has (a damaged row) is
+    logged, and refused when its target answers it (:func:`_accept_challenge`)."""
+    kinds = {kind for system in SYSTEMS.values() for kind in system.kinds}
     for kept in referee.store.challenges(referee.serves):
+        if kept.kind not in kinds:
+            log.warning("the challenge waiting in %s (%s to %s) is damaged: its kind %r is "
+                        "none the bot knows; it is dropped when %s answers it", kept.channel,
+                        kept.challenger, kept.target, kept.kind, kept.target)
         referee.table(kept.channel).challenge = Challenge(
             kept.challenger, kept.challenger_account, kept.target, kept.target_account,
             kept.kind, referee.clock.now() + referee.turn_seconds(kept.channel))
 
 
 def _accept_challenge(ctx: Ctx, table: Table) -> None:
+    if table.stuck is not None:
+        raise Refusal(table.stuck.line)
     pending = table.challenge
     if pending is None or pending.target_account != ctx.who:
         raise Refusal("there is no challenge to you here")
@@ -185,10 +200,20 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
         record = ctx.referee.store.warrior(pending.target)
     referee, target = ctx.referee, str(record.sheet.name)
     system = SYSTEMS[record.system]
+    if pending.kind not in system.kinds:   # a damaged row: dropped (kept), and said
+        keep_challenge(referee, table, None)
+        log.warning("the challenge in %s (%s to %s) of kind %r, which %s fights do not have, "
+                    "is dropped", table.channel, pending.challenger, pending.target,
+                    pending.kind, system.name)
+        ctx.say(f"{pending.challenger}'s challenge to {pending.target} is damaged in the "
+                f"records (its kind {pending.kind!r} is no kind of {PLUGINS[system.name].label} "
+                f"fight) and is dropped; {pending.challenger} may challenge again.")
+        return
     fight, events = referee.store.open_fight(  # with its initiative rolls, one transaction
         table.channel, system, pending.kind,
         [(pending.challenger, pending.challenger_account), (target, ctx.who)], ctx.who,
         rolls=lambda opened: auto_rolls(ctx.referee, opened, opened.state),
+        owned=True,   # each side's warrior its player's by the chain, not by the challenge
     )
     table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
     announce(ctx, table, list(events))

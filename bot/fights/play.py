@@ -27,13 +27,30 @@ if TYPE_CHECKING:
     from bot.referee import Referee
 
 __all__ = [
-    "Table", "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step",
+    "Stuck", "Table", "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step",
     "fight_verb", "fighter_only", "is_manual", "names_of", "restart_timer",
     "resumed", "side_of", "table_of", "timeout", "ui_of", "verb_commands",
 ]
 
 
 NO_FIGHT = "there is no fight in this channel; start one with !challenge"
+
+
+@dataclass(frozen=True)
+class Stuck:
+    """An open fight of the channel that could not be taken up from the records at the
+    start (its setup unreadable, its replay failing or disagreeing with its log): it
+    still holds the channel and its warriors in storage, so it blocks the channel until
+    a moderator ends it (``!mod end``)."""
+
+    fight_id: int
+    why: str
+
+    @property
+    def line(self) -> str:
+        return (f"Fight {self.fight_id} here cannot be taken up from the records ({self.why}); "
+                "no fight or challenge here until a moderator ends it: !mod end draw "
+                "<reason> (or !mod end <warrior> <reason>)")
 
 
 @dataclass
@@ -48,8 +65,12 @@ class Table:
     unsaid: list[Any] = field(default_factory=list)
     """Events made while no one could hear (the rolls a resumed fight was due): the
     resume line says them."""
+    stuck: Stuck | None = None
+    """The channel's open fight that could not be taken up, blocking it (:class:`Stuck`)."""
 
     def fighting(self) -> OpenFight:
+        if self.stuck is not None:
+            raise Refusal(self.stuck.line)
         if self.fight is None:
             raise Refusal(NO_FIGHT)
         return self.fight
@@ -81,7 +102,10 @@ def cast(referee: Referee, fight: OpenFight) -> Cast:
 def _fighter(ctx: Ctx) -> str | None:
     if ctx.msg.channel is None:
         return channel_only.check(ctx)
-    fight = ctx.referee.table(ctx.msg.channel).fight
+    table = ctx.referee.table(ctx.msg.channel)
+    if table.stuck is not None:
+        return table.stuck.line
+    fight = table.fight
     if fight is None:
         return NO_FIGHT
     if ctx.who not in fight.accounts:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bot.chat.registry import Ctx, Refusal, at_least, channel_only, moderator_only, sub
 from bot.fights.play import (
+    Table,
     announce,
     cast,
     fight_step,
@@ -26,6 +27,9 @@ def moderator_undo(ctx: Ctx, args: list[str]) -> None:
     """Take back one player's last decision and the rolls that came from it (R8.1)."""
     reason = " ".join(args)
     table = table_of(ctx)
+    if table.stuck is not None:
+        raise Refusal(f"fight {table.stuck.fight_id} cannot be read from the records, so "
+                      "nothing of it can be undone; end it with !mod end draw <reason>")
     if table.last_fight_id is None:
         raise Refusal("no fight here to undo")
     store = ctx.referee.store
@@ -43,9 +47,13 @@ def moderator_undo(ctx: Ctx, args: list[str]) -> None:
 @moderator_only
 @channel_only
 def moderator_end(ctx: Ctx, args: list[str]) -> None:
-    """End the fight with a winner, or as a draw (R8.1)."""
+    """End the fight with a winner, or as a draw (R8.1); a fight the records cannot give
+    back (:class:`bot.fights.play.Stuck`) is ended unread, no BP moving."""
     winner_name, reason = args[0], " ".join(args[1:])
     table = table_of(ctx)
+    if table.stuck is not None:
+        _end_unread(ctx, table, winner_name, reason)
+        return
     fight = table.fighting()
     winner = None
     if winner_name.lower() != "draw":
@@ -56,3 +64,19 @@ def moderator_end(ctx: Ctx, args: list[str]) -> None:
     end = ui_of(fight).end(winner, reason)
     who = ctx.moderator
     announce(ctx, table, fight_step(ctx, table, end, who, moderator=who, reason=reason))
+
+
+def _end_unread(ctx: Ctx, table: Table, winner: str, reason: str) -> None:
+    """``!mod end`` of a fight that could not be taken up: closed in the records as the
+    moderator rules (a side's warrior wins, or a draw), with no BP, and the channel free."""
+    assert table.stuck is not None
+    stuck = table.stuck
+    named = None if winner.lower() == "draw" else winner
+    names, anchor = ctx.referee.store.end_unread(stuck.fight_id, named, ctx.moderator, reason)
+    table.stuck, table.last_fight_id = None, None
+    won = next((n for n in names if named is not None and n.casefold() == named.casefold()),
+               None)
+    said = f"{won} wins by a moderator's ruling" if won else "a draw by a moderator's ruling"
+    ctx.say(f"Fight {stuck.fight_id} ({' vs '.join(names)}) is ended unread: {said}; no BP "
+            f"moved, since its records could not be read. The channel is free."
+            + (f" {anchor}" if anchor is not None else ""))

@@ -22,7 +22,7 @@ from bot.fights.play import (
     ui_of,
 )
 from bot.fights.turn_timer import Alarm
-from storage.errors import RecordsBusy
+from storage.errors import DatabaseUnreachable, RecordsBusy
 
 if TYPE_CHECKING:
     from bot.referee import Referee
@@ -46,7 +46,7 @@ def tick(referee: Referee) -> list[Outgoing]:
         if pending is not None and now >= pending.expires:
             try:
                 keep_challenge(referee, table, None)
-            except RecordsBusy:
+            except (RecordsBusy, DatabaseUnreachable):
                 continue   # the next tick tries again
             out.append(Outgoing(table.channel, f"{pending.challenger}'s challenge to "
                                 f"{pending.target} has lapsed.", Priority.CHATTER))

@@ -91,5 +91,10 @@ class Members:
     def quit(self, nick: str) -> None:
         self._channels.pop(nick, None)
 
+    def shares(self, nick: str) -> bool:
+        """Whether ``nick`` is in a channel with the bot now (safe from another thread:
+        one look)."""
+        return bool(self._channels.get(nick))
+
     def clear(self) -> None:
         self._channels.clear()

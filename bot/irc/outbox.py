@@ -10,6 +10,18 @@ that must stay one (a fight's end with its ledger anchor): it is fitted to that 
 Messages wait here across a reconnect; protocol lines belong to their session and are dropped when a
 new one starts; past ``max_backlog`` the newest chatter is dropped first.
 
+What the bot owes a host (issue 31). On a network without services an identity costs a
+flooder one ``USER``, so replies are counted by the host they answer as well as by the
+identity (``owed``, bot/irc/supervisor.py). Chatter goes in a fair order (:meth:`Outbox.
+_rank_now`): to the host that asked least lately first (:meth:`Outbox.asked`, decaying by
+half every ``HALF_LIFE`` seconds, plus the lines queued for it), within it to the
+identity that asked least, then oldest first; so a bystander's answer goes before a
+flood's, from another host or the same one. A reply (``within``: ``reply_seconds``) that
+would not go out within that time is dropped rather than queued, or dropped when its
+time comes while it waits, and a host is owed at most ``most_owed`` reply lines (what the
+budget sends in that time): a reply that would go out too late is worth less than the
+line it blocks. Fight output and a line kept whole for its anchor are never dropped so.
+
 What a line costs. A line spends from two token buckets and waits until both have
 enough; a cost larger than a bucket's capacity is capped to it.
 
@@ -42,18 +54,21 @@ lets five go.
 from __future__ import annotations
 
 import asyncio
-import heapq
 import itertools
 import logging
+import math
 import re
+import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bot.chat.messages import Priority
 from bot.config import FloodConfig
 from bot.irc.text import DEFAULT_BUDGET, clean, split_utf8
 
-__all__ = ["CONTROL", "WEIGHTS", "Budget", "Outbox", "TokenBucket", "valid_target"]
+__all__ = ["CONTROL", "HALF_LIFE", "WEIGHTS", "Budget", "Outbox", "Owed", "TokenBucket",
+           "valid_target"]
 
 log = logging.getLogger("ancath.outbox")
 
@@ -65,6 +80,11 @@ CONTROL = Priority.FIGHT - 1
 """The queue priority of protocol lines: before fight output."""
 WEIGHTS = {"JOIN": 2, "NICK": 4, "PART": 5}
 """Line-budget units of the commands that cost more than one (InspIRCd 3's penalties)."""
+HALF_LIFE = 30.0
+"""Seconds in which the weight of a request (:meth:`Outbox.asked`) halves."""
+Owed = tuple[str, str]
+"""Whom a reply answers: the host part of their ``nick!user@host`` and their identity."""
+_NOBODY: Owed = ("", "")
 
 
 def valid_target(target: str) -> bool:
@@ -140,23 +160,56 @@ class Budget:
         self.bytes.fill()
 
 
+@dataclass(slots=True)
+class _Queued:
+    priority: int
+    order: int
+    line: str
+    protocol: bool
+    """A protocol line of this session (dropped by ``new_session``)."""
+    owed: Owed
+    """Whom the line answers: (host, identity), or ("", "") for nobody in particular."""
+    until: float | None = None
+    """When it is too late to send (the first line of a reply only); None: never."""
+    message: int = 0
+    """The order of its message's first line: a line goes with its message's first."""
+    reply: bool = False
+    """A line of a reply (it may be dropped as too late), not a fight's or an anchor."""
+
+
 class Outbox:
     def __init__(self, flood: FloodConfig | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         flood = flood or FloodConfig()
         self.budget = Budget(flood, clock)
         self.max_backlog = flood.max_backlog
+        self.most_owed = flood.burst + math.ceil(flood.per_second * flood.reply_seconds)
+        """Reply lines one host may be owed at once: what the budget sends in
+        ``reply_seconds`` (:meth:`message`)."""
         self.prefix: str | None = None
         """Our own ``nick!user@host`` once seen; it sets the text budget."""
-        self._heap: list[tuple[int, int, str, bool]] = []
-        """(priority, order, line, a protocol line of this session)."""
+        self._queue: list[_Queued] = []
         self._order = itertools.count()
+        self._clock = clock
+        self._owes: dict[tuple[str, str], int] = {}
+        """("host" or "who", its name) -> lines queued that answer it."""
+        self._asked: dict[tuple[str, str], tuple[float, float]] = {}
+        """("host" or "who", its name) -> (requests from it, decayed, and when)."""
+        self._chosen: _Queued | None = None
+        self.dropped = 0
+        """Lines of replies dropped as too late to send, queued first or not."""
+        self.expired = 0
+        """Of those, the lines that had been queued."""
         self._ready = asyncio.Event()
         self._send: Callable[[str], bool] | None = None
         self._connected: asyncio.Event | None = None
 
     def __len__(self) -> int:
-        return len(self._heap)
+        return len(self._queue)
+
+    def owes(self, host: str) -> int:
+        """Reply lines queued for someone on ``host`` (at most ``most_owed``)."""
+        return sum(1 for entry in self._queue if entry.reply and entry.owed[0] == host)
 
     def _budget(self, command: str, target: str) -> int:
         if self.prefix is None:
@@ -165,61 +218,203 @@ class Outbox:
         return max(64, _LIMIT - overhead)
 
     def message(self, target: str, text: str, priority: Priority = Priority.CHATTER,
-                command: str = "PRIVMSG", fit: Callable[[int], str] | None = None) -> int:
+                command: str = "PRIVMSG", fit: Callable[[int], str] | None = None,
+                owed: Owed | None = None, within: float | None = None) -> int:
         """Queue a PRIVMSG (or NOTICE), split as needed, or as ``fit`` says it in one
-        line (a fight's end and its anchor); returns the lines queued."""
+        line (a fight's end and its anchor); returns the lines queued.
+
+        ``owed``: (host, identity) of whom it answers, for the fair order of chatter
+        (:meth:`_rank_now`). ``within``: the seconds a reply is worth waiting. A reply
+        whose first line would not go out by then, in the order as it stands, is
+        dropped, not queued (0 lines); so is one that would take its host past
+        ``most_owed`` reply lines, unless it goes before some of them (the host's
+        replies that would go last are dropped to make room); one whose time comes
+        while it waits is dropped then, with the rest of its lines. A fight's lines and
+        a line that ``fit`` keeps whole (an anchor) are never dropped so, whatever
+        ``within`` says."""
         target = clean(target).strip()
         if not valid_target(target):
             log.warning("not sending to invalid target %r", target)
             return 0
         pieces = [p for p in split_utf8(text, self._budget(command, target), fit) if p]
-        for piece in pieces:
-            self._push(priority, f"{command} {target} :{piece}", False)
+        if not pieces:
+            return 0
+        lines = [f"{command} {target} :{piece}" for piece in pieces]
+        who = owed or _NOBODY
+        if priority < Priority.CHATTER or fit is not None:
+            within = None  # a fight's own lines and anchors are never too late
+        if within is not None and not self._admit(priority, who, lines[0], len(lines),
+                                                  within, owed is not None):
+            self._drop_late(lines[0], len(lines))
+            return 0
+        until = None if within is None else self._clock() + within
+        first = -1
+        for line in lines:
+            first = self._push(priority, line, False, who, until, first, within is not None)
+            until = None
         return len(pieces)
 
     def raw(self, line: str, priority: int = CONTROL) -> None:
         """Queue a protocol line of this session (dropped by ``new_session``)."""
-        self._push(priority, clean(line), True)
+        self._push(priority, clean(line), True, _NOBODY, None, -1, False)
 
     def new_session(self) -> None:
         """A new connection: full budgets, and the protocol lines of the session that
         ended dropped; messages stay."""
         self.budget.fill()
-        self._heap = [entry for entry in self._heap if not entry[3]]
-        heapq.heapify(self._heap)
+        self._queue = [entry for entry in self._queue if not entry.protocol]
+        self._chosen = None
 
-    def _push(self, priority: int, line: str, protocol: bool) -> None:
-        """Send at once when nothing waits and the budget allows; else queue."""
+    def _push(self, priority: int, line: str, protocol: bool, owed: Owed,
+              until: float | None, message: int, reply: bool) -> int:
+        """Send at once when nothing waits and the budget allows; else queue. Returns
+        the message's first order (``message``, or this line's when -1)."""
         send, connected = self._send, self._connected
-        ready = not self._heap and connected is not None and connected.is_set()
+        ready = not self._queue and connected is not None and connected.is_set()
         if ready and send is not None and self.budget.take(line) and send(line):
-            return
-        heapq.heappush(self._heap, (priority, next(self._order), line, protocol))
-        while len(self._heap) > self.max_backlog:
-            dropped = max(self._heap)  # the newest of the least urgent
-            self._heap.remove(dropped)
-            heapq.heapify(self._heap)
-            log.warning("send backlog full, dropped: %s", dropped[2])
+            return message
+        order = next(self._order)
+        message = order if message < 0 else message
+        self._queue.append(_Queued(priority, order, line, protocol, owed, until, message,
+                                   reply))
+        self._count(owed, 1)
+        while len(self._queue) > self.max_backlog:
+            dropped = max(self._queue, key=self._rank_now())  # the least urgent, newest
+            self._remove(dropped)
+            log.warning("send backlog full, dropped: %s", dropped.line)
         self._ready.set()
+        return message
+
+    # -- the fair order of chatter -------------------------------------------------------
+
+    def _count(self, owed: Owed, lines: int) -> None:
+        for key in (("host", owed[0]), ("who", owed[1])):
+            left = self._owes.get(key, 0) + lines
+            if left > 0:
+                self._owes[key] = left
+            else:
+                self._owes.pop(key, None)
+
+    def _remove(self, entry: _Queued) -> None:
+        self._queue.remove(entry)
+        self._count(entry.owed, -1)
+        if self._chosen is entry:
+            self._chosen = None
+
+    def asked(self, owed: Owed) -> None:
+        """A request (a command, a CTCP) came from ``owed``, answered or not: it weighs
+        on their host's place in the order of chatter, and on their own."""
+        now = self._clock()
+        for key in (("host", owed[0]), ("who", owed[1])):
+            self._asked[key] = (self._requests(key, now) + 1, now)
+        if len(self._asked) > 4 * self.max_backlog:  # forget who has been quiet long
+            self._asked = {k: v for k, v in self._asked.items()
+                           if self._requests(k, now) > 0.01}
+
+    def _requests(self, key: tuple[str, str], now: float) -> float:
+        count, at = self._asked.get(key, (0.0, now))
+        return float(count * 0.5 ** ((now - at) / HALF_LIFE))
+
+    def _rank_now(self) -> Callable[[_Queued], tuple[int, float, float, int]]:
+        """The order lines go in, as things stand: protocol lines, then fight output,
+        each oldest first; then chatter, the lightest host first (what it asked for
+        lately, :meth:`asked`, and the lines queued for it), within a host the lightest
+        identity, then the oldest line."""
+        now = self._clock()
+        loads: dict[tuple[str, str], float] = {}
+
+        def load(key: tuple[str, str]) -> float:
+            if key not in loads:
+                loads[key] = self._owes.get(key, 0) + self._requests(key, now)
+            return loads[key]
+
+        def rank(entry: _Queued) -> tuple[int, float, float, int]:
+            if entry.priority < Priority.CHATTER:
+                return entry.priority, 0.0, 0.0, entry.order
+            host, who = entry.owed
+            return entry.priority, load(("host", host)), load(("who", who)), entry.order
+
+        return rank
+
+    def _admit(self, priority: int, owed: Owed, line: str, lines: int, within: float,
+               bounded: bool) -> bool:
+        """Whether a reply of ``lines`` lines for ``owed``, ``line`` the first, may be
+        queued (:meth:`message`); ``bounded``: its host's replies are bounded."""
+        self._count(owed, lines)  # as if queued: its own lines weigh on its place
+        try:
+            rank = self._rank_now()
+            mine = rank(_Queued(priority, sys.maxsize, line, False, owed))  # the newest
+            if self._wait([e for e in self._queue if rank(e) < mine], line) > within:
+                return False
+            while bounded and self.owes(owed[0]) + lines > self.most_owed:
+                worst = max((e for e in self._queue if e.reply and e.owed[0] == owed[0]),
+                            key=rank, default=None)
+                if worst is None or rank(worst) < mine:
+                    return False  # the host's others go first (or none): this one goes
+                self._drop_message(worst.message)  # it would go last: it goes
+                rank = self._rank_now()
+                mine = rank(_Queued(priority, sys.maxsize, line, False, owed))
+        finally:
+            self._count(owed, -lines)
+        return True
+
+    def _wait(self, ahead: list[_Queued], line: str) -> float:
+        """Seconds until ``line`` would go out after the lines ``ahead``."""
+        units, size = self.budget.cost(line)
+        for entry in ahead:
+            cost = self.budget.cost(entry.line)
+            units, size = units + cost[0], size + cost[1]
+        return max(self.budget.lines.wait_time(units), self.budget.bytes.wait_time(size))
+
+    def _drop_message(self, message: int) -> None:
+        """Drop a reply's lines, as too late to send."""
+        lines = [e for e in self._queue if e.message == message]
+        for entry in lines:
+            self._remove(entry)
+        self.expired += len(lines)
+        self._drop_late(lines[0].line, len(lines))
+
+    def _drop_late(self, line: str, lines: int) -> None:
+        self.dropped += lines
+        log.info("too late to send, dropped: %s", line)
+
+    def _expire(self) -> None:
+        """Drop every reply whose time is up, with the rest of its message."""
+        now = self._clock()
+        for message in {e.message for e in self._queue if e.until is not None
+                        and now > e.until}:
+            self._drop_message(message)
+
+    # -- sending -------------------------------------------------------------------------
 
     def next_line(self) -> tuple[str | None, float]:
-        """The most urgent line, oldest first, if the budget allows it now; else None and
-        the seconds to wait. It stays queued until ``sent``."""
-        if not self._heap:
+        """The line to send next (:meth:`_rank_now`), if the budget allows it now; else
+        None and the seconds to wait. It stays queued until ``sent``; a reply whose time
+        is up is dropped on the way."""
+        self._chosen = None
+        self._expire()
+        if not self._queue:
             return None, 0.0
-        line = self._heap[0][2]
-        wait = self.budget.wait_time(line)
-        return (None, wait) if wait > 0 else (line, 0.0)
+        entry = min(self._queue, key=self._rank_now())
+        wait = self.budget.wait_time(entry.line)
+        if wait > 0:
+            return None, wait
+        self._chosen = entry
+        return entry.line, 0.0
 
     def sent(self) -> None:
         """The line ``next_line`` gave went out: unqueue it and spend what it costs."""
-        self.budget.spend(heapq.heappop(self._heap)[2])
+        entry = self._chosen
+        if entry is None or entry not in self._queue:
+            raise RuntimeError("sent() without a line from next_line()")
+        self._remove(entry)
+        self.budget.spend(entry.line)
 
     async def run(self, send: Callable[[str], bool], connected: asyncio.Event) -> None:
         """Send forever: wait for a line, a connection and the budget, in that order."""
         self._send, self._connected = send, connected
         while True:
-            if not self._heap:
+            if not self._queue:
                 self._ready.clear()
                 await self._ready.wait()
             await connected.wait()

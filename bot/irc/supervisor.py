@@ -36,7 +36,7 @@ from jaraco.stream.buffer import LenientDecodingLineBuffer
 
 from bot.chat.lanes import Lanes
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
-from bot.chat.moderators import is_secret
+from bot.chat.moderators import host_of, is_secret
 from bot.config import IrcConfig
 from bot.irc import tls
 from bot.irc.accounts import Accounts
@@ -63,7 +63,7 @@ from bot.irc.events import (
     Unreadable,
     WhoDone,
 )
-from bot.irc.outbox import CONTROL, Outbox
+from bot.irc.outbox import CONTROL, Outbox, Owed
 from bot.irc.pacing import Pace
 from bot.irc.realm import realm
 from bot.irc.session import IrcSession, SaslLogin
@@ -82,6 +82,15 @@ WHO_TIMEOUT = 30.0
 """Seconds after a WHO went out to wait for its end (315) before asking the next one."""
 
 
+def owed(sender: Sender) -> Owed:
+    """Whom a reply to ``sender`` is owed to, for the send queue's fair order: the host
+    part of their ``nick!user@host`` (whatever nick and ident they chose: a new one
+    costs an attacker only a ``USER``; an IPv6 address by its /64, as wrong passwords
+    are counted) and their identity."""
+    mask = sender.mask or sender.host
+    return (host_of(mask) if mask else sender.identity), sender.identity
+
+
 class IrcBot:
     """The referee on one IRC network."""
 
@@ -96,6 +105,7 @@ class IrcBot:
         self.session = self._new_session()
         """The protocol state (bot/irc/session.py) of the current connection; ``_session``
         runs one connection with a new one."""
+        referee.shares_channel = lambda nick: self.session.members.shares(nick)
         self.connected = asyncio.Event()
         """Set while registered: the outbox sends only then."""
         self.connection: ServerConnection | None = None
@@ -281,8 +291,14 @@ class IrcBot:
         return True
 
     def _deliver(self, out: list[Outgoing]) -> None:
+        """Queue what the referee said, each line owed to whom it answers. A chatter
+        line is worth sending only within ``reply_seconds`` (the outbox keeps a fight's
+        lines and anchors whatever that says)."""
+        within = self.config.flood.reply_seconds
         for item in out:
-            self.outbox.message(item.target, item.text, item.priority, fit=item.fit)
+            asker = None if item.asker is None else owed(item.asker)
+            self.outbox.message(item.target, item.text, item.priority, fit=item.fit,
+                                owed=asker, within=within)
 
     # -- receiving ----------------------------------------------------------------------
 
@@ -340,10 +356,14 @@ class IrcBot:
                     self._resume(channel)
                 case Message(sender, _target, text, channel):
                     self._incoming(Incoming(sender=sender, text=text, channel=channel))
-                case CtcpRequest(sender, command, answer) if answer is not None:
-                    if self._allowed(sender, f"CTCP {command}"):  # their commands' budget
+                case CtcpRequest(sender, command, answer):
+                    asker = owed(sender)
+                    self.outbox.asked(asker)  # what they ask weighs on their place
+                    # within their commands' budget
+                    if answer is not None and self._allowed(sender, f"CTCP {command}"):
                         self.outbox.message(sender.nick, answer, Priority.CHATTER,
-                                            "NOTICE")
+                                            "NOTICE", owed=asker,
+                                            within=self.config.flood.reply_seconds)
                 case _:
                     self._news(action)
 
@@ -421,7 +441,8 @@ class IrcBot:
             return True
         log.warning("rate limit: dropped %r from %s", what[:40], sender.identity)
         if self.pace.tell(sender.identity):
-            self.outbox.message(sender.nick, self.pace.notice, Priority.CHATTER, "NOTICE")
+            self.outbox.message(sender.nick, self.pace.notice, Priority.CHATTER, "NOTICE",
+                                owed=owed(sender), within=self.config.flood.reply_seconds)
         return False
 
     def _incoming(self, msg: Incoming) -> None:
@@ -430,6 +451,8 @@ class IrcBot:
         if not (msg.text.startswith((prefix, "/rol"))):
             return
         shown = f"{prefix}mod login ..." if is_secret(msg.text, prefix) else msg.text
+        asker = owed(msg.sender)
+        self.outbox.asked(asker)  # dropped or not, what they ask weighs on their place
         if self.referee.is_ignored(msg.sender):
             # as this process last read the list: the referee reads it again first, and
             # answers if a moderator in another process took the ignore back meanwhile;

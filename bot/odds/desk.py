@@ -257,6 +257,9 @@ def _answer(referee: Referee, futures: list[Future[T]], answer: Callable[[list[T
     if any(future.cancelled() for future in futures):
         return None
     errors = [error for error in (future.exception() for future in futures) if error]
+    if errors and all(isinstance(error, BrokenExecutor) for error in errors):
+        log.warning("an odds worker died during a job; the next request starts a new one")
+        return "the odds went wrong on my side (a worker stopped); ask again"
     if errors:
         log.error("odds job failed", exc_info=errors[0])
         return "the odds went wrong on my side; a moderator can check the log"

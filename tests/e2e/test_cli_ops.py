@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -158,3 +159,74 @@ def test_run_logs_as_configured_with_the_environment_over_the_file(tmp_path: Pat
     assert any(m[2].startswith("reconnecting in") and "connection failed" in m[2]
                for m in messages)
     assert any("made a new ledger key" in m[2] for m in messages)   # logged before IRC
+
+
+# -- damaged files and rows: one line naming the fix, exit 2, never a traceback ------------
+
+
+def duel(tmp_path: Path) -> Path:
+    """A club with one finished duel (five ledger rows), its key beside it."""
+    db = tmp_path / "club.sqlite3"
+    fought = cli("console", "--db", str(db), "--dice", DUEL_DICE, stdin=DUEL)
+    assert fought.returncode == 0 and "Olaf wins by a kill" in fought.stdout
+    return db
+
+
+def sql(db: Path, statement: str) -> None:
+    with sqlite3.connect(db) as connection:
+        connection.execute(statement)
+    connection.close()
+
+
+def test_a_key_file_of_random_bytes_is_one_line(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    key = tmp_path / "random.key"
+    key.write_bytes(bytes(range(0x80, 0x100)) * 2)   # no UTF-8 (today: a traceback)
+    for command in (["console"], ["audit", "verify"], ["key", "public"]):
+        one_line_error(cli(*command, "--db", str(db), "--key-file", str(key)), str(key),
+                       "not a ledger key file", "key new")
+
+
+def garbage_pages(db: Path, *tables: str) -> None:
+    """Garbage over the first page of each of ``tables`` (the schema still reads)."""
+    with sqlite3.connect(db) as connection:
+        size = connection.execute("PRAGMA page_size").fetchone()[0]
+        roots = [connection.execute("SELECT rootpage FROM sqlite_master WHERE name = ?",
+                                    (table,)).fetchone()[0] for table in tables]
+    connection.close()
+    with db.open("r+b") as damaged:
+        for root in roots:
+            damaged.seek((root - 1) * size)
+            damaged.write(bytes(range(256)) * (size // 256))
+
+
+def test_audit_verify_of_a_file_with_garbage_pages_is_one_line(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    garbage_pages(db, "ledger", "fights")   # today: a traceback, and exit status 1
+    one_line_error(cli("audit", "verify", "--db", str(db)), str(db), "damaged",
+                   "from a backup")
+
+
+def test_backup_of_a_damaged_file_is_refused_not_backed_up(tmp_path: Path) -> None:
+    db, copy = duel(tmp_path), tmp_path / "backup.sqlite3"
+    garbage_pages(db, "ledger", "fights")
+    # today: "backed up ... to backup.sqlite3", exit 0, and a copy as damaged as the file
+    one_line_error(cli("backup", str(copy), "--db", str(db)), "is damaged",
+                   "fails SQLite's check", "nothing was written", "newest good one")
+    assert not copy.exists() and not list(tmp_path.glob(".backup.sqlite3*"))
+
+
+def test_a_schema_from_a_newer_version_is_one_line(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    sql(db, "UPDATE alembic_version SET version_num = '9999'")
+    for command in (["console"], ["db", "upgrade"], ["warrior", "show", "Olaf"]):
+        one_line_error(cli(*command, "--db", str(db)), str(db), "9999", "newer version")
+
+
+def test_a_deleted_ledger_head_row_stops_the_start_in_one_line(tmp_path: Path) -> None:
+    db = duel(tmp_path)
+    sql(db, "DELETE FROM ledger_head")
+    one_line_error(cli("console", "--db", str(db)), "ledger_head", "is missing",
+                   "restore the database from a backup")
+    verified = cli("audit", "verify", "--db", str(db))   # the check still reads it
+    assert verified.returncode == 1 and "Traceback" not in verified.stderr

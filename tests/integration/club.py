@@ -16,7 +16,8 @@ caller's thread, so their answers (``Referee.later``) are ready at once and come
 (``test_ledger_trust`` checks real anchors).
 
 Several clubs may share one database as processes do (``database`` a URL, each with its
-``network`` and its ``channels``, as ``irc.channels`` lists them).
+``network`` and its ``channels``, as ``irc.channels`` lists them). ``verified_idents``
+is ``irc.verified_idents``: host masks name moderators only with it.
 """
 
 from __future__ import annotations
@@ -50,9 +51,12 @@ class Club:
     def __init__(self, tmp_path: Path, *, moderators: tuple[str, ...] = ("mod",),
                  rolls: str = "auto", timeout_minutes: float = 10,
                  fairy: bool = False, odds_ahead: bool = False, database: str | None = None,
-                 network: str = "default", channels: tuple[str, ...] = ()) -> None:
+                 network: str = "default", channels: tuple[str, ...] = (),
+                 verified_idents: bool = False) -> None:
         self.db = database or str(tmp_path / "club.sqlite3")
-        irc = IrcConfig(server="irc.example.org", channels=list(channels)) if channels else None
+        irc = IrcConfig(server="irc.example.org", channels=list(channels),
+                        verified_idents=verified_idents) \
+            if channels or verified_idents else None
         self.config = BotConfig(database=self.db, moderators=list(moderators), rolls=rolls,
                                 turn_timeout_minutes=timeout_minutes, fairy_folk_open=fairy,
                                 network=network, irc=irc)

@@ -1,5 +1,6 @@
 """Integration tests build warriors with the An Cath transcript helper in tests/unit."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -63,7 +64,16 @@ def bots(database_url: str, tmp_path: Path, ngircd_binary: str) -> Iterator[Bots
         running = Bots(database_url, tmp_path, stack, ngircd_binary)
         yield running
         log = running.logged()
-        assert "Traceback" not in log, log
+        assert "Traceback" not in _orphans_cut(log), log
+
+
+def _orphans_cut(log: str) -> str:
+    """``log`` without the traceback an ``!odds`` worker prints when its bot was killed
+    while starting it (the child finds its parent's pipe closed: EOFError in
+    multiprocessing's spawn), the one traceback a SIGKILL may leave that is not the
+    bot's."""
+    return re.sub(r"Traceback \(most recent call last\):\n(?:.*multiprocessing/spawn\.py.*\n"
+                  r"|[ \t].*\n)*?EOFError: Ran out of input\n", "", log)
 
 
 # --- InspIRCd 3 with fake services, for the IRCv3 account tests ----------------------

@@ -124,3 +124,66 @@ def test_an_accepted_challenge_is_gone_with_the_fight_it_started(tmp_path: Path)
     assert count(club, "challenges") == 0
     assert club.restart() == []
     assert club.referee.table("#arena").challenge is None
+
+
+def damage(club: Club, statement: str) -> None:
+    with sqlite3.connect(club.db) as db:
+        db.execute(statement)
+    db.close()
+
+
+def test_a_challenge_of_an_unknown_kind_is_dropped_and_said_not_a_fault(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    club = Club(tmp_path)
+    warriors(club)
+    assert club.say("olaf !challenge Gorbag") == [CHALLENGE]
+    damage(club, "UPDATE challenges SET kind = 'bogus'")
+    assert club.restart() == []
+    assert "its kind 'bogus' is none the bot knows" in caplog.text
+    # today: "that went wrong on my side", and a traceback in the log
+    assert club.say("gob !accept") == [
+        "#arena Olaf's challenge to Gorbag is damaged in the records (its kind 'bogus' is "
+        "no kind of An Cath fight) and is dropped; Olaf may challenge again."]
+    assert count(club, "challenges") == 0 and "Traceback" not in caplog.text
+    assert club.say("olaf !challenge Gorbag") == [CHALLENGE]
+
+
+def test_an_open_fight_whose_setup_is_unreadable_blocks_its_channel_until_a_moderator_ends_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture,
+) -> None:
+    club = Club(tmp_path)
+    warriors(club)
+    club.say("olaf !challenge Gorbag")
+    club.dice.push(50, 40)
+    assert club.say("gob !accept") == [STARTED]
+    club.say("ann !create Ulf invaders spear")
+    club.say("bob !create Finn invaders spear")
+    damage(club, "UPDATE fights SET setup = '{broken' WHERE active")
+    (problem,) = club.restart()
+    assert "stored setup cannot be read: not JSON ('{broken')" in problem
+    stuck = ("Fight 1 here cannot be taken up from the records (replay failed: its stored "
+             "setup cannot be read: not JSON ('{broken')); no fight or challenge here until a "
+             "moderator ends it: !mod end draw <reason> (or !mod end <warrior> <reason>)")
+    # today: not a word in the channel, and the channel free while the fight stays open
+    # in the records, so the next challenge here is accepted into "busy"
+    joined = club.referee.resume_line("#arena")   # what the channel hears as the bot joins
+    assert joined is not None and joined.text == stuck
+    assert "fight 1 in #arena is not resumed" in caplog.text and "!mod end" in caplog.text
+    assert club.say("bob !challenge Ulf") == [f"#arena bob: {stuck}"]
+    assert club.say("olaf !first") == [f"#arena olaf: {stuck}"]
+    assert club.say("gob !status") == [f"#arena gob: {stuck}"]
+    assert club.say("mod !mod undo oops") == [
+        "#arena mod: fight 1 cannot be read from the records, so nothing of it can be "
+        "undone; end it with !mod end draw <reason>"]
+    assert club.say("mod !mod end Ulf its setup is lost") == [
+        "#arena mod: the winner must be Olaf or Gorbag, or draw"]
+    (ended,) = club.say("mod !mod end draw its setup is lost")
+    assert ended == ("#arena Fight 1 (Olaf vs Gorbag) is ended unread: a draw by a "
+                     "moderator's ruling; no BP moved, since its records could not be read. "
+                     "The channel is free. ledger #5 <mac>")
+    assert club.referee.store.open_fights() == ([], [])
+    assert not club.warrior("Olaf")["in_fight"] and club.warrior("Olaf")["bp"] == 0
+    assert club.say("bob !challenge Ulf")[0].startswith("#arena Ulf, Finn challenges you")
+    assert club.restart() == [] and club.referee.resume_line("#arena") is None
+    assert "Traceback" not in caplog.text

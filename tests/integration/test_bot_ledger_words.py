@@ -30,7 +30,7 @@ from bot.chat.messages import Incoming, Sender
 from bot.chat.moderators import hash_password, password_key
 from bot.irc.text import DEFAULT_BUDGET
 from bot.systems.ancath import RANSOM_MOST
-from storage.club import HOME_NETWORK
+from storage.club import HOME_NETWORK, seal_digest
 from storage.store import Store
 
 BOSS = Sender(nick="boss", mask="boss!~boss@127.0.0.1", host="~boss@127.0.0.1")
@@ -149,7 +149,8 @@ def test_a_moderators_password_is_a_row_naming_the_key_never_the_hash(tmp_path: 
     with sqlite3.connect(club.db) as db:
         (detail,) = db.execute("SELECT detail FROM ledger WHERE id = ?", (first,)).fetchone()
         chain = "\n".join(str(row) for row in db.execute("SELECT * FROM ledger"))
-    assert json.loads(detail) == {"key": "moderator-password:boss"}
+    assert json.loads(detail) == {"key": "moderator-password:boss",   # and which seal
+                                  "seal": seal_digest(sealed)}          # is the newest
     assert str(sealed["hash"]) not in chain and str(sealed["salt"]) not in chain
     assert said(club, BOSS, "!mod login hunter2hunter2")[0].startswith(
         "boss logged in as moderator boss")
@@ -177,8 +178,8 @@ def test_a_password_moderator_is_recorded_by_the_name_logged_in_as(tmp_path: Pat
     store.set_setting(password_key("boss"), hash_password("hunter2hunter2", "boss",
                                                            store.keyring), "cli")
     assert said(club, BOSS, "!mod login hunter2hunter2") == [
-        "boss logged in as moderator boss until boss quits, leaves or speaks from another "
-        "host"]
+        "boss logged in as moderator boss until boss quits, changes nick, leaves my "
+        "channels or speaks from another host"]
     first = next_row(club)
     assert said(club, BOSS, "!mod armour Gorbag mail won it in a raid", "#arena") == [
         "#arena boss: Gorbag now wears mail (was leather)"]

@@ -248,7 +248,7 @@ def test_names_typed_on_another_network_are_that_networks(
     that network's ``user@host``."""
     alpha = Club(tmp_path / "alpha", database=database_url, network="alpha")
     beta = Club(tmp_path / "beta", database=database_url, network="beta",
-                moderators=("beta:mod",))
+                moderators=("beta:mod",), verified_idents=True)   # masks may be added
     beta.referee.realm = "beta"   # as its IRC bot sets it (the test above)
     alpha.say("#yard alice !create Astrid free-clans axe shield")
 

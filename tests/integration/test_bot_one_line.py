@@ -30,7 +30,8 @@ def hosted(club: Club, line: str) -> list[str]:
 
 
 def duel_club(tmp_path: Path, **options: object) -> Club:
-    club = Club(tmp_path, moderators=("mod!mod@10.0.0.9",), **options)  # type: ignore[arg-type]
+    club = Club(tmp_path, moderators=("mod!mod@10.0.0.9",), verified_idents=True,
+                **options)  # type: ignore[arg-type]
     hosted(club, "gob !create Gorbag goblin club spear")
     hosted(club, "olaf !create Olaf free-clans broadsword shield")
     return club

@@ -16,7 +16,8 @@ MOD_REFUSED = "only moderators use !mod"
 
 
 def club_of(tmp_path: Path, *moderators: str) -> Club:
-    club = Club(tmp_path, moderators=moderators or ("boss",))
+    """Masks name moderators here: the network verifies idents (``irc.verified_idents``)."""
+    club = Club(tmp_path, moderators=moderators or ("boss",), verified_idents=True)
     club.say("gob !create Gorbag goblin club spear")
     club.say("olaf !create Olaf free-clans broadsword shield")
     return club

@@ -692,7 +692,8 @@ def test_mod_rolls_is_per_channel_and_needs_a_channel(tmp_path: Path) -> None:
 def test_R8_2_non_moderators_are_refused_every_mod_command(
     tmp_path: Path, text: str, nick: str, account: str | None, mask: str | None
 ) -> None:
-    club = make_club(tmp_path, moderators=("mod", "boss!b@club.example"), fairy=True)
+    club = make_club(tmp_path, moderators=("mod", "boss!b@club.example"), fairy=True,
+                     verified_idents=True)
     start_fight(club)
     before = (club.referee.store.ledger(), club.referee.fairy_open(),
               club.referee.rolls_mode("#arena"), club.warrior("Olaf"))
@@ -713,7 +714,8 @@ def test_R8_2_non_moderators_are_refused_every_mod_command(
 def test_R8_2_moderators_are_recognised_by_account_or_exact_mask(
     tmp_path: Path, nick: str, account: str | None, mask: str | None, who: str
 ) -> None:
-    club = make_club(tmp_path, moderators=("mod", "boss!b@club.example"))
+    club = make_club(tmp_path, moderators=("mod", "boss!b@club.example"),
+                     verified_idents=True)
     assert club.say(f"{nick} !mod bp Gorbag +1.0 prize", account=account, mask=mask) == [
         f"#arena {nick}: Gorbag: +1.0 BP recorded"]
     row = ledger(club, "Gorbag")[-1]

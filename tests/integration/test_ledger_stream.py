@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import text
 from test_ledger_trust import KEY, filled, rehash  # the same records the attacks start from
 
-from storage import audit
+from storage import ledger
 from storage.db import open_database
 from storage.keys import Keyring
 from storage.store import Store, UnknownWarrior
@@ -46,7 +46,7 @@ def test_verify_in_batches_of_one_reports_what_a_whole_read_does(
         rehash(connection, grant + 2)
     whole = store.audit([fight.anchor, published])
     assert len(whole.problems) >= 4, whole.problems
-    monkeypatch.setattr(audit, "VERIFY_BATCH", 1)
+    monkeypatch.setattr(ledger, "BATCH", 1)
     assert store.audit([fight.anchor, published]) == whole
-    monkeypatch.setattr(audit, "VERIFY_BATCH", 3)
+    monkeypatch.setattr(ledger, "BATCH", 3)
     assert store.audit([fight.anchor, published]) == whole

@@ -36,10 +36,11 @@ from rules.contest.model import parse_fighter
 from rules.replay import replay
 from rules.systems import AN_CATH
 from storage import ledger
+from storage.chained import Chained
 from storage.db import open_database, open_read_only
 from storage.errors import StorageError
 from storage.keys import Keyring, KeyringError
-from storage.ledger import Anchor
+from storage.ledger import Anchor, LegacyRows
 from storage.models import LedgerHead, LedgerRow
 from storage.signing import signing_key
 from storage.store import OpenFight, Store
@@ -96,8 +97,9 @@ def play(store: Store, fight: OpenFight, script: str) -> OpenFight:
     return fight
 
 
-def filled(store: Store) -> OpenFight:
-    """Two warriors, a finished practice fight, a grant, a purchase and a later grant."""
+def filled(store: Store, legacy: bool = False) -> OpenFight:
+    """Two warriors, a finished practice fight, a grant, a purchase and a later grant
+    (``legacy``: by the code before keys, whose rows no signed row seals yet)."""
     store.create_warrior(warrior("Olaf", "free-clans", "broadsword", "shield"), "olaf_acct")
     store.create_warrior(warrior("Gorbag", "goblin", "club", "spear"), "gorbag_acct")
     fight, _ = store.open_fight("#arena", AN_CATH, "practice",
@@ -107,7 +109,11 @@ def filled(store: Store) -> OpenFight:
     store.adjust_bp("Olaf", 30, "mod", "grant")
     store.buy_skill("Olaf", Skill.BROADSWORD, "olaf_acct")
     store.adjust_bp("Gorbag", 5, "mod", "late grant")
-    assert store.verify() == []
+    problems = store.verify()
+    if legacy:   # with the key, legacy rows no signed row seals are a failure
+        assert len(problems) == 1 and "ancath-bot db seal-legacy" in problems[0], problems
+    else:
+        assert problems == []
     return fight
 
 
@@ -608,7 +614,8 @@ def legacy(store: Store, monkeypatch: pytest.MonkeyPatch) -> OpenFight:
     with monkeypatch.context() as patched:
         patched.setattr(ledger, "append", _legacy_append)
         patched.setattr(Store, "_append_fight", lambda *args, **kwargs: None)
-        fight = filled(store)
+        patched.setattr(Chained, "check", lambda _self, _session, row: {"owner": row.owner})
+        fight = filled(store, legacy=True)
     with store.engine.connect() as connection:
         assert connection.execute(text("SELECT COUNT(*) FROM ledger WHERE key_id IS NOT NULL "
                                        "OR entry LIKE 'fight-%'")).scalar_one() == 0
@@ -617,8 +624,12 @@ def legacy(store: Store, monkeypatch: pytest.MonkeyPatch) -> OpenFight:
 
 def test_a_database_from_before_keys_verifies_with_notes(store: Store, legacy: OpenFight) -> None:
     report = store.audit()
-    assert report.problems == [] and report.missing == {} and not report.keyed
-    assert naming(report.notes, "ledger rows 1..", "legacy rows", "can still rewrite them")
+    assert report.missing == {} and not report.keyed
+    # with the key, legacy rows no signed row seals are a failure naming the one command
+    assert len(report.problems) == 1 and naming(report.problems, "ledger rows 1..", "legacy "
+                                                "rows", "no signed row seals", "db seal-legacy")
+    unkeyed = Store(store.engine, keyring=Keyring()).audit()   # without it: a note
+    assert naming(unkeyed.notes, "ledger rows 1..", "legacy rows", "can still rewrite them")
     assert naming(report.notes, "2 warriors come from before")
     assert naming(report.notes, f"fights {legacy.id} ended before")
 
@@ -626,6 +637,9 @@ def test_a_database_from_before_keys_verifies_with_notes(store: Store, legacy: O
 def test_the_first_keyed_row_seals_the_legacy_past(store: Store, legacy: OpenFight) -> None:
     with store.engine.connect() as connection:
         legacy_rows = connection.execute(text("SELECT COUNT(*) FROM ledger")).scalar_one()
+    with pytest.raises(LegacyRows, match="ancath-bot db seal-legacy"):
+        store.set_setting("fairy_folk_open", True, "mod", "no append seals legacy rows")
+    assert store.seal_legacy(legacy=True) == 4   # the operator's ancath-bot db seal-legacy
     store.adjust_bp("Gorbag", 1, "mod", "the first keyed row")
     entries = [(r["entry"], r["key"]) for r in store.ledger()][legacy_rows:]
     kid = public_id(KEY)
@@ -649,6 +663,7 @@ def test_the_first_keyed_row_seals_the_legacy_past(store: Store, legacy: OpenFig
 def test_rewriting_the_legacy_past_breaks_the_first_keyed_row(
     store: Store, legacy: OpenFight,
 ) -> None:
+    store.seal_legacy(legacy=True)
     store.adjust_bp("Gorbag", 1, "mod", "the first keyed row")
     with store.engine.begin() as connection:
         grant = connection.execute(text("SELECT id, warrior_id FROM ledger "
@@ -675,18 +690,23 @@ def test_rewriting_the_legacy_past_breaks_the_first_keyed_row(
                         f"1..{sealing - 1} (an older row edited, dropped or inserted)"], problems
 
 
-def test_the_bot_seals_a_database_from_before_keys_when_it_starts(
+def test_the_bot_starts_on_a_database_from_before_keys_once_the_operator_seals_it(
     store: Store, legacy: OpenFight, database_url: str, caplog: pytest.LogCaptureFixture,
 ) -> None:
-    with store.engine.begin() as connection:      # before the start: not caught yet
+    with store.engine.begin() as connection:      # before the seal: not caught yet
         connection.execute(text("UPDATE warriors SET owner = 'mallory' WHERE name_key = 'olaf'"))
-    assert store.verify() == []
+    (unsealed,) = store.verify()
+    assert "ancath-bot db seal-legacy" in unsealed
     with store.engine.begin() as connection:
         connection.execute(text("UPDATE warriors SET owner = 'olaf_acct' WHERE name_key = 'olaf'"))
+    with pytest.raises(LegacyRows, match="ancath-bot db seal-legacy"):   # never on its own
+        build_referee(BotConfig(), database=database_url, keyring=Keyring.of(KEY),
+                      odds_workers=InlineExecutor())
+    assert store.seal_legacy(legacy=True) == 4    # the operator's ancath-bot db seal-legacy
     referee = build_referee(BotConfig(), database=database_url, keyring=Keyring.of(KEY),
                             odds_workers=InlineExecutor())
     try:
-        assert "4 ledger rows written at the start" in caplog.text
+        assert "ledger rows written at the start" not in caplog.text
         assert referee.store.seal_legacy() == 0                      # once only
         with store.engine.begin() as connection:  # after it: caught, no write needed
             connection.execute(text(
@@ -760,3 +780,26 @@ def test_an_hmac_chain_that_does_not_verify_is_never_sealed(
         store.seal_legacy()
     with store.engine.connect() as connection:
         assert connection.execute(text("SELECT COUNT(*) FROM ledger")).scalar_one() == hmac_club
+
+
+def test_legacy_rows_then_hmac_rows_wait_for_the_operators_seal(
+    store: Store, legacy: OpenFight, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 31, item 5: HMAC rows after legacy ones prove nothing of them to the public
+    key, so the bot seals them only on the operator's ``db seal-legacy`` (an HMAC club
+    alone is still sealed at the start: above)."""
+    with monkeypatch.context() as patched:        # the HMAC-keyed code, after the legacy
+        patched.setattr(ledger, "append", _hmac_append)
+        patched.setattr(Chained, "check", lambda _self, _session, row: {"owner": row.owner})
+        store.adjust_bp("Gorbag", 1, "mod", "an hmac row")
+    with store.engine.connect() as connection:
+        before = connection.execute(text("SELECT COUNT(*) FROM ledger")).scalar_one()
+    assert naming(store.verify(), "legacy rows", "no signed row seals", "db seal-legacy")
+    with pytest.raises(LegacyRows, match="ancath-bot db seal-legacy"):
+        store.seal_legacy()                       # as the bot's start calls it
+    with pytest.raises(LegacyRows):
+        store.set_setting("fairy_folk_open", True, "mod", "nor any append")
+    assert store.seal_legacy(legacy=True) == 1    # the operator's: the ledger-keyed row
+    (keyed,) = [r for r in store.ledger() if r["entry"] == "ledger-keyed"]
+    assert keyed["id"] == before + 1
+    assert not naming(store.verify(), "no signed row seals")

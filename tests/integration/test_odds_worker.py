@@ -75,7 +75,6 @@ def test_a_worker_that_died_is_replaced_and_odds_go_on(
                 break
             time.sleep(0.2)  # the pool sees its process gone a moment later
         assert got.startswith(f"fan{attempt}: Olaf vs Gorbag (duel): Olaf wins"), got
-        assert "odds worker 0 died; starting a new one" in caplog.text or \
-            "odds worker 1 died; starting a new one" in caplog.text
+        assert "died; starting a new one" in caplog.text   # odds worker 0 or 1
     finally:
         desk.close(referee)

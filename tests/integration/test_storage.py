@@ -670,9 +670,10 @@ def test_undo_racing_the_end_of_another_fight_of_the_same_warrior(
     transactions want A's row and the ledger head; neither may deadlock."""
     for round_ in range(6):
         a, b, c = f"Aed{round_}", f"Bran{round_}", f"Conn{round_}"
-        store.create_warrior(warrior(a, "goblin", "club", "spear"), a)
-        for name in (b, c):
-            store.create_warrior(warrior(name, "free-clans", "broadsword", "shield"), name)
+        store.create_warrior(warrior(a, "goblin", "club", "spear"), f"{a.lower()}_acct")
+        for name in (b, c):   # each owned by the account open_pair seats it with
+            store.create_warrior(warrior(name, "free-clans", "broadsword", "shield"),
+                                 f"{name.lower()}_acct")
         first = open_pair(store, "practice", f"#one{round_}", b, a)
         first, _ = play(store, first, (START + KILL).replace("Olaf", b).replace("Gorbag", a))
         assert first.state.outcome.winner == 0
@@ -832,6 +833,10 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
         assert {"fights", "fight_sides", "fight_commands", "fight_events"} <= set(
             inspect(engine).get_table_names())
         store = Store(engine)
+        # legacy rows are sealed only by the operator's ancath-bot db seal-legacy
+        (unsealed,) = store.verify()
+        assert "no signed row seals" in unsealed and "db seal-legacy" in unsealed
+        assert store.seal_legacy(legacy=True) == 3   # ledger-keyed, two attested rows
         assert store.verify() == []
         assert store.warrior("OLAF").sheet.bp == 25
         assert store.setting("fairy_open") is True

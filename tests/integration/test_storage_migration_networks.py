@@ -38,7 +38,7 @@ def fill(store: Store) -> None:
                                   ("Aed", "goblin", ("axe", "shield"))):
         store.create_warrior(warrior(name, culture, *skills), name.lower())
     fight, _ = store.open_fight("#arena", AN_CATH, "practice",
-                                [("Olaf", "olaf"), ("Gorbag", "gob")], "olaf")
+                                [("Olaf", "olaf"), ("Gorbag", "gorbag")], "olaf")
     fight, _ = play(store, fight, START + KILL)
     assert fight.state.outcome is not None
     store.open_fight("#duels", AN_CATH, "duel", [("Bran", "bran"), ("Ulf", "ulf")], "bran")

@@ -244,7 +244,7 @@ def test_the_moderators_actions_with_who_and_why(
 def test_the_moderators_actions_say_what_they_set(tmp_path: Path) -> None:
     """A skill's new value, the armour, and whom ``!mod add`` and ``remove`` named (a mask
     as "unregistered"): the page said only "skill set" or "moderator added"."""
-    club = Club(tmp_path)
+    club = Club(tmp_path, verified_idents=True)   # a mask may be added
     club.say("gob !create Gorbag goblin club spear")
     for line in ("mod !mod skill Gorbag spear 35 typo", "mod !mod armour Gorbag mail won it",
                  "mod !mod add carol runs the tourney",

@@ -148,3 +148,25 @@ def test_a_section_set_whole_as_json(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANCATH_IRC__PORT", "6667")
     irc = load_config(None).irc
     assert irc is not None and (irc.server, irc.port) == ("irc.example.org", 6667)
+
+
+def test_a_host_mask_moderator_needs_the_operators_word_that_idents_are_verified(
+        tmp_path: Path) -> None:
+    """InspIRCd without ident lookups shows the ident a client chose with no '~': a mask
+    counts only where the operator says the network verifies idents."""
+    path = tmp_path / "bot.yaml"
+    path.write_text('moderators: ["mboss!mboss@127.0.0.1"]\n')
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value) == (
+        f"{path}: moderators: mboss!mboss@127.0.0.1: a host mask names a moderator only "
+        "where the network verifies idents: set irc.verified_idents: true if it does; else "
+        "list a services account, or a name that logs in with !mod login (ancath-bot "
+        "moderator password <name>)")
+    path.write_text('moderators: ["mboss!mboss@127.0.0.1"]\n'
+                    "irc: {server: irc.example.org, verified_idents: false}\n")
+    with pytest.raises(ConfigError, match=r"irc\.verified_idents: true"):
+        load_config(path)
+    path.write_text('moderators: ["mboss!mboss@127.0.0.1", alice]\n'
+                    "irc: {server: irc.example.org, verified_idents: true}\n")
+    assert load_config(path).moderators == ["mboss!mboss@127.0.0.1", "alice"]

@@ -162,3 +162,79 @@ def test_an_invalid_target_is_never_queued(caplog: pytest.LogCaptureFixture) -> 
     assert "not sending to invalid target" in caplog.text
     assert outbox.message("Ref_", "hi", command="NOTICE") == 1
     assert drain(outbox) == ["NOTICE Ref_ :hi"]
+
+
+# -- issue 31, item 13: what the bot owes a host, and replies too late to send ------------
+
+FLOODER = ("127.0.0.1", "~fl0@127.0.0.1")
+NEAR = ("127.0.0.1", "~near@127.0.0.1")
+FAR = ("127.0.0.2", "~far@127.0.0.2")
+
+
+def test_a_reply_that_cannot_go_out_in_time_is_dropped_not_queued() -> None:
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(burst=1, per_second=1.0), clock.now)
+    for i in range(4):
+        outbox.message("#a", f"fight {i}", Priority.FIGHT)  # one a second: 3 s and more
+    assert outbox.message("#a", "late", owed=NEAR, within=3.0) == 0
+    assert outbox.dropped == 1 and len(outbox) == 4
+    assert outbox.message("#a", "in time", owed=NEAR, within=5.0) == 1
+    # a fight's line and a line kept whole for its anchor are never too late
+    assert outbox.message("#a", "fight", Priority.FIGHT, owed=NEAR, within=0.1) == 1
+    assert outbox.message("#a", "anchor", owed=NEAR, within=0.1, fit=lambda _n: "anchor") == 1
+    assert outbox.dropped == 1
+    sent = []
+    for _ in range(8):
+        sent += drain(outbox)
+        clock.advance(1.0)
+    assert sent == [f"PRIVMSG #a :fight {i}" for i in range(4)] + [
+        "PRIVMSG #a :fight", "PRIVMSG #a :in time", "PRIVMSG #a :anchor"]
+    assert outbox.dropped == 1  # "in time" went out 5 s after it came: in time
+
+
+def test_a_reply_whose_time_comes_while_it_waits_is_dropped_with_all_its_lines() -> None:
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(burst=1, per_second=1.0), clock.now)
+    assert outbox.message("#a", "y" * 600, owed=NEAR, within=5.0) == 2
+    for i in range(6):  # the fight goes first, and takes six seconds
+        outbox.message("#a", f"fight {i}", Priority.FIGHT)
+    sent = []
+    for _ in range(10):
+        sent += drain(outbox)
+        clock.advance(1.0)
+    assert sent == [f"PRIVMSG #a :fight {i}" for i in range(6)]
+    assert outbox.dropped == 2 and len(outbox) == 0
+
+
+def test_chatter_goes_to_the_host_that_asked_least_first_then_its_lightest_identity() -> None:
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(burst=1, per_second=1.0), clock.now)
+    for _ in range(30):  # ten identities' worth of asking from one host
+        outbox.asked(FLOODER)
+    outbox.asked(NEAR)
+    outbox.asked(FAR)
+    outbox.message("#a", "to the flooder", owed=FLOODER, within=60.0)
+    outbox.message("#a", "to near", owed=NEAR, within=60.0)
+    outbox.message("#a", "to far", owed=FAR, within=60.0)
+    sent = []
+    for _ in range(3):
+        sent += drain(outbox)
+        clock.advance(1.0)
+    assert sent == ["PRIVMSG #a :to far", "PRIVMSG #a :to near", "PRIVMSG #a :to the flooder"]
+
+
+def test_a_host_is_owed_at_most_what_the_budget_sends_in_reply_seconds() -> None:
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(burst=2, per_second=1.0, reply_seconds=3.0), clock.now)
+    assert outbox.most_owed == 5  # 2 at once, then 3 s at one a second
+    flooders = [("127.0.0.1", f"~fl{i}@127.0.0.1") for i in range(8)]
+    for who in flooders:
+        for _ in range(10):
+            outbox.asked(who)
+        outbox.message("#a", f"to {who[1]}", owed=who, within=3600.0)
+    assert outbox.owes("127.0.0.1") == 5 and outbox.dropped == 3
+    outbox.asked(NEAR)  # a bystander on the same host, who asked once
+    assert outbox.message("#a", "to near", owed=NEAR, within=3600.0) == 1
+    assert outbox.owes("127.0.0.1") == 5 and outbox.dropped == 4  # a flooder's went
+    assert outbox.message("#a", "to far", owed=FAR, within=3600.0) == 1  # another host
+    assert drain(outbox)[:2] == ["PRIVMSG #a :to far", "PRIVMSG #a :to near"]
