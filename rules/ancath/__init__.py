@@ -1,4 +1,4 @@
-"""An Cath 1.03 (Glenn E. Overby II), refereed as ``shared/RULINGS.md`` R1-R8 read it.
+"""An Cath 1.03 (Glenn E. Overby II), refereed as ``docs/rulings.md`` R1-R8 read it.
 
 Modules: ``tables`` (the rules' data), ``sheet`` (warriors, BP, purchases), ``state``,
 ``commands`` and ``events`` (the values), ``chances`` (who may do what, at what

@@ -1,4 +1,4 @@
-"""Simple Contest combat (shared/rules-text/simple-contest-combat.txt), as R9 reads it.
+"""Simple Contest combat, refereed as R9 of ``docs/rulings.md`` reads it.
 
 Each round both sides say they strike, then roll d20, the challenger first; the bot
 resolves the contest when both dice are in. ``apply(state, command)`` like An Cath.

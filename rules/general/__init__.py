@@ -1,4 +1,4 @@
-"""The General rules (shared/rules-text/general-rules.txt) as R10 reads them: a d20
+"""The General rules, as R10 of ``docs/rulings.md`` reads them: a d20
 skirmish engine with rolled-up damage, Protection, knockback and stun, and the travel
 tool (``rules.general.travel``)."""
 

@@ -3,7 +3,7 @@ challenge to the BP awards, yields and prisoners, flight, death, manual rolls, t
 limits, two channels at once, a restart mid-fight, loadouts, and refusals.
 
 Each scripted roll has a comment saying why it hits, misses or lands where it does;
-the chances are worked out by hand from ``shared/RULINGS.md``.
+the chances are worked out by hand from ``docs/rulings.md``.
 
 The cast (every skill 30, BP 0 unless a test says otherwise):
 

@@ -1,6 +1,6 @@
 """An Cath rulings R1 (dice), R3 (starting a fight) and R4 (a turn), as fight transcripts.
 
-Each test is named after the ruling it checks (``shared/RULINGS.md``). Every chance
+Each test is named after the ruling it checks (``docs/rulings.md``). Every chance
 asserted here is worked out by hand from the rulings, in the comment beside it.
 
 The cast, all at 30% in every skill unless a test says otherwise:

@@ -1,6 +1,6 @@
 """An Cath ruling R2 (warriors): cultures, skills, BP, the Test skill and buying.
 
-Each test is named after the ruling it checks (``shared/RULINGS.md``).
+Each test is named after the ruling it checks (``docs/rulings.md``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """R6.1: the damage table, checked row edge by row edge against a copy typed from
-``shared/RULINGS.md`` (deliberately not read from the engine's own data)."""
+``docs/rulings.md`` (deliberately not read from the engine's own data)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from rules.ancath.tables import Armour, Hit, damage_result
 
 ROWS = ("kill", "head", "torso", "weapon-arm", "off-arm", "right-leg", "left-leg", "no-effect")
 
-# RULINGS.md R6.1, column by column: (first roll, last roll) of each row, or None
+# docs/rulings.md R6.1, column by column: (first roll, last roll) of each row, or None
 # for an empty row ("-").
 RULINGS_TABLE: dict[str, dict[str, tuple[int, int] | None]] = {
     "none": {

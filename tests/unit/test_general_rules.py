@@ -1,7 +1,7 @@
-"""General rules (R10, ``shared/rules-text/general-rules.txt``): the skirmish engine and
+"""General rules (R10 of ``docs/rulings.md``): the skirmish engine and
 the travel tool.
 
-Each test is named after the ruling it checks (``shared/RULINGS.md``); each worked
+Each test is named after the ruling it checks (``docs/rulings.md``); each worked
 example of the rule text is a test with the text's own numbers.
 
 The cast (skills tested on d20, success at or under):

@@ -1,6 +1,6 @@
-"""Simple Contest combat (R9, ``shared/rules-text/simple-contest-combat.txt``).
+"""Simple Contest combat (R9 of ``docs/rulings.md``).
 
-Each test is named after the ruling it checks (``shared/RULINGS.md``). Fights are
+Each test is named after the ruling it checks (``docs/rulings.md``). Fights are
 played through ``apply`` with scripted d20 rolls; the expected levels, degrees and
 gravities are worked out by hand from the rulings in the comment beside them.
 
