@@ -17,7 +17,8 @@ more arrives: what was lost stays lost).
 
 Figures, one per line: ``inspircd_defaults.disconnects`` (how often the server dropped
 the bot; the goal is 0), ``.commands`` (sent by the players), ``.lines_queued`` (lines
-the bot queued to say), ``.lines_delivered`` (lines of the bot's the players received),
+the bot queued to say), ``.lines_delivered`` (lines of the bot's the players received,
+but its busy lines, which name the askers of answers dropped),
 ``.lines_dropped_queued`` and ``.lines_dropped_unqueued`` (reply lines dropped as too
 late to send, issue 31: after waiting in the queue, or at once), and
 ``.last_line_late_seconds`` (from the command to its reply, for the reply that arrived
@@ -80,6 +81,8 @@ class Room:
                 line = await self.client.expect(said, timeout=3600)
                 if line.command == "JOIN":
                     self.bot_here.set()
+                    continue
+                if line.text.startswith("busy"):  # names askers of answers dropped
                     continue
                 self.lines += 1
                 words = line.text.split()

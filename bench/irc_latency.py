@@ -62,7 +62,7 @@ from ircbot import BOT_NICK, Running, bot_on, player, until  # noqa: E402
 from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 
 import bot.irc.supervisor  # noqa: E402
-from bot.irc.outbox import TokenBucket  # noqa: E402
+from bot.irc.budget import TokenBucket  # noqa: E402
 
 ARENA, BENCH = "#arena", "#bench"
 """The referee's channel and the echo bot's: same length, same members."""

@@ -48,7 +48,7 @@ from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 import bot.irc.supervisor  # noqa: E402
 from bot.config import FloodConfig  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
-from bot.irc.outbox import Budget, TokenBucket  # noqa: E402
+from bot.irc.budget import Budget, TokenBucket  # noqa: E402
 from rules.ancath.state import FightState  # noqa: E402
 
 PROMPT = re.compile(

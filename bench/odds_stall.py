@@ -45,7 +45,7 @@ from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 
 import bot.irc.supervisor  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
-from bot.irc.outbox import TokenBucket  # noqa: E402
+from bot.irc.budget import TokenBucket  # noqa: E402
 from bot.odds import advisor, desk  # noqa: E402
 
 ARENA, SIDE = "#arena", "#b"

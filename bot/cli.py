@@ -7,11 +7,14 @@ verify`` serve leadership, and ``web`` serves them the leadership pages beside t
 database; ``key new``, ``key ids`` and ``key public`` help keep the ledger keys;
 ``audit export`` writes what ``audit verify --export`` checks with the public key alone
 (:mod:`bot.audit_cli`). ``ledger`` and ``audit verify`` never change the database (no
-migration; a read-only file or a backup copy can be checked).
+migration; a read-only file or a backup copy can be checked). ``status`` says whether
+the running IRC bot is alive and connected, from its heartbeat (:mod:`bot.heartbeat`).
+``config check`` says what ``run`` would do, touching nothing (:mod:`bot.config_check`).
 
-Exit status: 0 done (for ``audit verify``: all proved), 1 ``audit verify`` found
-problems, 2 an error (a bad option, configuration or database, or a ledger key that is
-not available), 3 and 4 scripted dice ran out or were left over.
+Exit status: 0 done (for ``audit verify``: all proved; for ``status``: healthy), 1
+``audit verify`` found problems or ``status`` did not find the bot healthy, 2 an error (a
+bad option, configuration or database, or a ledger key that is not available), 3 and 4
+scripted dice ran out or were left over.
 """
 
 from __future__ import annotations
@@ -31,11 +34,13 @@ from typing import Any, NoReturn
 
 from sqlalchemy.exc import DBAPIError
 
-from bot import audit_cli
+from bot import audit_cli, heartbeat
 from bot.app import build_referee, freeze_start, stop_referee
 from bot.audit_cli import printable, public_key
 from bot.chat.moderators import hash_password, password_key
-from bot.config import ConfigError, load_config, network_name
+from bot.config import BotConfig, ConfigError, IrcConfig, load_config, network_name
+from bot.config_check import check as check_config
+from bot.config_check import irc_at_start
 from bot.console import DEFAULT_CHANNEL, serve
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
 from bot.irc.supervisor import IrcBot
@@ -48,6 +53,8 @@ from storage.backup import backup_sqlite
 from storage.club import HOME_NETWORK
 from storage.db import (
     DatabaseUnavailable,
+    check_url,
+    club_revision,
     current_revision,
     database_problem,
     downgrade,
@@ -98,6 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = with_keys(sub.add_parser("run", help="referee on IRC, or in a local console channel"))
     run.add_argument("--config")
+    status = sub.add_parser("status", help="one line on the running IRC bot (the same "
+                            "config): exit 0 when its heartbeat is fresh and it is connected, "
+                            "else 1; a container's HEALTHCHECK")
+    status.add_argument("--config", help="YAML configuration file")
     console = with_keys(with_db(sub.add_parser("console", help="one local console channel")))
     console.add_argument("--dice", help="scripted dice: N,N,...")
 
@@ -143,10 +154,14 @@ def build_parser() -> argparse.ArgumentParser:
     moderator = sub.add_parser("moderator", help="moderators who log in by password")
     password = with_keys(with_db(moderator.add_subparsers(dest="action", required=True)
                                  .add_parser("password", help="set the password a moderator "
-                                             "gives to !mod login (R8.2)")))
+                                             "gives to !mod login (R8.2): asked twice at a "
+                                             "terminal; without one (a pipe, docker exec "
+                                             "without -it) the first line of standard input")))
     password.add_argument("name", help="the moderator's name, as listed in moderators:")
     password.add_argument("--password-stdin", action="store_true",
-                          help="read the password from the first line of standard input")
+                          help="read the password from the first line of standard input, "
+                          "even from a terminal (without one it always is: echo 'the "
+                          "password' | ancath-bot moderator password NAME)")
 
     db = sub.add_parser("db", help="database tools").add_subparsers(dest="action",
                                                                     required=True)
@@ -177,6 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     backup = with_keys(with_db(sub.add_parser(
         "backup", help="copy a SQLite database while the bot runs (not its ledger key)")))
     backup.add_argument("file", help="the new file to write (never overwritten)")
+
+    check = with_keys(sub.add_parser("config", help="the configuration").add_subparsers(
+        dest="action", required=True).add_parser("check", help="validate the file and the "
+        "environment as run does and say what run would do; connects to and writes nothing"))
+    check.add_argument("--config", help="YAML configuration file")
     return parser
 
 
@@ -252,14 +272,18 @@ def _dice(text: str | None) -> DiceSource | None:
         raise ConfigError("--dice takes whole numbers separated by commas: 57,12,90") from None
 
 
-async def _serve_irc(bot: IrcBot) -> None:
-    """The IRC bot until SIGINT or SIGTERM, which send QUIT and end cleanly."""
+async def _serve_irc(bot: IrcBot, beat: heartbeat.Heartbeat) -> None:
+    """The IRC bot until SIGINT or SIGTERM, which send QUIT and end cleanly; its
+    heartbeat written meanwhile."""
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, bot.stop)
+    beating = asyncio.create_task(heartbeat.keep(bot, beat))
     try:
         await bot.run()
     finally:
+        beating.cancel()
+        await asyncio.gather(beating, return_exceptions=True)   # its last word: stopped
         desk.close(bot.referee)  # before the loop closes: a late answer calls it
 
 
@@ -267,22 +291,47 @@ def _serve(args: argparse.Namespace) -> int:
     """``run``: IRC when configured, else the console; ``console``: a console channel on
     stdin until end of input (and the ``!odds`` answers still due)."""
     config = load_config(args.config)
+    check_url(getattr(args, "db", None) or config.database)   # before the ledger key
     dice = _dice(getattr(args, "dice", None))
-    on_irc = args.command == "run" and config.irc is not None
+    irc = config.irc if args.command == "run" else None
+    beat: heartbeat.Heartbeat | None = None
+    without: str | None = None
+    if args.command == "console" and sys.stdin is None:   # closed (<&-)
+        raise ConfigError("no standard input for the console channel (it is closed): give "
+                          "it the channel's lines (ancath-bot console < lines.txt), or run it "
+                          "in a terminal")
     if args.command == "run":
-        if not on_irc and not sys.stdin.isatty():
+        if irc is None and not (sys.stdin and sys.stdin.isatty()):
             raise ConfigError("no irc: section in the configuration and no terminal for the "
                               "console: add an irc: section (see config.example.yaml), or "
                               "run it in a terminal")
+        if irc is not None:   # what config check says, before anything is made
+            irc, without = irc_at_start(irc)
+            beat = heartbeat.Heartbeat(heartbeat.heartbeat_path(config))
+            beat.claim()   # one running bot a heartbeat file
         setup_logging(config.log)
+        if without:
+            logging.getLogger("ancath.irc").warning(without)
+    try:
+        return _referee(args, config, dice, irc, beat)
+    finally:
+        if beat is not None:
+            beat.release()
+
+
+def _referee(args: argparse.Namespace, config: BotConfig, dice: DiceSource | None,
+             irc: IrcConfig | None, beat: heartbeat.Heartbeat | None) -> int:
+    """The referee on IRC (``irc``, its heartbeat ``beat``), else in the console channel
+    on stdin, until it ends."""
+    on_irc = irc is not None
     referee = build_referee(config, database=getattr(args, "db", None), dice=dice,
                             odds_workers=start_workers(warm=on_irc), key_file=args.key_file,
                             odds_ahead=on_irc)
     freeze_start()
     try:
-        if on_irc:
-            assert config.irc is not None
-            asyncio.run(_serve_irc(IrcBot(config.irc, referee)))
+        if irc is not None:
+            assert beat is not None
+            asyncio.run(_serve_irc(IrcBot(irc, referee), beat))
             return 0
         if sys.stdin.isatty():
             print(f"ancath-bot: console channel {DEFAULT_CHANNEL}; type '<nick> <message>', "
@@ -312,20 +361,42 @@ def _leave(code: int) -> NoReturn:
     os._exit(code)
 
 
-def _set_password(args: argparse.Namespace, store: Store) -> int:
-    """``moderator password <name>``: a slow hash of the password in the club's settings."""
+def _read_password(name: str, from_stdin: bool) -> str:
+    """The first line of standard input when asked, or when it is no terminal (a pipe,
+    ``docker exec`` without ``-it``); else asked twice at the terminal."""
+    if sys.stdin is None:   # closed (<&-)
+        raise ConfigError(f"no standard input to read the password from (it is closed): "
+                          f"echo 'the password' | ancath-bot moderator password {name}")
+    try:
+        if from_stdin or not sys.stdin.isatty():
+            password = sys.stdin.readline().rstrip("\r\n")
+            if not password:
+                raise ConfigError(f"no password on standard input; give it as the first "
+                                  f"line: echo 'the password' | ancath-bot moderator "
+                                  f"password {name}")
+        else:
+            password = getpass.getpass(f"password for {name}: ")
+            if getpass.getpass("again: ") != password:
+                raise ConfigError("the two passwords differ; nothing was changed")
+        password.encode()   # bytes that are no UTF-8 come surrogate-escaped
+    except EOFError:   # Ctrl-D at the prompt
+        raise ConfigError("no password given; nothing was changed") from None
+    except UnicodeError:
+        raise ConfigError("the password is not UTF-8 text; nothing was changed") from None
+    return password
+
+
+def _set_password(args: argparse.Namespace, url: str) -> int:
+    """``moderator password <name>``: a slow hash of the password in the club's settings
+    (the name and the password are checked before the database is opened)."""
     listed = load_config(getattr(args, "config", None)).moderators
     if args.name not in listed:
         raise ConfigError(f"{args.name} is not in moderators: in the configuration; add it "
                           "there first")
-    if args.password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = getpass.getpass(f"password for {args.name}: ")
-        if getpass.getpass("again: ") != password:
-            raise ConfigError("the two passwords differ; nothing was changed")
+    password = _read_password(args.name, args.password_stdin)
     if len(password) < 8:
         raise ConfigError("a moderator's password has at least 8 characters")
+    store = Store(open_database(url), keyring=_keyring(args, url, create=True))
     sealed = hash_password(password, args.name, store.keyring)
     store.set_setting(password_key(args.name), sealed, "cli", f"password for {args.name}")
     print(f"password set: {args.name} logs in with /msg <bot> !mod login <password>")
@@ -339,15 +410,15 @@ def _db(args: argparse.Namespace, url: str) -> int:
         open_database(url)
         print("database schema is up to date")
     elif args.action == "current":
-        revision, head = current_revision(url), head_revision()
+        revision, head = club_revision(url), head_revision()
         newest = "the newest" if revision == head else f"the newest is {head}"
-        print(f"{revision or 'none'} ({newest})")
+        print(f"{revision} ({newest})")
     elif args.action == "home-network":
         _home_network(args, url)
     elif args.action == "seal-legacy":
         return audit_cli.seal_legacy(args, url, lambda a, u: _keyring(a, u, create=True))
     else:
-        was = current_revision(url)   # the database must be there: nothing is made
+        was = club_revision(url)   # a club's database must be there: nothing is made
         engine = make_engine(url)
         try:
             downgrade(engine, args.revision)
@@ -407,16 +478,24 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command in ("run", "console"):
             return _serve(args)
+        if args.command == "config":
+            print("\n".join(check_config(args.config, args.key_file)))
+            return 0
         if args.command == "key" and args.action == "new":
             print(new_key())
             return 0
         if args.command == "audit" and args.action == "verify" and args.export:
             return audit_cli.verify(args, None, _keyring)
+        if args.command == "status":
+            healthy, line = heartbeat.status(heartbeat.heartbeat_path(load_config(args.config)))
+            print(line)
+            return 0 if healthy else 1
         url = _database(args)
+        if args.command == "backup":   # SQLite's own copy: no driver needed
+            return _backup(args, url)
+        check_url(url)   # before a key is looked for or the database touched
         if args.command == "db":
             return _db(args, url)
-        if args.command == "backup":
-            return _backup(args, url)
         if args.command == "key":
             if args.action == "public":
                 return audit_cli.key_public(args, url, _keyring)
@@ -435,8 +514,7 @@ def main(argv: list[str] | None = None) -> int:
             _print_ledger(store.ledger_rows(args.warrior), args.format)
             return 0
         if args.command == "moderator":
-            engine = open_database(url)
-            return _set_password(args, Store(engine, keyring=_keyring(args, url, create=True)))
+            return _set_password(args, url)
         data = _warrior_json(Store(open_database(url)), args.name)
         if args.json:
             print(json.dumps(data))

@@ -25,6 +25,15 @@ from pydantic import (
 from pydantic_settings import EnvSettingsSource, SettingsError
 
 from bot.chat.moderators import is_mask, unverified_masks
+from bot.config_rules import (
+    ENV_NESTING,
+    ENV_PREFIX,
+    moderators_problem,
+    nick_problem,
+    others_problem,
+    refuse,
+    stray_variable,
+)
 from bot.irc import tls
 from storage.models import DEFAULT_NETWORK
 from storage.signing import PublicKey
@@ -36,8 +45,6 @@ DEFAULT_DATABASE = "sqlite:///ancath.sqlite3"
 NETWORK = r"[a-z0-9-]{1,16}"
 """A network's name: the ``network:`` of a process, and the ``<network>:`` before another
 network's accounts (bot/irc/session.py)."""
-ENV_PREFIX = "ANCATH_"
-ENV_NESTING = "__"
 
 
 class ConfigError(Exception):
@@ -49,7 +56,7 @@ class _Strict(BaseModel):
 
 
 class FloodConfig(_Strict):
-    """How fast the bot sends (bot/irc/outbox.py explains the cost of a line and the defaults,
+    """How fast the bot sends (bot/irc/budget.py explains the cost of a line and the defaults,
     which are safe on InspIRCd 3, Solanum and ngircd)."""
 
     burst: int = Field(4, ge=1, le=50)
@@ -100,6 +107,9 @@ class IrcConfig(_Strict):
     PLAIN when ``sasl_account`` is set, else no SASL."""
     sasl_password_env: str = "ANCATH_SASL_PASSWORD"
     """The environment variable that holds the SASL password (never the file)."""
+    sasl_required: bool = True
+    """Quit (and try again later) rather than go on without SASL when the server cannot
+    do the mechanism (offers no SASL, or lists only others); a refused login goes on."""
     server_password_env: str | None = None
     connect_timeout: float = 20.0
     ping_idle_seconds: float = 90.0
@@ -108,6 +118,13 @@ class IrcConfig(_Strict):
     nick_regain_seconds: float = 60.0
     """How often to try for ``nick`` again while on an alternative one."""
     flood: FloodConfig = FloodConfig()
+
+    @field_validator("nick", "alt_nicks")
+    @classmethod
+    def _nicks(cls, value: str | list[str]) -> str | list[str]:
+        for nick in [value] if isinstance(value, str) else value:
+            refuse(nick_problem(nick))
+        return value
 
     @field_validator("channels")
     @classmethod
@@ -251,6 +268,12 @@ class BotConfig(_Strict):
     group_commit_ms: float = Field(1.0, ge=0, le=100)
     """Writing commands that arrive within this many milliseconds of each other share
     one transaction and one sync to disk (bot/chat/records_lane.py); 0: each its own."""
+    heartbeat_file: str | None = None
+    """The IRC bot's heartbeat for ``ancath-bot status`` (bot/heartbeat.py), one bot a file;
+    unset: ``<db file>.heartbeat``, else ``ancath-bot-<network>.heartbeat`` in the cwd."""
+    other_processes_env: list[str] = []
+    """``ANCATH_*`` variables of a shared environment (one env_file) that other processes
+    read, as another network's SASL password: not refused here as setting nothing."""
     irc: IrcConfig | None = None
     log: LogConfig = LogConfig()
     web: WebConfig = WebConfig()
@@ -260,9 +283,16 @@ class BotConfig(_Strict):
     def _network(cls, value: str | None) -> str | None:
         return None if value is None else network_name(value)
 
+    @field_validator("other_processes_env")
+    @classmethod
+    def _others(cls, value: list[str]) -> list[str]:
+        refuse(others_problem(cls, value))
+        return value
+
     @field_validator("moderators")
     @classmethod
     def _verified(cls, value: list[str]) -> list[str]:
+        refuse(moderators_problem(value, NETWORK))
         unverified = unverified_masks(value)
         if unverified:
             raise ValueError(
@@ -293,10 +323,9 @@ def network_name(value: str) -> str:
 
 
 def environment() -> dict[str, Any]:
-    """The configuration keys set in the environment: ``ANCATH_DATABASE``,
-    ``ANCATH_IRC__PORT`` (``__`` steps into a section), lists as JSON. Only names of keys
-    count, so ``ANCATH_LEDGER_KEY`` and ``ANCATH_SASL_PASSWORD`` (secrets, not keys) are
-    left alone."""
+    """The configuration keys set in the environment: ``ANCATH_DATABASE``, ``ANCATH_IRC__PORT``
+    (``__`` steps into a section), lists as JSON; :func:`load_config` refuses any other
+    ``ANCATH_*`` but secrets' (:func:`bot.config_rules.stray_variable`)."""
     source = EnvSettingsSource(BotConfig, env_prefix=ENV_PREFIX,  # type: ignore[arg-type]
                                env_nested_delimiter=ENV_NESTING, case_sensitive=False)
     try:
@@ -352,7 +381,7 @@ def load_config(path: str | Path | None) -> BotConfig:
     data = _read(source) if source is not None else {}
     env = environment()
     try:
-        return BotConfig.model_validate(_merged(data, env))
+        config = BotConfig.model_validate(_merged(data, env))
     except ValidationError as error:
         lines = []
         for e in error.errors():
@@ -362,3 +391,10 @@ def load_config(path: str | Path | None) -> BotConfig:
             said = e["msg"].removeprefix("Value error, ")
             lines.append(f"{where}: {key}: {said}" if key else f"{where}: {said}")
         raise ConfigError("\n".join(lines)) from error
+    irc = config.irc
+    stray = stray_variable(BotConfig, os.environ, [config.web.token_env, *(
+        (irc.sasl_password_env, irc.server_password_env) if irc else ()),
+        *config.other_processes_env])
+    if stray:
+        raise ConfigError(stray)
+    return config

@@ -127,6 +127,9 @@ class Referee:
         names typed here (:meth:`club_name`)."""
         self.channels: list[str] = list(config.irc.channels) if config.irc else []
         """The channels the bot serves (for lines every channel must hear)."""
+        self.not_in: dict[str, str] = {}
+        """The channels the bot serves but is not in, with why (``too many channels``,
+        ``kicked by op``); the transport sets it, and ``!status`` tells a moderator."""
         self.heard: Folded[str] = Folded()
         """Every channel a line came from (name -> name as first heard)."""
         self.lost: str | None = None

@@ -529,10 +529,13 @@ def check_fights(fights: Sequence[Any], last_seqs: dict[int, int], marks: Marks,
                 report.problems.append(f"fight {fight.id}: {name} is {getattr(fight, name)!r}, "
                                        f"ledger row {newest.id} says {detail.get(name)!r}")
         last = last_seqs.get(fight.id) or 0
+        late = (last_events or {}).get(fight.id) or 0
+        if not isinstance(last, int) or not isinstance(late, int):
+            report.problems.append(f"fight {fight.id}: its log's command numbers are damaged")
+            continue
         if isinstance(detail.get("seq"), int) and last > detail["seq"]:
             report.problems.append(f"fight {fight.id}: commands {detail['seq'] + 1}..{last} "
                                    f"come after its end (ledger row {newest.id})")
-        late = (last_events or {}).get(fight.id) or 0
         if isinstance(detail.get("seq"), int) and late > detail["seq"]:
             report.problems.append(f"fight {fight.id}: events of commands {detail['seq'] + 1}.."
                                    f"{late} come after its end (ledger row {newest.id})")

@@ -16,7 +16,7 @@ from contextlib import closing
 from pathlib import Path
 from urllib.parse import quote
 
-from storage.db import BUSY_TIMEOUT_MS, database_url, sqlite_path
+from storage.db import BUSY_TIMEOUT_MS, database_url, shown_url, sqlite_path
 from storage.errors import DatabaseProblem
 
 __all__ = ["backup_sqlite"]
@@ -26,7 +26,7 @@ def backup_sqlite(url: str, target: str | Path) -> Path:
     """Copy the SQLite database at ``url`` to the new file ``target``; the source."""
     source = sqlite_path(database_url(url))
     if source is None:
-        raise DatabaseProblem(f"{url}: only a SQLite file is copied this way; back up "
+        raise DatabaseProblem(f"{shown_url(url)}: only a SQLite file is copied this way; back up "
                               "PostgreSQL with pg_dump (pg_dump -Fc -f club.dump <db>)")
     if not source.is_file():
         raise DatabaseProblem(f"{source}: no such database file")

@@ -1,5 +1,9 @@
 """Opening a database: URLs, SQLite's durability settings, and schema migrations.
 
+``check_url`` comes first: a database or driver the bot does not use (only SQLite and
+PostgreSQL through psycopg), or a driver not installed, is one line before anything
+else is done.
+
 SQLite runs in WAL mode with ``synchronous=FULL``: WAL alone with ``NORMAL`` may lose
 the last commits on power loss, and every command the bot acknowledges in the channel
 must survive one. Each write transaction starts with ``BEGIN IMMEDIATE`` so two writers
@@ -23,12 +27,13 @@ in a SQLite column is read as :class:`storage.damage.Unreadable`, not raised mid
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import weakref
 from contextlib import closing
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 from alembic import command
 from alembic.config import Config
@@ -52,7 +57,9 @@ from storage.keys import default_key_path
 __all__ = [
     "READ_ONLY",
     "DatabaseUnavailable",
+    "check_url",
     "close_database",
+    "club_revision",
     "current_revision",
     "database_problem",
     "database_url",
@@ -61,6 +68,7 @@ __all__ = [
     "make_engine",
     "open_database",
     "open_read_only",
+    "shown_url",
     "sqlite_path",
     "unreachable",
     "unwritable",
@@ -108,24 +116,41 @@ def sqlite_path(url: str) -> Path | None:
     return Path(parsed.database.removeprefix("file:")).resolve()
 
 
+_SECRET_PARAMETER = re.compile(r"pass(word|wd)|secret|token", re.IGNORECASE)
+"""A URL's query parameters that carry a secret (libpq's ``password``, ``sslpassword``)."""
+
+
+def shown_url(url: str) -> str:
+    """A database URL as people may see it (a line, a log): the password after ``user:``
+    and every query parameter that carries a secret shown as ``***``, even in a URL that
+    does not parse."""
+    try:
+        parsed = make_url(database_url(url))
+    except (ArgumentError, ValueError):   # a port that is no number is a ValueError
+        hidden = re.sub(r"(://[^:/@]*:).*@", r"\1***@", url)
+        return re.sub(r"([?&][^=&]*(?:pass(?:word|wd)|secret|token)[^=&]*=)[^&]*",
+                      r"\1***", hidden, flags=re.IGNORECASE)
+    query = "&".join(f"{key}={'***' if _SECRET_PARAMETER.search(key) else quote_plus(value)}"
+                     for key, values in parsed.query.items()
+                     for value in ((values,) if isinstance(values, str) else values))
+    shown = parsed.set(query={}).render_as_string()
+    return f"{shown}?{query}" if query else shown
+
+
 def _where(url: str) -> str:
-    """A database named for people: its file, or its URL without the password."""
+    """A database named for people: its file, or its URL with no secret shown."""
     try:
         path = sqlite_path(url)
-        return str(path) if path else make_url(database_url(url)).render_as_string()
-    except ArgumentError:
-        return url
+    except (ArgumentError, ValueError):
+        path = None
+    return str(path) if path else shown_url(url)
 
 
 def _problem(url: str, error: Exception) -> DatabaseProblem:
     """One line naming the database and the fix, for what opening it raised."""
     where = _where(url)
     text = str(getattr(error, "orig", error)).lower()
-    if isinstance(error, ImportError):
-        return DatabaseProblem(
-            f"{where}: its driver {error.name or 'module'} is not installed: pip install "
-            "'ancath-bot[postgres]' (or '.[postgres]' in the source) for postgresql+psycopg://")
-    if isinstance(error, NoSuchModuleError | ArgumentError):
+    if isinstance(error, NoSuchModuleError | ArgumentError | ValueError):
         return DatabaseProblem(
             f"{where}: not a database URL the bot can use ({error}); give a file path, "
             "sqlite:///path, or postgresql+psycopg://user@host/db (pip install "
@@ -179,13 +204,42 @@ SERVER_KEEPALIVES = "-c tcp_keepalives_idle=30 -c tcp_keepalives_interval=10 " \
     "-c tcp_keepalives_count=3"
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets WAL, FULL sync, foreign keys and a timeout."""
+_USABLE = {("sqlite", "pysqlite"), ("postgresql", "psycopg")}
+_POSTGRES_EXTRA = "pip install 'ancath-bot[postgres]' (or '.[postgres]' in the source)"
+
+
+def check_url(url: str) -> str:
+    """``url`` as a SQLAlchemy URL (a path made a SQLite one) when its database and
+    driver are ones the bot uses and the driver is installed; else one
+    :class:`DatabaseProblem` naming what the bot uses and what to install. Nothing is
+    connected to: callers check before anything else (a ledger key) is looked for."""
     url = database_url(url)
     try:
-        make_url(url)
-    except ArgumentError as error:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError) as error:   # ValueError: a port that is no number
         raise _problem(url, error) from error
+    try:
+        usable = (parsed.get_backend_name(), parsed.get_driver_name()) in _USABLE
+    except NoSuchModuleError:   # a dialect SQLAlchemy does not know
+        usable = False
+    if not usable:
+        raise DatabaseProblem(
+            f"{_where(url)}: {parsed.drivername} is not a database the bot uses: give a "
+            "SQLite file (a path, or sqlite:///path) or PostgreSQL through psycopg "
+            "(postgresql+psycopg://user@host/db, or postgresql://), whose driver comes with "
+            + _POSTGRES_EXTRA)
+    try:
+        parsed.get_dialect().import_dbapi()
+    except ImportError as error:
+        raise DatabaseProblem(f"{_where(url)}: its driver {error.name or 'psycopg'} is not "
+                              f"installed: {_POSTGRES_EXTRA}") from error
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url`` (:func:`check_url` first); SQLite gets WAL, FULL sync,
+    foreign keys and a timeout."""
+    url = check_url(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000},
                                json_deserializer=loads)
@@ -195,11 +249,8 @@ def make_engine(url: str) -> Engine:
     # a row another process holds locked is waited for as long as SQLite waits (R3.3's
     # locks queue writers; a lock held longer is "busy", not a frozen referee)
     options = f"-c lock_timeout={BUSY_TIMEOUT_MS} {SERVER_KEEPALIVES}"
-    try:
-        return create_engine(url, pool_pre_ping=True, connect_args={
-            "options": options, **PG_KEEPALIVES})
-    except ImportError as error:   # the driver, such as psycopg, is missing
-        raise _problem(url, error) from error
+    return create_engine(url, pool_pre_ping=True, connect_args={
+        "options": options, **PG_KEEPALIVES})
 
 
 def _config(engine: Engine) -> Config:
@@ -304,6 +355,7 @@ def open_database(url: str, *, migrate: bool = True) -> Engine:
     opened so is one :class:`DatabaseProblem` naming it and the fix: among them a
     schema revision this version does not know, a ledger without its head row, and a
     SQLite file (or its directory, ``-wal`` or ``-shm``) that cannot be written."""
+    url = check_url(url)
     _check_file(url)
     _check_writable(url)
     heads = 1
@@ -394,7 +446,7 @@ def _begin_deferred(connection: Any) -> None:
 def _reader(url: str, live: bool = False) -> Engine:
     """An engine that only reads (no WAL pragma, nothing created; ``live``: see
     :func:`open_read_only`)."""
-    url = database_url(url)
+    url = check_url(url)
     _check_file(url)
     parsed = make_url(url)
     if parsed.drivername.startswith("sqlite"):
@@ -407,11 +459,8 @@ def _reader(url: str, live: bool = False) -> Engine:
                                json_deserializer=loads)
         event.listen(engine, "begin", _begin_deferred)
         return engine
-    try:
-        return create_engine(url, pool_pre_ping=True, isolation_level="REPEATABLE READ",
-                             execution_options={"postgresql_readonly": True})
-    except (NoSuchModuleError, ArgumentError, ImportError) as error:
-        raise _problem(url, error) from error
+    return create_engine(url, pool_pre_ping=True, isolation_level="REPEATABLE READ",
+                         execution_options={"postgresql_readonly": True})
 
 
 def open_read_only(url: str, *, live: bool = False) -> Engine:
@@ -443,13 +492,25 @@ def current_revision(url: str) -> str | None:
         engine.dispose()
 
 
+def club_revision(url: str) -> str:
+    """The schema revision of a club's database (``db current``, ``db downgrade``); a
+    database with none (an empty file, another program's) is one
+    :class:`DatabaseUnavailable`."""
+    revision = current_revision(url)
+    if revision is None:
+        raise DatabaseUnavailable(
+            f"{_where(url)}: not a club database (no ancath-bot schema in it): name the "
+            "club's database, or make a new club there with ancath-bot db upgrade")
+    return revision
+
+
 def _check_revision(engine: Engine, url: str) -> None:
     try:
         with engine.connect() as connection:
             revision = connection.execute(text("SELECT version_num FROM alembic_version")
                                           ).scalar()
     except SQLAlchemyError as error:
-        raise DatabaseUnavailable(f"{make_url(url).render_as_string()}: cannot read the "
+        raise DatabaseUnavailable(f"{shown_url(url)}: cannot read the "
                                   f"records: {getattr(error, 'orig', None) or error}") from error
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))

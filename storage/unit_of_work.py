@@ -68,7 +68,14 @@ from sqlalchemy.orm import Session, SessionTransaction
 from storage import ledger
 from storage.chained import Chained
 from storage.commit_outcome import commit, locked
-from storage.db import READ_ONLY, sqlite_path, unreachable, unwritable, written_files
+from storage.db import (
+    READ_ONLY,
+    shown_url,
+    sqlite_path,
+    unreachable,
+    unwritable,
+    written_files,
+)
 from storage.errors import (
     BatchBroken,
     CommitUnknown,
@@ -354,7 +361,8 @@ class UnitOfWork:
                 said = str(getattr(error, "orig", None) or error).strip().splitlines()
                 log.warning("the database %s is out of reach (%s): every command that needs "
                             "the club's records is refused until it is back",
-                            self.engine.url.render_as_string(), said[0] if said else "")
+                            shown_url(self.engine.url.render_as_string(hide_password=False)),
+                            said[0] if said else "")
         return True
 
     def _back(self) -> None:
@@ -362,7 +370,7 @@ class UnitOfWork:
             if self._down:
                 self._down = False
                 log.warning("the database %s is back: commands are taken again",
-                            self.engine.url.render_as_string())
+                            shown_url(self.engine.url.render_as_string(hide_password=False)))
 
     @property
     def keyring(self) -> Keyring:

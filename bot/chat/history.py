@@ -3,10 +3,11 @@ warrior's last fights), ``!stats`` (a warrior's counts) and ``!fight`` (one figh
 brief, with where the leadership pages replay it).
 
 Each answer is one line. A list keeps as many of its entries as fit the line and ends
-with how many more there were (``| 2 more``). A fight's channel is named with its
-network (``ongoing in #ancath on libera``) when the club's fights are on more than one
-network. What the counts count is :mod:`storage.history`'s; docs/bot-behaviour.md says
-it for players. Players are named by account, never by ``user@host`` ("unregistered").
+with how many more there were (``| 2 more``; ``!top`` counts the warriors past the n
+asked for too). A fight's channel is named with its network (``ongoing in #ancath on
+libera``) when the club's fights are on more than one network. What the counts count
+is :mod:`storage.history`'s; docs/bot-behaviour.md says it for players. Players are
+named by account, never by ``user@host`` ("unregistered").
 """
 
 from __future__ import annotations
@@ -49,14 +50,16 @@ def _count(word: str, usage: str) -> int:
     return int(word)
 
 
-def _fit(head: str, parts: list[str], room: int) -> str:
-    """``head`` and as many of ``parts`` as fit ``room`` bytes, with how many more."""
+def _fit(head: str, parts: list[str], room: int, total: int | None = None) -> str:
+    """``head`` and as many of ``parts`` as fit ``room`` bytes, with how many more of
+    the ``total`` there are (``parts`` the first of them; all of them when None)."""
+    total = len(parts) if total is None else total
     shown: list[str] = []
-    for index, part in enumerate(parts):
-        if len(_joined(head, [*shown, part], len(parts) - index - 1).encode()) > room:
+    for part in parts:
+        if len(_joined(head, [*shown, part], total - len(shown) - 1).encode()) > room:
             break
         shown.append(part)
-    return _joined(head, shown, len(parts) - len(shown))
+    return _joined(head, shown, total - len(shown))
 
 
 def _joined(head: str, parts: list[str], more: int) -> str:
@@ -97,8 +100,8 @@ def _standing(place: int, standing: Standing) -> str:
 
 
 def _fought(line: FightLine) -> str:
-    """``#3 2025-05-01 practice vs Gorbag: lost (escaped), +0.1 BP``."""
-    head = f"#{line.id} {line.started_at[:10]} {line.kind} vs {line.foe}: "
+    """``fight #3 2025-05-01 practice vs Gorbag: lost (escaped), +0.1 BP``."""
+    head = f"fight #{line.id} {line.started_at[:10]} {line.kind} vs {line.foe}: "
     if line.result == "open":
         return head + f"ongoing in {line.place}"
     return head + f"{_how(line.result, line.ending)}, {_bp(line.bp)} BP"
@@ -143,13 +146,13 @@ def top(ctx: Ctx) -> None:
         raise Refusal(f"usage: {_TOP}, n from 1 to {MOST}")
     shown = _count(numbers[0], _TOP) if numbers else _SHOWN
     culture = parse_culture(words[0]).value if words else None
-    standings = ctx.referee.store.standings(culture)[:shown]
+    standings = ctx.referee.store.standings(culture)
     if not standings:
         ctx.reply(f"no {culture + ' ' if culture else ''}warriors yet; !create makes one")
         return
     head = f"Standings ({culture}): " if culture else "Standings: "
-    ctx.reply(_fit(head, [_standing(place, s) for place, s in enumerate(standings, 1)],
-                   ctx.room()))
+    ctx.reply(_fit(head, [_standing(place, s) for place, s in enumerate(standings[:shown], 1)],
+                   ctx.room(), len(standings)))
 
 
 @command("history", _HISTORY, "A warrior's last n fights (5, at most 10, as many as fit "

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from bot.referee import Referee
 
 __all__ = [
-    "Ctx", "Example", "Group", "Precondition", "Refusal", "Registry", "Spec", "Sub",
-    "WritesAfterAll", "at_least", "channel_only", "collect", "command", "load",
+    "MODERATORS_ONLY", "Ctx", "Example", "Group", "Precondition", "Refusal", "Registry",
+    "Spec", "Sub", "WritesAfterAll", "at_least", "channel_only", "collect", "command", "load",
     "moderator_only", "one_of", "split_command", "sub", "subs_of",
 ]
 
@@ -142,9 +142,15 @@ def _in_channel(ctx: Ctx) -> str | None:
         f"!{ctx.name} works in a channel, not in private"
 
 
+MODERATORS_ONLY = ("only moderators use !mod (by services account or host mask; without "
+                   "services: /msg <bot> !mod login <password>)")
+"""The refusal of a non-moderator's ``!mod``, naming the one way in on a network without
+services (R8.2). The bot's own nick is the transport's (it may have fallen back to
+another): a nick guessed here could be someone else's, who would get the password."""
+
+
 def _moderator(ctx: Ctx) -> str | None:
-    return None if ctx.referee.is_moderator(ctx.msg.sender) else \
-        "only moderators use !mod (by services account or host mask)"
+    return None if ctx.referee.is_moderator(ctx.msg.sender) else MODERATORS_ONLY
 
 
 channel_only = Precondition("channel only", _in_channel)

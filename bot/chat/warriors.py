@@ -4,6 +4,7 @@ the moderator's rulings on warriors (``!mod bp``, ``skill``, ``armour``, ``free`
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -23,9 +24,10 @@ from bot.fights import play
 from bot.systems.ancath import parse_skill
 from bot.systems.plugin import Plugin
 from bot.systems.registry import PLUGINS
+from bot.wording.common import award_words
 from rules.ancath.tables import Armour
 from rules.general.travel import METRES_PER_MILE, Pace, travel
-from storage.records import Entry, Fighter
+from storage.records import Entry, Fighter, LedgerEntry
 from storage.store import WarriorRecord
 
 __all__ = ["sheet_line"]
@@ -51,10 +53,16 @@ def _system(word: str) -> Plugin[Any, Any] | None:
     return next((p for p in PLUGINS.values() if p.fighters.word == word.lower()), None)
 
 
-@command("create", " | ".join(p.fighters.creates for p in PLUGINS.values()),
-         "Make a warrior: cultures invaders, free-clans, fairy, goblin; the skills the "
-         "culture always has may be left out; armour defaults to the culture's usual. "
-         "Or a Simple Contest or General-rules fighter.",
+_OTHER_RULES = tuple(p for p in PLUGINS.values() if p.fighters.word)
+"""The systems ``!create <name> <word>`` names (``contest``), each with its own help."""
+
+
+@command("create", _bare().fighters.creates,
+         "Make an An Cath warrior: cultures invaders, free-clans, fairy, goblin; the "
+         "culture's fixed skills may be left out; armour defaults to the culture's usual. "
+         "Other rules: !help create " + "|".join(p.fighters.word for p in _OTHER_RULES),
+         subs=tuple((p.fighters.word, f"{p.fighters.creates}: {p.fighters.summary}")
+                    for p in _OTHER_RULES),
          group="warriors", examples=(
              Example(("gob !create Gorbag goblin club spear",), "Gorbag (goblin, leather, gob)"),
              Example(("olaf !create Olaf free-clans axe shield none",), "Olaf (free-clans, none"),
@@ -114,17 +122,23 @@ def free(ctx: Ctx) -> None:
     if len(ctx.args) != 1:
         raise Refusal("usage: !free <warrior>")
     store = ctx.referee.store
-    if store.captor_account(ctx.args[0]) != ctx.who:
-        raise Refusal(f"{ctx.args[0]} is not your prisoner")
-    store.free(ctx.args[0], ctx.who, "released by the captor")
-    ctx.say(f"{store.warrior(ctx.args[0]).sheet.name} is free.")
+    record = store.warrior(ctx.args[0])
+    name = record.sheet.name
+    if record.captor is None:
+        raise Refusal(f"{name} is not a prisoner")
+    if store.captor_account(name) != ctx.who:
+        raise Refusal(f"{name} is held by {record.captor}: its captor's player frees it "
+                      f"(!free {name}), or a moderator (!mod free {name} <reason>)"
+                      if record.owner == ctx.who else f"{name} is not your prisoner")
+    store.free(name, ctx.who, "released by the captor")
+    ctx.say(f"{name} is free.")
 
 
 @command("audit", "!audit [warrior]", "The warrior's last ledger rows: what, who and why; "
          "alone, what the bot's check of the ledger proved at its start.",
          group="warriors", reads_only=True, examples=(Example(
              ("gob !create Gorbag goblin club spear", "ann !audit Gorbag"),
-             "#1 created by gob: warrior created"),))
+             "row 1 created by gob: warrior created"),))
 def audit(ctx: Ctx) -> None:
     if len(ctx.args) > 1:
         raise Refusal("usage: !audit [warrior]")
@@ -142,22 +156,41 @@ def audit(ctx: Ctx) -> None:
             ctx.reply(f"the ledger was proved through its head {check.head} when the bot "
                       "started; anyone can check it with the club's public key")
         return
-    rows = ctx.referee.store.ledger(ctx.args[0], limit=5)
     people = ctx.referee.people
-    parts = []
-    for row in rows:
-        amount = f" {row['bp']:+.1f} BP" if row["bp"] else ""
-        if row["entry"] == Entry.MODERATOR_SKILL:
-            amount += f" {row['skill']}={row['skill_value']}"
-        spent = f" spent {row['spent']}" if row["spent"] else ""
-        actor = "the bot" if row["actor"] == "bot" else people.name(row["actor"]) or "unregistered"
-        mod = f" (mod {people.name(row['moderator']) or 'by mask'})" if row["moderator"] else ""
-        parts.append(f"#{row['id']} {row['entry']}{amount}{spent} by {actor}{mod}: "
-                     f"{row['reason']}")
+    parts = [_audit_row(row, people) for row in ctx.referee.store.ledger(ctx.args[0], limit=5)]
     if failed:
         parts.insert(0, f"NOT PROVED (the ledger failed its check at row {check.broken}: "
                      "!audit says more)")
     ctx.reply(" | ".join(parts))
+
+
+_FIGHT_MADE = frozenset({Entry.AWARD, Entry.DEATH, Entry.PRISONER_TAKEN})
+"""Rows a fight's end writes: the bot's, whoever's command ended it (R7.2)."""
+_AWARD = re.compile(r"(?P<kind>[\w-]+) fight: (?P<code>[\w-]+)(?P<rest>.*)", re.DOTALL)
+"""A fight award's reason as the records keep it: ``mortal fight: foe-slain``."""
+
+
+def _audit_row(row: LedgerEntry, people: People) -> str:
+    """``row 5 award +1.0 BP by the bot: foe slain, fight #1 (mortal)``: a ledger row, what,
+    who and why (a ledger row is ``row N``; ``#N`` is a fight, as ``!history`` says)."""
+    amount = f" {row['bp']:+.1f} BP" if row["bp"] else ""
+    if row["entry"] == Entry.MODERATOR_SKILL:
+        amount += f" {row['skill']}={row['skill_value']}"
+    spent = f" spent {row['spent']}" if row["spent"] else ""
+    fight = row["fight"]
+    actor = row["actor"]
+    by = "the bot" if actor == "bot" or (fight is not None and row["entry"] in _FIGHT_MADE) \
+        else people.name(actor) or "unregistered"
+    mod = f" (mod {people.name(row['moderator']) or 'by mask'})" if row["moderator"] else ""
+    reason = row["reason"] or ""
+    award = _AWARD.fullmatch(reason) if row["entry"] == Entry.AWARD else None
+    if fight is not None and award is not None:   # "mortal": a mortal fight's own award
+        kind, code = award["kind"], award["code"]
+        said = f"fight #{fight} ({kind})"
+        reason = (said if code == kind else f"{award_words(code)}, {said}") + award["rest"]
+    elif fight is not None:
+        reason += f" (fight #{fight})"
+    return f"row {row['id']} {row['entry']}{amount}{spent} by {by}{mod}: {reason}"
 
 
 def _armour(word: str) -> Armour:
@@ -230,8 +263,8 @@ def _rolls(ctx: Ctx, args: list[str]) -> None:
     channel = ctx.channel()
     ctx.referee.set_setting(ctx.referee.channel_setting("rolls", channel), args[0],
                             ctx.moderator, " ".join(args[1:]), ctx.moderator)
-    ctx.reply(f"rolls in {channel} are now {args[0]}")
-    play.catch_up(ctx)
+    if not play.catch_up(ctx, f"Rolls in {channel} are now {args[0]}."):  # with the due rolls
+        ctx.reply(f"rolls in {channel} are now {args[0]}")
 
 
 @command("travel", "!travel move=<n> vit=<n> strain=<n> walk|jog|run [minutes=<n>|hours=<n>]",

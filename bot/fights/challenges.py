@@ -22,6 +22,7 @@ from bot.fights.play import (
 )
 from bot.odds.advice import foresee
 from bot.systems.registry import PLUGINS
+from bot.wording.common import a_fight
 from rules.systems import SYSTEMS
 from storage.records import Fighter, Status, WarriorRecord
 from storage.store import ChallengeRecord
@@ -133,7 +134,7 @@ def challenge(ctx: Ctx) -> None:
     challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
                           ctx.referee.clock.now() + timeout(ctx))
     keep_challenge(ctx.referee, table, challenge)
-    ctx.say(f"{target.sheet.name}, {me} challenges you to a {kind} fight: "
+    ctx.say(f"{target.sheet.name}, {me} challenges you to {a_fight(kind)}: "
             f"{_player(ctx, target.sheet.name, target.owner)} may !accept or !decline.")
 
 
@@ -216,7 +217,7 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
         owned=True,   # each side's warrior its player's by the chain, not by the challenge
     )
     table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
-    announce(ctx, table, list(events))
+    announce(ctx, table, list(events), opening=True)
     foresee(referee, fight)
 
 

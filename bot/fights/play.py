@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 from bot.chat.messages import Incoming, Outgoing, Priority
 from bot.chat.registry import Ctx, Precondition, Refusal, Spec, channel_only, command
 from bot.fights.turn_timer import TurnTimer
+from bot.irc.text import DEFAULT_BUDGET
 from bot.systems.plugin import Plugin, Verb, help_lines
 from bot.systems.registry import PLUGINS
 from bot.wording.common import Cast
+from bot.wording.fit import Say
 from rules.system import RulesState
 from storage.store import OpenFight, Step
 
@@ -154,14 +156,16 @@ def auto_rolls(referee: Referee, fight: OpenFight, state: RulesState) -> list[St
     return steps
 
 
-def catch_up(ctx: Ctx) -> None:
-    """After a switch to automatic rolls, make the rolls the fight already waits for."""
+def catch_up(ctx: Ctx, head: str) -> bool:
+    """After a switch to automatic rolls, make the rolls the fight already waits for,
+    said after ``head`` in one line; False when there were none (nothing said)."""
     table = table_of(ctx)
     if table.fight is None:
-        return
+        return False
     events = _due_rolls(ctx.referee, table)
     if events:
-        announce(ctx, table, events)
+        announce(ctx, table, events, head)
+    return bool(events)
 
 
 def _due_rolls(referee: Referee, table: Table) -> list[Any]:
@@ -191,20 +195,22 @@ def is_manual(referee: Referee, table: Table) -> bool:
     return bool(referee.rolls_mode(table.channel) == "manual")
 
 
-def announce(ctx: Ctx, table: Table, events: list[Any]) -> None:
-    """Say what happened and who moves next in one line. The time limit starts again
-    only when the fight moved on (:class:`TurnTimer`, R7.4). A fight's end ends with
-    the ledger head its closing row made (``ledger #4123 9f2c1a7e4305b5ca``): an anchor
-    in the channel's log that ``audit verify --anchors`` checks, so it is said in one
-    line, whole, what the line quotes cut to fit (:meth:`Plugin.closing`)."""
+def announce(ctx: Ctx, table: Table, events: list[Any], head: str | Say = "",
+             opening: bool = False) -> None:
+    """Say what happened and who moves next in one line (``head`` first, and who fights
+    whom when ``opening``), what it says cut to fit the server's line, never the options
+    (:meth:`Plugin.line`). The time limit starts again only when the fight moved on
+    (:class:`TurnTimer`, R7.4). A fight's end ends with the ledger head its closing row
+    made (``ledger #4123 9f2c1a7e4305b5ca``): an anchor in the channel's log that
+    ``audit verify --anchors`` checks, so it too is said in one line, whole."""
     fight = table.fighting()
-    ui, who = ui_of(fight), cast(ctx.referee, fight)
+    line = ui_of(fight).line(events, fight.state, is_manual(ctx.referee, table),
+                             cast(ctx.referee, fight), fight.awarded, fight.anchor, head,
+                             opening)
+    ctx.say(line(None), fit=line)
     if fight.state.outcome is not None:
-        line = ui.closing(events, who, fight.awarded, fight.anchor)
-        ctx.say(line(None), fit=line)
         table.fight, table.timer = None, None
         return
-    ctx.say(ui.answer(events, fight.state, is_manual(ctx.referee, table), who, fight.awarded))
     now, seconds = ctx.referee.clock.now(), ctx.referee.turn_seconds(table.channel)
     table.timer = TurnTimer.start(fight.state, now, seconds) if table.timer is None \
         else table.timer.restart_if_moved(fight.state, now, seconds)
@@ -243,18 +249,44 @@ def verb_commands(plugins: Iterable[Plugin[Any, Any]]) -> tuple[Spec, ...]:
                  for name, (usage, summary) in help_lines(plugins).items())
 
 
-@command("status", "!status", "The fight at a glance and whose move it is.", group="fight",
-         reads_only=True)
+@command("status", "!status", "The fight at a glance and whose move it is (to a "
+         "moderator, also the channels the bot is not in).", group="fight", reads_only=True)
 @channel_only
 def show_status(ctx: Ctx) -> None:
+    try:
+        line = _status(ctx)
+    except Refusal as refusal:
+        raise Refusal(_not_in(ctx, str(refusal), ctx.room())) from None
+    ctx.say(_not_in(ctx, line, DEFAULT_BUDGET))
+
+
+def _status(ctx: Ctx) -> str:
     table = table_of(ctx)
     if table.challenge is not None and table.fight is None:
         pending = table.challenge
-        ctx.say(f"{pending.challenger} has challenged {pending.target} ({pending.kind}).")
-        return
+        return f"{pending.challenger} has challenged {pending.target} ({pending.kind})."
     fight = table.fighting()
-    manual = is_manual(ctx.referee, table)
-    ctx.say(ui_of(fight).status(fight.state, manual, cast(ctx.referee, fight)))
+    return ui_of(fight).status(fight.state, is_manual(ctx.referee, table),
+                               cast(ctx.referee, fight))
+
+
+def _not_in(ctx: Ctx, line: str, room: int) -> str:
+    """``line``, and to a moderator the channels the bot serves but is not in (the
+    server refused its JOIN, a kick), as many as fit ``room`` bytes: ``| not in 11
+    channels: #a (too many channels), ..., 9 more``."""
+    not_in = ctx.referee.not_in
+    if not not_in or not ctx.referee.is_moderator(ctx.msg.sender):
+        return line
+    head = f"{line} | not in {len(not_in)} channel{'s' if len(not_in) > 1 else ''}"
+    parts = [f"{channel} ({why})" for channel, why in not_in.items()]
+    said = head
+    for shown in range(1, len(parts) + 1):
+        more = f", {len(parts) - shown} more" if shown < len(parts) else ""
+        longer = f"{head}: {', '.join(parts[:shown])}{more}"
+        if len(longer.encode()) > room:
+            break
+        said = longer
+    return said if len(said.encode()) <= room else line
 
 
 def _one_die(word: str) -> int | None:
@@ -317,7 +349,8 @@ def resumed(referee: Referee, table: Table) -> Outgoing:
     unsaid, table.unsaid = table.unsaid, []
     if fight.state.outcome is not None:
         table.fight, table.timer = None, None
-        line = ui.closing(unsaid, who, fight.awarded, fight.anchor, "Fight resumed:")
+        line = ui.line(unsaid, fight.state, False, who, fight.awarded, fight.anchor,
+                       "Fight resumed:")
         return Outgoing(table.channel, line(None), Priority.FIGHT, line)
     said = ui.describe(unsaid, who, fight.awarded) + " " if unsaid else ""
     turn = fight.state.progress

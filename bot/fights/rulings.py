@@ -15,6 +15,8 @@ from bot.fights.play import (
     table_of,
     ui_of,
 )
+from bot.wording.common import join, ruled
+from bot.wording.fit import fitted
 
 __all__ = ["moderator_end", "moderator_undo"]
 
@@ -62,8 +64,9 @@ def moderator_end(ctx: Ctx, args: list[str]) -> None:
             raise Refusal(f"the winner must be {' or '.join(names_of(fight))}, or draw")
         winner = names.index(winner_name.casefold())
     end = ui_of(fight).end(winner, reason)
-    who = ctx.moderator
-    announce(ctx, table, fight_step(ctx, table, end, who, moderator=who, reason=reason))
+    who, nick = ctx.moderator, ctx.msg.sender.nick
+    announce(ctx, table, fight_step(ctx, table, end, who, moderator=who, reason=reason),
+             lambda most: ruled(nick, reason, most))
 
 
 def _end_unread(ctx: Ctx, table: Table, winner: str, reason: str) -> None:
@@ -77,6 +80,10 @@ def _end_unread(ctx: Ctx, table: Table, winner: str, reason: str) -> None:
     won = next((n for n in names if named is not None and n.casefold() == named.casefold()),
                None)
     said = f"{won} wins by a moderator's ruling" if won else "a draw by a moderator's ruling"
-    ctx.say(f"Fight {stuck.fight_id} ({' vs '.join(names)}) is ended unread: {said}; no BP "
-            f"moved, since its records could not be read. The channel is free."
-            + (f" {anchor}" if anchor is not None else ""))
+    nick, fight = ctx.msg.sender.nick, f"Fight {stuck.fight_id} ({' vs '.join(names)})"
+
+    def say(most: int | None) -> str:
+        return (f"{ruled(nick, reason, most)} {fight} is ended unread: {said}; no BP moved, "
+                "since its records could not be read. The channel is free.")
+    tail = str(anchor) if anchor is not None else ""
+    ctx.say(join(say(None), tail), fit=lambda room: fitted(say, tail, room))

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from bot.chat.messages import Sender
 
 __all__ = ["Action", "CapsRefused", "Casemapping", "CtcpRequest", "Farewell", "Gone",
-           "Joined", "Kicked", "Left", "LoggedIn", "Message", "Prefix", "Registered",
-           "Renamed", "SaslFailed", "SaslNoPassword", "SaslUnavailable", "Seen", "Send",
-           "Unreadable", "WhoDone"]
+           "JoinRefused", "Joined", "Kicked", "Left", "LoggedIn", "Message", "Prefix",
+           "Registered", "Renamed", "SaslFailed", "SaslNoPassword", "SaslUnavailable",
+           "Seen", "Send", "Unreadable", "WhoDone"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +66,15 @@ class CapsRefused:
 @dataclass(frozen=True, slots=True)
 class SaslUnavailable:
     """SASL is configured but not tried: the server offers no SASL (``offered`` None)
-    or lists only other mechanisms."""
+    or lists only other mechanisms (``offered``, as it lists them)."""
 
     mechanism: str
     offered: str | None
+    quits: bool
+    """The bot quits (``irc.sasl_required``) rather than register without it."""
+    caps: bool = True
+    """False: the server welcomed the bot with no answer to ``CAP LS`` (no capabilities,
+    so no SASL)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,17 @@ class Prefix:
 @dataclass(frozen=True, slots=True)
 class Joined:
     channel: str
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRefused:
+    """The server refused the bot's JOIN of ``channel``: ``why`` in words (``too many
+    channels``), and its ``numeric`` and ``reason`` as it said them."""
+
+    channel: str
+    why: str
+    numeric: str
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,5 +183,5 @@ class Unreadable:
 
 
 Action = (Send | Message | CtcpRequest | Registered | CapsRefused | SaslUnavailable
-          | SaslNoPassword | LoggedIn | SaslFailed | Casemapping | Prefix | Joined | Left
-          | Kicked | WhoDone | Seen | Gone | Renamed | Farewell | Unreadable)
+          | SaslNoPassword | LoggedIn | SaslFailed | Casemapping | Prefix | Joined
+          | JoinRefused | Left | Kicked | WhoDone | Seen | Gone | Renamed | Farewell | Unreadable)

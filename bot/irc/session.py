@@ -4,14 +4,13 @@ transport (bot/irc/supervisor.py) carries the actions out and owns every timer.
 
 Theory of operation. The transport writes ``CAP LS 302``, then NICK and USER. The
 session gathers the capabilities on offer (a multi-line LS ends without ``*``), requests
-the wanted ones it sees, and ``sasl`` when its mechanism is configured and, where the
-server lists mechanisms (``sasl=PLAIN,EXTERNAL``), among them. After the ACK comes
-SASL (PLAIN in 400-byte chunks, or EXTERNAL's ``+``) or at once ``CAP END``; a NAK, a
-failure or a success also ends with ``CAP END``. A taken nick before the welcome tries
-the alternatives, then the nick with three random digits; after it the transport calls
-``regain`` now and then. On the welcome (001) it JOINs its channels; on each of its own
-JOINs it asks WHO (WHOX ``%tnuhact,42`` where ISUPPORT says so) of one channel at a
-time, the next after the previous one's end of WHO (315) or ``who_timed_out``.
+the wanted ones it sees and ``sasl`` for a login (bot/irc/sasl.py; a welcome with no
+answer to ``CAP LS`` is a server with no SASL), then ``CAP END``. A taken nick before
+the welcome tries the alternatives, then the nick with three random digits; after it
+the transport calls ``regain`` now and then. On the welcome (001) it
+JOINs its channels one at a time, and asks WHO (WHOX ``%tnuhact,42`` where ISUPPORT says
+so) of each channel it joined, one at a time (bot/irc/joins.py, which reads refusals too;
+the transport calls ``joins.timed_out`` and ``who_timed_out`` when an answer is late).
 
 What it sees of who is who (JOIN, WHO, NAMES, NICK, ACCOUNT, PART, KICK, QUIT) goes
 into ``accounts`` and ``members`` and out as ``Seen``, ``Gone`` and ``Renamed``, by the
@@ -34,11 +33,8 @@ session answers ``Unreadable`` for the transport to log and goes on.
 
 from __future__ import annotations
 
-import base64
 import random
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 
 from bot.chat.messages import Sender
 from bot.irc import casemap
@@ -53,26 +49,21 @@ from bot.irc.events import (
     Joined,
     Kicked,
     Left,
-    LoggedIn,
     Message,
     Prefix,
     Registered,
     Renamed,
-    SaslFailed,
-    SaslNoPassword,
-    SaslUnavailable,
     Seen,
     Send,
     Unreadable,
-    WhoDone,
 )
+from bot.irc.joins import REFUSALS, Joins, Whos
 from bot.irc.line import Line, ctcp_parts, nick_of, parse, user_host_of
+from bot.irc.sasl import SASL_NUMERICS, Sasl, SaslLogin
 
 __all__ = ["WANTED_CAPS", "IrcSession", "SaslLogin"]
 
 WANTED_CAPS = ("account-tag", "extended-join", "account-notify", "message-tags")
-_SASL_FAILURES = {"904": "saslfail", "905": "sasltoolong", "906": "saslaborted"}
-_SASL_CHUNK = 400
 _CHANNEL_TYPES = "#&+!"
 _FROM_SOMEONE = {"ACCOUNT", "JOIN", "KICK", "NICK", "PART", "PRIVMSG", "QUIT"}
 """Commands that mean nothing without a nick in their source."""
@@ -92,15 +83,6 @@ def _on(*commands: str) -> Callable[[_Handler], _Handler]:
     return register
 
 
-@dataclass(frozen=True, slots=True)
-class SaslLogin:
-    mechanism: str
-    """``PLAIN`` or ``EXTERNAL``."""
-    account: str = ""
-    password: str | None = None
-    """PLAIN's password; None or empty aborts the login."""
-
-
 class IrcSession:
     """One connection's protocol state; ``receive`` each line, carry out what it says."""
 
@@ -113,7 +95,7 @@ class IrcSession:
         """The nick the bot has, or asked for while registering."""
         self.alt_nicks = list(alt_nicks)
         self.channels = list(channels)
-        self.sasl = sasl
+        self.login = Sasl(sasl)
         self.version = version
         """The answer to CTCP VERSION; None answers nothing."""
         self.realm = realm
@@ -136,11 +118,9 @@ class IrcSession:
         self.joined: casemap.Folded[str] = casemap.Folded()
         """The channels the bot is in, each as it spells it (as configured, else as the
         server echoed the JOIN)."""
-        self.waiting_who: str | None = None
-        """The WHO line that waits for its end of WHO."""
-        self._who_channel = ""
-        """The channel of ``waiting_who``."""
-        self._who_todo: deque[str] = deque()
+        self.joins = Joins(self.channels)
+        """The configured channels joined one at a time, and why the bot is not in one."""
+        self.whos = Whos()
         self._rng = rng or random.Random()
 
     def receive(self, raw: str | Line) -> list[Action]:
@@ -149,7 +129,8 @@ class IrcSession:
         try:
             line = parse(raw) if isinstance(raw, str) else raw
             command = line.command
-            handler = _HANDLERS.get(command)
+            handler = _HANDLERS.get(command) or (
+                _HANDLERS["FAIL"] if command[:1] in "45" and command.isdigit() else None)
             if handler is None or (command in _FROM_SOMEONE and not line.nick):
                 return []
             return handler(self, line)
@@ -190,65 +171,28 @@ class IrcSession:
             self.offered |= dict(c.partition("=")[::2] for c in caps.split())
             if len(line.params) > 3 and line.params[2] == "*":
                 return []  # more to come
-            wanted = [c for c in WANTED_CAPS if c in self.offered]
-            refusal = self._sasl_refusal()
-            if self.sasl is not None and refusal is None:
-                wanted.append("sasl")
-            out: list[Action] = [refusal] if refusal is not None else []
-            return [*out, Send("CAP REQ :" + " ".join(wanted) if wanted else "CAP END")]
+            return self.login.request(self.offered,
+                                      [c for c in WANTED_CAPS if c in self.offered])
         if sub == "ACK":
             self.caps |= set(caps.split())
-            if "sasl" in self.caps and self.sasl is not None:
-                return [Send(f"AUTHENTICATE {self.sasl.mechanism}")]
-            return [Send("CAP END")]
+            return self.login.acknowledged(self.caps)
         if sub == "NAK":
-            return [CapsRefused(caps), Send("CAP END")]
+            return [CapsRefused(caps), *self.login.refused(caps)]
         return []
 
-    def _sasl_refusal(self) -> SaslUnavailable | None:
-        """Why not to request ``sasl`` although it is configured: not offered, or (where
-        the server lists its mechanisms) ours not among them."""
-        if self.sasl is None:
-            return None
-        if "sasl" not in self.offered:
-            return SaslUnavailable(self.sasl.mechanism, None)
-        listed = self.offered["sasl"]
-        if listed and self.sasl.mechanism not in listed.upper().split(","):
-            return SaslUnavailable(self.sasl.mechanism, listed)
-        return None
-
-    @_on("AUTHENTICATE")
-    def _authenticate(self, line: Line) -> list[Action]:
-        if "+" not in line.params[:2] or self.sasl is None:
-            return []
-        if self.sasl.mechanism == "EXTERNAL":  # the certificate says who: no authzid
-            return [Send("AUTHENTICATE +")]
-        if not self.sasl.password:
-            return [SaslNoPassword(), Send("AUTHENTICATE *")]
-        account = self.sasl.account
-        token = base64.b64encode(
-            f"{account}\0{account}\0{self.sasl.password}".encode()).decode()
-        out: list[Action] = [Send(f"AUTHENTICATE {token[start:start + _SASL_CHUNK]}")
-                             for start in range(0, len(token), _SASL_CHUNK)]
-        if len(token) % _SASL_CHUNK == 0:
-            out.append(Send("AUTHENTICATE +"))
-        return out
-
-    @_on("903", "907")
-    def _sasl_done(self, _line: Line) -> list[Action]:
-        return [LoggedIn(), Send("CAP END")]
-
-    @_on(*_SASL_FAILURES)
-    def _sasl_failed(self, line: Line) -> list[Action]:
-        return [SaslFailed(_SASL_FAILURES[line.command]), Send("CAP END")]
+    @_on("AUTHENTICATE", *SASL_NUMERICS)
+    def _sasl(self, line: Line) -> list[Action]:
+        return self.login.receive(line)
 
     # -- registration and nicks ---------------------------------------------------------
 
     @_on("001")
     def _welcome(self, line: Line) -> list[Action]:
+        if self.login.quits(unanswered := self.login.unanswered()):  # no CAP LS answer
+            return unanswered
         self.registered = True
         self.nick = line.param(0) or self.nick
-        return [Registered(self.nick), *(Send(f"JOIN {c}") for c in self.channels)]
+        return [*unanswered, Registered(self.nick), *self.joins.start()]
 
     @_on("005")
     def _isupport(self, line: Line) -> list[Action]:
@@ -261,13 +205,15 @@ class IrcSession:
             self.statusmsg = tokens["STATUSMSG"]
         if tokens.get("CASEMAPPING"):
             self.casemapping = tokens["CASEMAPPING"]
-            for folded in (self.accounts, self.members, self.joined):
+            for folded in (self.accounts, self.members, self.joined, self.joins.not_in):
                 folded.remap(self.casemapping)
             return [Casemapping(self.casemapping)]
         return []
 
     @_on("432", "433", "437")
     def _nick_taken(self, line: Line) -> list[Action]:
+        if line.command == "437" and line.param(1)[:1] in _CHANNEL_TYPES:
+            return self._join_refused(line)  # a channel temporarily unavailable
         if self.registered:
             return []  # a regain attempt failed; the transport tries again later
         options = [self.wanted_nick, *self.alt_nicks]
@@ -306,54 +252,47 @@ class IrcSession:
         if self.is_me(line.nick):
             if not channel or " " in channel:
                 return []  # no channel to ask WHO of
-            channel = next((c for c in self.channels if self._same(c, channel)), channel)
+            channel = self.joins.configured(channel) or channel
             self.joined[channel] = channel
-            self._who_todo.append(channel)
-            return [Prefix(line.source or ""), Joined(channel), *self._who_next()]
+            return [Prefix(line.source or ""), Joined(channel),
+                    *self.whos.ask(channel, self.whox), *self.joins.joined(channel)]
         if "extended-join" in self.caps and len(line.params) > 1:
             self.accounts.set(line.nick, line.params[1])
         return self._seen(line.nick, channel, self.sender(line.source or "",
                                                           line.tags).identity)
 
-    def _who_next(self) -> list[Action]:
-        """The WHO of the next channel, unless a WHO still waits for its end."""
-        if self.waiting_who is not None or not self._who_todo:
-            return []
-        channel = self._who_channel = self._who_todo.popleft()
-        # WHOX: who is logged in as whom; a plain WHO still gives user@host
-        self.waiting_who = f"WHO {channel} %tnuhact,42" if self.whox else f"WHO {channel}"
-        return [Send(self.waiting_who, in_turn=True)]
+    @_on("FAIL", *(numeric for numeric in REFUSALS if numeric != "437"))
+    def _join_refused(self, line: Line) -> list[Action]:
+        """A refusal of a JOIN (also any 4xx or 5xx numeric with no handler)."""
+        return self.joins.error(line, self.joined)
+
+    @property
+    def waiting_who(self) -> str | None:
+        """The WHO line that waits for its end of WHO."""
+        return self.whos.waiting
 
     def who_timed_out(self) -> list[Action]:
         """The transport waited long enough for the end of ``waiting_who``."""
-        if self.waiting_who is None:
-            return []
-        self.waiting_who = None
-        return [WhoDone(self._who_channel), *self._who_next()]
+        return self.whos.done(self.whox)
 
     @_on("315")
     def _end_of_who(self, line: Line) -> list[Action]:
-        if self.waiting_who is not None and self._same(self._who_channel, line.param(1)):
+        if self.waiting_who is not None and self._same(self.whos.channel, line.param(1)):
             return self.who_timed_out()
         return []
 
-    @_on("354")
-    def _whox_reply(self, line: Line) -> list[Action]:
-        # WHOX replies in the fixed order t c u i h s n f d l a o r, whatever order the
-        # request names them in; ours (%tnuhact) gives: 354 me 42 #chan user host nick account
-        if len(line.params) < 7 or line.params[1] != "42":
-            return []
-        channel, user, host, nick, account = line.params[2:7]
-        self.accounts.set(nick, account)
-        return self._seen(nick, channel, self._club_name(self.accounts.get(nick)
-                                                          or f"{user}@{host}"))
-
-    @_on("352")
+    @_on("352", "354")
     def _who_reply(self, line: Line) -> list[Action]:
-        # 352 me #chan user host server nick flags :hops realname
-        if len(line.params) < 6:
+        if line.command == "352" and len(line.params) >= 6:
+            # 352 me #chan user host server nick flags :hops realname
+            channel, user, host, _server, nick = line.params[1:6]
+        elif len(line.params) >= 7 and line.params[1] == "42":
+            # WHOX replies in the fixed order t c u i h s n f d l a o r, whatever order
+            # the request names; ours (%tnuhact): 354 me 42 #chan user host nick account
+            channel, user, host, nick, account = line.params[2:7]
+            self.accounts.set(nick, account)
+        else:
             return []
-        channel, user, host, _server, nick = line.params[1:6]
         return self._seen(nick, channel, self._club_name(self.accounts.get(nick)
                                                           or f"{user}@{host}"))
 
@@ -396,6 +335,7 @@ class IrcSession:
         mine: list[Action] = []
         if self.is_me(line.nick):
             self.joined.pop(channel, None)
+            self.joins.left(channel, "parted")
             mine.append(Left(channel))
         return [*mine, *self._left(line.nick, channel)]
 
@@ -405,6 +345,7 @@ class IrcSession:
         mine: list[Action] = []
         if self.is_me(nick):
             self.joined.pop(channel, None)
+            self.joins.left(channel, f"kicked by {line.nick}")
             mine.append(Kicked(channel, line.nick, line.param(2)))
         return [*mine, *self._left(nick, channel)]
 

@@ -9,10 +9,12 @@ supervisor then reconnects with capped, jittered exponential backoff. The send q
 
 The protocol itself (CAP, SASL, nick fallback, ISUPPORT, JOIN and WHO, who is who) is a
 sans-I/O ``IrcSession`` (bot/irc/session.py), one per connection: every raw line goes to
-it and this module carries out what it answers, keeping the timers (WHO_TIMEOUT, nick
-regain) and passing who is who on to the referee's ``People`` book, and what people
-say to the referee (commands within each sender's pace, bot/irc/pacing.py). Of the
-library only the connection, its raw lines and its disconnect are used. Only what must
+it and this module carries out what it answers, keeping the timers (ANSWER_TIMEOUT,
+JOIN_TIMEOUT, nick regain) and passing who is who on to the referee's ``People`` book,
+what people say to the referee (commands within each sender's pace, bot/irc/pacing.py),
+and the channels it is not in to ``Referee.not_in`` (a moderator's ``!status``). A line
+for a channel the bot is not in waits for its JOIN (bot/irc/held.py). Of the library
+only the connection, its raw lines and its disconnect are used. Only what must
 precede registration goes out directly (CAP, AUTHENTICATE, and the library's NICK and
 USER), and PONG; everything after it, JOINs, WHOs, PINGs, NICK regains and CTCP replies
 included, goes through the outbox's pacing (bot/irc/outbox.py).
@@ -36,34 +38,32 @@ from jaraco.stream.buffer import LenientDecodingLineBuffer
 
 from bot.chat.lanes import Lanes
 from bot.chat.messages import Incoming, Outgoing, Priority, Sender
-from bot.chat.moderators import host_of, is_secret
+from bot.chat.moderators import is_secret
 from bot.config import IrcConfig
-from bot.irc import tls
+from bot.irc import logbook, tls
 from bot.irc.accounts import Accounts
 from bot.irc.events import (
     Action,
-    CapsRefused,
     Casemapping,
     CtcpRequest,
     Farewell,
     Gone,
     Joined,
+    JoinRefused,
     Kicked,
     Left,
-    LoggedIn,
     Message,
     Prefix,
     Registered,
     Renamed,
-    SaslFailed,
-    SaslNoPassword,
-    SaslUnavailable,
     Seen,
     Send,
-    Unreadable,
     WhoDone,
 )
-from bot.irc.outbox import CONTROL, Outbox, Owed
+from bot.irc.fair import owed
+from bot.irc.held import Held
+from bot.irc.joins import JOIN_TIMEOUT
+from bot.irc.outbox import CONTROL, Outbox
 from bot.irc.pacing import Pace
 from bot.irc.realm import realm
 from bot.irc.session import IrcSession, SaslLogin
@@ -78,17 +78,9 @@ VERSION = "ancath-bot 0.1 (An Cath referee)"
 USER_BURST, USER_RATE = 5, 0.5
 """Per-player command pacing (bot/irc/pacing.py): 5 at once, then one every 2 s; the
 benchmarks lift it before they build a bot."""
-WHO_TIMEOUT = 30.0
-"""Seconds after a WHO went out to wait for its end (315) before asking the next one."""
-
-
-def owed(sender: Sender) -> Owed:
-    """Whom a reply to ``sender`` is owed to, for the send queue's fair order: the host
-    part of their ``nick!user@host`` (whatever nick and ident they chose: a new one
-    costs an attacker only a ``USER``; an IPv6 address by its /64, as wrong passwords
-    are counted) and their identity."""
-    mask = sender.mask or sender.host
-    return (host_of(mask) if mask else sender.identity), sender.identity
+ANSWER_TIMEOUT = 30.0
+"""Seconds after a WHO went out to wait for its end before going on with the next (a
+JOIN waits ``JOIN_TIMEOUT``, bot/irc/joins.py)."""
 
 
 class IrcBot:
@@ -112,8 +104,10 @@ class IrcBot:
         self.sessions = 0
         self.pace = Pace(USER_BURST, USER_RATE)
         """Per-player command pacing (bot/irc/pacing.py)."""
-        self._who_deadline: float | None = None
-        """When the session's waiting WHO went out, plus ``WHO_TIMEOUT``."""
+        self._deadlines: dict[str, float] = {}
+        """The session's waiting WHO and JOIN -> when it went out, plus its timeout."""
+        self.held = Held(config.flood.max_backlog)
+        """Lines for channels the bot is not in yet (bot/irc/held.py)."""
         self._farewell: str | None = None
         """The server's ERROR (or our own QUIT) reason, for the log when the link drops."""
         self._dropped = "connection lost"
@@ -131,7 +125,7 @@ class IrcBot:
         mechanism = config.sasl()
         sasl = None if mechanism is None else SaslLogin(
             mechanism, config.sasl_account or "",
-            config.sasl_password() if mechanism == "PLAIN" else None)
+            config.sasl_password() if mechanism == "PLAIN" else None, config.sasl_required)
         return IrcSession(config.nick, config.alt_nicks, config.channels, sasl,
                           version=VERSION, realm=self.realm)
 
@@ -195,7 +189,7 @@ class IrcBot:
         loop = asyncio.get_running_loop()
         self._closed = asyncio.Event()
         self.session = self._new_session()
-        self._who_deadline = self._farewell = None
+        self._deadlines, self._farewell, self.referee.not_in = {}, None, {}
         self.outbox.new_session()
         self.referee.new_session()
         reactor = AioReactor(loop=loop, on_connect=self._on_transport)
@@ -268,10 +262,22 @@ class IrcBot:
             if self._ticking is None or self._ticking.done():  # never a pile of ticks
                 self._ticking = self.lanes.run(True, lambda: self._guard(self.referee.tick),
                                                self._deliver)
-            if self._who_deadline is not None and time.monotonic() > self._who_deadline:
-                log.warning("no end of WHO in %.0f s: %s", WHO_TIMEOUT,
-                            self.session.waiting_who)
-                self._act(self.session.who_timed_out())
+            self._late()
+
+    def _late(self) -> None:
+        """Go on past a WHO or JOIN whose answer is late."""
+        session, now = self.session, time.monotonic()
+        for line, deadline in list(self._deadlines.items()):
+            if line not in (session.waiting_who, session.joins.line):
+                del self._deadlines[line]  # answered
+            elif now > deadline:
+                del self._deadlines[line]
+                log.warning("no answer in %.0f s to %s", self._timeout(line), line)
+                if line == session.waiting_who:
+                    self._act(session.who_timed_out())
+                else:
+                    self._act(session.joins.timed_out())
+                    self._not_in()
 
     # -- sending ------------------------------------------------------------------------
 
@@ -286,19 +292,29 @@ class IrcBot:
         except Exception:
             log.warning("send failed: %s", line, exc_info=True)
             return False
-        if line == self.session.waiting_who:
-            self._who_deadline = time.monotonic() + WHO_TIMEOUT
+        if line in (self.session.waiting_who, self.session.joins.line):
+            self._deadlines[line] = time.monotonic() + self._timeout(line)
         return True
 
+    def _timeout(self, line: str) -> float:
+        """How long the waiting WHO or JOIN ``line`` waits for its answer."""
+        return ANSWER_TIMEOUT if line == self.session.waiting_who else JOIN_TIMEOUT
+
     def _deliver(self, out: list[Outgoing]) -> None:
-        """Queue what the referee said, each line owed to whom it answers. A chatter
-        line is worth sending only within ``reply_seconds`` (the outbox keeps a fight's
-        lines and anchors whatever that says)."""
-        within = self.config.flood.reply_seconds
+        """Queue what the referee said, each line owed to whom it answers (a line for
+        a channel the bot is not in waits for its JOIN, bot/irc/held.py). A chatter line
+        is worth sending only within ``reply_seconds`` (the outbox keeps a fight's lines
+        and anchors whatever that says)."""
+        within, session = self.config.flood.reply_seconds, self.session
         for item in out:
+            if item.target[:1] in "#&" and not (self.connected.is_set()
+                                                 and item.target in session.joined):
+                self.held.hold(item, session.joins.not_in.get(item.target))
+                continue
             asker = None if item.asker is None else owed(item.asker)
             self.outbox.message(item.target, item.text, item.priority, fit=item.fit,
-                                owed=asker, within=within)
+                                owed=asker, within=within,
+                                nick=item.asker.nick if item.asker else "")
 
     # -- receiving ----------------------------------------------------------------------
 
@@ -352,7 +368,6 @@ class IrcBot:
                 case Prefix(mask):
                     self.outbox.prefix = mask
                 case WhoDone(channel):
-                    self._who_deadline = None
                     self._resume(channel)
                 case Message(sender, _target, text, channel):
                     self._incoming(Incoming(sender=sender, text=text, channel=channel))
@@ -368,48 +383,28 @@ class IrcBot:
                     self._news(action)
 
     def _news(self, action: Action) -> None:
-        """The session's events that the supervisor logs or keeps."""
-        config = self.config
+        """The session's events that the supervisor logs (bot/irc/logbook.py) or keeps."""
+        logbook.note(action, self.config)
         match action:
-            case Registered(nick):
-                log.info("registered as %s", nick)
+            case Registered():
                 self.connected.set()
                 if self.session.wants_nick:
-                    asyncio.get_running_loop().call_later(config.nick_regain_seconds,
+                    asyncio.get_running_loop().call_later(self.config.nick_regain_seconds,
                                                           self._regain_nick)
             case Joined(channel):
-                log.info("joined %s", channel)
-            case Left(channel):
-                log.warning("left %s", channel)
-            case Kicked(channel, by, reason):
-                log.warning("kicked from %s by %s: %s", channel, by, reason)
+                self._deliver(self.held.release(channel, self.session.casemapping))
             case Casemapping(name):
                 self.referee.casemapping = name
             case Farewell(reason):
                 self._farewell = reason
-            case Unreadable(command, error):
-                log.warning("ignored a %s line the session failed on (%s)", command or "blank",
-                            error)
-            case CapsRefused(caps):
-                log.warning("capabilities refused: %s", caps)
-            case SaslUnavailable(mechanism, None):
-                log.error("SASL %s is configured but %s does not offer SASL", mechanism,
-                          config.server)
-            case SaslUnavailable(mechanism, offered):
-                log.error("SASL %s is configured but %s offers only %s", mechanism,
-                          config.server, offered)
-            case SaslNoPassword():
-                log.error("SASL: the environment variable %s is empty",
-                          config.sasl_password_env)
-            case LoggedIn():
-                log.info("SASL: logged in as %s",
-                         config.sasl_account or "the certificate's account")
-            case SaslFailed(reason) if config.sasl() == "EXTERNAL":
-                log.error("SASL EXTERNAL failed (%s): is the fingerprint of %s registered "
-                          "with services?", reason, config.tls_client_cert)
-            case SaslFailed(reason):
-                log.error("SASL login as %s failed (%s): check the account and $%s",
-                          config.sasl_account, reason, config.sasl_password_env)
+        if isinstance(action, Joined | JoinRefused | Left | Kicked):
+            self._not_in()
+
+    def _not_in(self) -> None:
+        """Tell the referee the channels the bot is not in now (read by another thread:
+        a new dict each time); the chatter held for them goes (bot/irc/held.py)."""
+        self.referee.not_in = dict(self.session.joins.not_in.items())
+        self.held.out_of(self.referee.not_in, self.session.casemapping)
 
     def _regain_nick(self) -> None:
         if self.connected.is_set() and self.session.wants_nick:

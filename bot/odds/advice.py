@@ -76,10 +76,11 @@ _audience = Precondition("the channel's !odds audience", _fighters_only)
 
 
 @command("odds", "!odds <warrior> vs <warrior> [practice|duel|mortal] | !odds",
-         f"Exact win chances if both sides play by a fixed policy (one at a time per "
-         f"channel, one per player every {WINDOW:.0f} s). Policy: {POLICY}. In a fight, "
-         "!odds weighs each move open to the side to act.",
-         group="fight", reads_only=True, examples=(
+         f"Exact win chances if both sides play by a fixed policy (!help odds policy); "
+         f"in a fight, each move open to the side to act. One at a time per channel, one "
+         f"per player every {WINDOW:.0f} s.",
+         group="fight", reads_only=True, subs=(("policy", f"The policy of !odds: {POLICY}"),),
+         examples=(
              Example(("gob !create Gorbag goblin club spear",
                       "olaf !create Olaf free-clans axe shield",
                       "ann !odds Olaf vs Gorbag"), "Olaf vs Gorbag (practice): Olaf wins"),))
@@ -111,7 +112,7 @@ def _matchup(ctx: Ctx) -> None:
 
     def answer(parts: list[float]) -> str:
         return (f"{a} vs {b} ({kind.value}): {a} wins {_pct(sum(parts))} "
-                "(exact; policy: !help odds)")
+                "(exact; policy: !help odds policy)")
 
     ask(ctx, _per_range(state, advisor.chance_part), answer)
 

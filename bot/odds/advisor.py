@@ -1,6 +1,6 @@
 """The odds advisor: exact win chances of An Cath fights under a stated policy.
 
-The policy (said in ``!help odds`` and the README): go first when choosing; on your turn
+The policy (said in ``!help odds policy`` and the README): go first when choosing; on your turn
 Double when it gives a better chance of at least one hit than a single Attack, else
 Attack (never Press, Test, Close, Open, Flee or Yield, unless both arms are disabled:
 then Flee where allowed, else Yield); defend with the best chance left; accept a yield;

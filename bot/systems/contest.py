@@ -43,5 +43,9 @@ CONTEST: Plugin[ContestState, Command] = Plugin(
         fixed("yield", "Give up the fight", Yield),
     ),
     Roll, Forfeit, ModeratorEnd, wording.describe, wording.prompt, wording.status,
-    wording.waiting, undone, Fighters("contest", _USAGE, _create, wording.sheet_line),
+    wording.waiting, undone, Fighters(
+        "contest", _USAGE, _create, wording.sheet_line,
+        summary="a Simple Contest fighter (R9): rating 1..20, masteries as W (15W, 3W2), a "
+                "mastery edge as ^5W; e.g. !create Alain contest 15W sword^3 armour 2"),
+    wording.opening,
 )

@@ -66,6 +66,8 @@ class Fighters(Generic[F]):
     """The fighter in a ``!warriors`` list."""
     show: Callable[[WarriorRecord[F]], dict[str, Any]] = fields
     """``warrior show``'s fields, in order (its JSON and its plain lines)."""
+    summary: str = ""
+    """``!help create <word>``'s line after the usage: what the words mean, an example."""
 
     @property
     def creates(self) -> str:

@@ -48,5 +48,9 @@ GENERAL: Plugin[GeneralState, Command] = Plugin(
         fixed("yield", "Give up the fight", Yield),
     ),
     Roll, Forfeit, ModeratorEnd, wording.describe, wording.prompt, wording.status,
-    wording.waiting, undone, Fighters("general", _USAGE, _create, wording.sheet_line),
+    wording.waiting, undone, Fighters(
+        "general", _USAGE, _create, wording.sheet_line,
+        summary="a General-rules fighter (R10), health 20 unless given; e.g. !create Farthan "
+                "general health=25 str=13 skill=14 weapon=1d10 base=1d8 defense=0 protection=2"),
+    wording.opening,
 )

@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 from bot.chat.registry import Refusal
 from bot.systems.fighters import Fighters, Settings
 from bot.wording.common import Award, Cast, join
-from bot.wording.fit import fitted, quoting
+from bot.wording.fit import Say, fitted, quoting
 from rules.system import RulesState, RuleSystem
 from storage.records import Fighter, WarriorRecord
 from storage.store import Store
@@ -72,6 +72,10 @@ class Verb(Generic[C]):
         return f"!{self.name}" if made == command else None
 
 
+def _no_opening(_state: Any, _cast: Cast) -> str:
+    return ""
+
+
 _MOST_WORDED = 1024
 """Decisions are few (a verb a side, with its few arguments); a bound all the same."""
 
@@ -102,6 +106,9 @@ class Plugin(Generic[S, C]):
     """``Gorm's dodge``: a decision a moderator's undo took back."""
     fighters: Fighters[Any]
     """How ``!create`` makes its fighters, and how they are described."""
+    opens: Callable[[Any, Cast], str] = _no_opening
+    """``opens(state, cast)``: who fights whom, and with what, for a fight's first line
+    when its start has no events to say it (An Cath's ``FightStarted`` does)."""
     _worded: dict[Any, str] = field(default_factory=dict, init=False, repr=False,
                                     compare=False)
     """The words of the decisions already worded: a prompt words five or so, each by
@@ -139,24 +146,28 @@ class Plugin(Generic[S, C]):
         return self.glance(state, manual, cast, self.word)
 
     def answer(self, events: Sequence[Any], state: S, manual: bool, cast: Cast,
-               awarded: Sequence[Award] | None, anchor: object | None = None) -> str:
-        """A command's answer as the channel hears it, in one line: what happened, then
-        who moves next with their options; at the fight's end, instead, the ledger anchor
-        its closing row made (``ledger #4123 9f2c1a7e4305b5ca``)."""
-        said = self.describe(events, cast, awarded)
-        if state.outcome is not None:
-            return f"{said} {anchor}" if anchor else said
-        return f"{said} {self.prompt(state, manual, cast)}".strip()
+               awarded: Sequence[Award] | None, anchor: object | None = None,
+               head: str | Say = "", opening: bool = False) -> str:
+        """A command's answer as the channel hears it, whole (:meth:`line`)."""
+        return self.line(events, state, manual, cast, awarded, anchor, head, opening)(None)
 
-    def closing(self, events: Sequence[Any], cast: Cast, awarded: Sequence[Award] | None,
-                anchor: object | None, head: str = "") -> Callable[[int | None], str]:
-        """A fight's end (``head`` first) ending with its ledger anchor, as
-        ``line(room)``: in at most ``room`` bytes, what it quotes (names, a ransom) cut to
-        fit and the anchor whole; ``line(None)`` is the whole line."""
-        tail = str(anchor) if anchor else ""
+    def line(self, events: Sequence[Any], state: S, manual: bool, cast: Cast,
+             awarded: Sequence[Award] | None, anchor: object | None = None,
+             head: str | Say = "", opening: bool = False) -> Callable[[int | None], str]:
+        """A command's answer in one line, as ``line(room)``: ``head`` first, the fight's
+        start when ``opening`` (:attr:`opens`), what happened, then who moves next with
+        their options; at the fight's end, instead, the ledger anchor its closing row made
+        (``ledger #4123 9f2c1a7e4305b5ca``). In at most ``room`` bytes what it says and
+        quotes (names, a ransom, a ruling's reason) is cut to fit, the options or the
+        anchor never; ``line(None)`` is the whole line."""
+        ended = state.outcome is not None
+        tail = (str(anchor) if anchor else "") if ended else self.prompt(state, manual, cast)
 
         def say(most: int | None) -> str:
-            return join(head, self.describe(quoting(events, most), cast.cut(most), awarded))
+            who = cast.cut(most)
+            return join(head if isinstance(head, str) else head(most),
+                        self.opens(state, who) if opening else "",
+                        self.describe(quoting(events, most), who, awarded))
 
         def line(room: int | None) -> str:
             return join(say(None), tail) if room is None else fitted(say, tail, room)

@@ -22,7 +22,7 @@ from bot.systems.plugin import Plugin
 from bot.systems.registry import PLUGINS
 from bot.web.glance import Glance, glance
 from bot.web.redact import hide_hosts, who
-from bot.wording.common import Award, Cast
+from bot.wording.common import Award, Cast, ruled
 from rules.common import Forfeit, ModeratorEnd, Roll
 from rules.effects import BPChange
 from storage.ledger import Anchor
@@ -164,8 +164,9 @@ class _Walk:
         if self.state.outcome is not None and self.closes:
             closing = self.closes.popleft()
             anchor = Anchor(closing["id"], closing["hash"])
+        head = ruled(ruling.moderator, ruling.reason, None) if ruling else ""   # as said
         line = self.plugin.answer(events, self.state, self._manual(), self.cast,
-                                  self._awarded(events), anchor)
+                                  self._awarded(events), anchor, head, not self.steps)
         self.steps.append(Step(number, at, hide_hosts(line), tuple(sent),
                                glance(self.plugin, self.state, self.cast), ruling))
 

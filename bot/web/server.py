@@ -19,7 +19,7 @@ import uvicorn
 from bot.config import BotConfig, ConfigError
 from bot.logs import setup_logging
 from bot.web.app import make_app
-from storage.db import open_read_only, sqlite_path
+from storage.db import open_read_only, shown_url, sqlite_path
 from storage.keys import load_keyring
 from storage.signing import PublicKey
 from storage.store import Store
@@ -74,7 +74,7 @@ def serve(config: BotConfig, database: str, *, key_file: str | None = None,
     token = config.web.token()
     sock = listen(host, port)
     setup_logging(config.log)
-    where = sqlite_path(database) or engine.url.render_as_string(hide_password=True)
+    where = sqlite_path(database) or shown_url(database)
     shown = f"[{host}]" if ":" in host else host
     print(f"ancath-bot web: serving http://{shown}:{sock.getsockname()[1]}/ read-only from "
           f"{where}; " + (f"every page asks for the token in ${config.web.token_env}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from bot.wording.common import Award, Cast, bp_line, join, options, roll_how
+from bot.wording.common import Award, Cast, bp_line, fight_name, join, options, roll_how
 from rules.ancath import legal_actions
 from rules.ancath.commands import (
     AcceptYield,
@@ -157,7 +157,7 @@ def _phrase(event: Any, cast: Cast) -> str:
     names = cast.names
     match event:
         case FightStarted(kind=kind):
-            return f"{kind.value.capitalize()} fight: {cast.labels[0]} vs {cast.labels[1]}."
+            return f"{fight_name(kind.value).capitalize()}: {cast.labels[0]} vs {cast.labels[1]}."
         case LoadoutSet(side=side, weapon=weapon, shield=shield, two_handed=two, dodge=d,
                         block=b, parry=p):
             grip = " and shield" if shield else " two-handed" if two else ""

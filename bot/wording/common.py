@@ -16,7 +16,8 @@ from bot.wording.fit import cut
 from rules.common import ModeratorEnd
 from storage.store import Award
 
-__all__ = ["Award", "Cast", "bp_line", "join", "options", "roll_how", "undone"]
+__all__ = ["Award", "Cast", "a_fight", "award_words", "bp_line", "fight_name", "join",
+           "options", "roll_how", "ruled", "undone"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +34,48 @@ class Cast:
         return cls(tuple(names), tuple(names))
 
     def cut(self, most: int | None) -> Cast:
-        """The same cast with every name and label cut to ``most`` characters."""
+        """The same cast with every name cut to ``most`` characters, and in a label the
+        warrior and the player each (``Aelfric... (nnnn...)``)."""
         return Cast(tuple(cut(n, most) for n in self.names),
-                    tuple(cut(label, most) for label in self.labels))
+                    tuple(_cut_label(n, label, most) for n, label in zip(
+                        self.names, self.labels, strict=True)))
+
+
+def _cut_label(name: str, label: str, most: int | None) -> str:
+    player = label.removeprefix(f"{name} (").removesuffix(")")
+    if len(player) + len(name) + 3 != len(label):   # no "name (player)"
+        return cut(label, most)
+    return f"{cut(name, most)} ({cut(player, most)})"
+
+
+_FIGHT_NAMES = {"duel": "duel", "contest": "Simple Contest", "general": "General-rules fight"}
+"""A kind that is not ``<kind> fight``: a duel is no "duel fight"."""
+
+
+def fight_name(kind: str) -> str:
+    """``duel``, ``practice fight``, ``Simple Contest``: a fight of ``kind`` in words."""
+    return _FIGHT_NAMES.get(kind, f"{kind} fight")
+
+
+def a_fight(kind: str) -> str:
+    """``a duel``, ``a mortal fight``: a fight of ``kind`` with its article."""
+    return f"a {fight_name(kind)}"
+
+
+def ruled(moderator: str, reason: str, most: int | None) -> str:
+    """``alice ends the fight: Gorbag left.``: who ended a fight and why, the reason cut
+    to ``most`` characters (a line's fit, bot/wording/fit.py)."""
+    said = cut(reason, most)
+    return f"{moderator} ends the fight: {said}" + ("" if said.endswith((".", "!", "?")) else ".")
 
 
 _REASONS = {"win": "win", "loss": "loss", "draw": "draw", "mortal": "mortal fight",
             "foe-slain": "foe slain", "prisoner-taken": "prisoner"}
+
+
+def award_words(reason: str) -> str:
+    """``foe slain``: what a BP award was for, from its reason code (``foe-slain``)."""
+    return _REASONS.get(reason, reason)
 
 
 def bp_line(awards: Sequence[Award], names: Sequence[str]) -> str:
@@ -58,7 +94,7 @@ def bp_line(awards: Sequence[Award], names: Sequence[str]) -> str:
         entry = f"{names[side]} {total / 10:+.1f}"
         if len(mine) > 1 or capped:
             why = ", ".join(
-                f"{_REASONS.get(a.reason, a.reason)} {a.tenths / 10:.1f}"
+                f"{award_words(a.reason)} {a.tenths / 10:.1f}"
                 + (f" of {a.asked / 10:.1f}" if a.tenths != a.asked else "") for a in mine)
             entry += f" ({why}{': at the 40.0 cap' if capped else ''})"
         parts.append(entry)

@@ -22,7 +22,7 @@ from rules.general.model import (
 )
 from storage.records import WarriorRecord
 
-__all__ = ["describe", "prompt", "sheet_line", "status", "waiting"]
+__all__ = ["describe", "opening", "prompt", "sheet_line", "status", "waiting"]
 
 _ENDINGS = {"unconscious": "the foe is unconscious", "yield": "by yield",
             "forfeit": "by forfeit", "moderator": "by a moderator's ruling"}
@@ -96,6 +96,15 @@ def status(state: GeneralState, manual: bool, cast: Cast, word: Callable[[Any], 
     if roll:
         return f"{glance} Waiting for {roll}."
     return join(glance, prompt(state, manual, cast, word))
+
+
+def opening(state: GeneralState, cast: Cast) -> str:
+    """``General rules: Farthan (fa) vs Troll (tr). Farthan: weapon 1d10, base 1d8, skill
+    14, health 25, protection 2. ...``: who fights whom, and with what."""
+    return (f"General rules: {cast.labels[0]} vs {cast.labels[1]}. " + " ".join(
+        f"{name}: weapon {f.weapon}, base {f.base}, skill {f.skill}, health {f.health}, "
+        f"protection {f.protection}." for name, f in zip(
+            cast.names, (side.fighter for side in state.sides), strict=True)))
 
 
 def sheet_line(record: WarriorRecord[GeneralFighter], owner: str) -> str:

@@ -134,8 +134,8 @@ def test_postgresql_without_a_key_is_one_clear_line(tmp_path: Path) -> None:
 def _config(tmp_path: Path, database: str) -> Path:
     """A configuration for ``run`` (with IRC: without a terminal ``run`` needs it)."""
     config = tmp_path / "pg.yaml"
-    config.write_text(f"database: {database}\nirc: {{server: 127.0.0.1, port: 1}}\n",
-                      encoding="utf-8")
+    config.write_text(f"database: {database}\nheartbeat_file: {tmp_path / 'hb'}\n"
+                      "irc: {server: 127.0.0.1, port: 1}\n", encoding="utf-8")
     return config
 
 

@@ -70,9 +70,10 @@ def test_backup_verify_and_restore(tmp_path: Path) -> None:
     assert again.returncode == 0 and "Olaf" in again.stdout
 
 
-def test_backup_of_postgresql_says_pg_dump() -> None:
-    one_line_error(cli("backup", "x.sqlite3", "--db", "postgresql+psycopg://u@127.0.0.1:1/x"),
-                   "pg_dump")
+def test_backup_of_postgresql_says_pg_dump_and_hides_the_password() -> None:
+    said = cli("backup", "x.sqlite3", "--db", "postgresql+psycopg://u:s3cret@127.0.0.1:1/x")
+    one_line_error(said, "pg_dump")
+    assert "s3cret" not in said.stderr + said.stdout
 
 
 def test_db_current_and_downgrade(tmp_path: Path) -> None:

@@ -129,7 +129,8 @@ def test_a_moderator_from_the_config_file(tmp_path: Path) -> None:
     result = console(db, None, stdin, "--config", str(config))
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[1:] == [
-        "#console gob: only moderators use !mod (by services account or host mask)",
+        "#console gob: only moderators use !mod (by services account or host mask; without "
+        "services: /msg <bot> !mod login <password>)",
         "#console boss: Gorbag: +1.5 BP recorded",
     ]
     assert show(db, "Gorbag")["bp"] == 1.5

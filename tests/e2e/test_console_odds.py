@@ -32,4 +32,4 @@ def test_a_piped_odds_prints_its_answer_and_the_limits_hold(tmp_path: Path) -> N
     answers = [line for line in lines if line not in refusals]
     assert len(lines) == 3 and len(answers) == 1
     assert re.fullmatch(r"#console ann: Olaf vs Gorbag \(duel\): Olaf wins \d+\.\d% "
-                        r"\(exact; policy: !help odds\)", answers[0])
+                        r"\(exact; policy: !help odds policy\)", answers[0])

@@ -24,7 +24,7 @@ def test_a_simple_contest_through_the_console(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert all(line.startswith("#console ") for line in lines)
-    assert re.fullmatch(r".* Alain wins a major victory: Bors dying \(ratings 15/6\)\. "
+    assert re.fullmatch(r".* Alain wins a major victory, \+1 edge: Bors dying \(ratings 15/6\)\. "
                         r"Alain wins: the foe is dying\. ledger #3 [0-9a-f]{16}", lines[-1])
     verdict = subprocess.run([sys.executable, "-m", "bot.cli", "audit", "verify", "--db", db],
                              capture_output=True, text=True, timeout=60)

@@ -26,6 +26,7 @@ PASSWORD = "two-bots-modpass"
 CONFIG = """\
 database: {url}
 network: {network}
+heartbeat_file: {heartbeat}
 moderators: [mod]
 irc:
   server: 127.0.0.1
@@ -60,7 +61,8 @@ class Bots:
         self.configs = configs = [tmp_path / f"{network}.yaml" for network in NETWORKS]
         for network, server, config in zip(NETWORKS, self.servers, configs, strict=True):
             config.write_text(CONFIG.format(url=url, network=network, port=server.port,
-                                            nick=BOT_NICK))
+                                            nick=BOT_NICK, heartbeat=config.with_suffix(
+                                                ".heartbeat")))
         password = subprocess.run(
             [sys.executable, "-m", "bot.cli", "moderator", "password", "mod", "--config",
              str(configs[0]), "--password-stdin"], input=PASSWORD + "\n",

@@ -89,6 +89,7 @@ class NgircdServer:
         name: str = SERVER_NAME,
         max_nick_length: int = 30,
         max_penalty_time: int = -1,
+        max_joins: int = 0,
         extra_options: dict[str, str] | None = None,
         tls_cert: Path | None = None,
         tls_key: Path | None = None,
@@ -103,6 +104,8 @@ class NgircdServer:
         self.name = name
         self.max_nick_length = max_nick_length
         self.max_penalty_time = max_penalty_time
+        self.max_joins = max_joins
+        """Channels a client may be in (ngircd's own default is 10); 0: no limit."""
         self.extra_options = dict(extra_options or {})
         self.tls = (tls_cert, tls_key) if tls_cert and tls_key else None
         """With a certificate and key, TLS on ``tls_port`` beside the plain port."""
@@ -138,7 +141,7 @@ class NgircdServer:
             "[Limits]",
             "\tMaxConnections = 0",
             "\tMaxConnectionsIP = 0",
-            "\tMaxJoins = 0",
+            f"\tMaxJoins = {self.max_joins}",
             f"\tMaxNickLength = {self.max_nick_length}",
             f"\tMaxPenaltyTime = {self.max_penalty_time}",
             "[Options]",

@@ -179,7 +179,8 @@ def test_an_open_fight_whose_setup_is_unreadable_blocks_its_channel_until_a_mode
     assert club.say("mod !mod end Ulf its setup is lost") == [
         "#arena mod: the winner must be Olaf or Gorbag, or draw"]
     (ended,) = club.say("mod !mod end draw its setup is lost")
-    assert ended == ("#arena Fight 1 (Olaf vs Gorbag) is ended unread: a draw by a "
+    assert ended == ("#arena mod ends the fight: its setup is lost. Fight 1 (Olaf vs Gorbag) "
+                     "is ended unread: a draw by a "
                      "moderator's ruling; no BP moved, since its records could not be read. "
                      "The channel is free. ledger #5 <mac>")
     assert club.referee.store.open_fights() == ([], [])

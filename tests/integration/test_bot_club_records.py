@@ -49,8 +49,8 @@ def test_top_is_the_standings_by_bp_then_wins_in_one_line(club: Club) -> None:
     assert one(club.say("ann !top")) == (
         "#arena ann: Standings: 1. Gorbag 1.9 BP (1-2-1) | 2. Olaf 1.8 BP (2-1-0) | "
         "3. Bran 0.1 BP (0-0-1)")
-    assert one(club.say("ann !top 2")) == (
-        "#arena ann: Standings: 1. Gorbag 1.9 BP (1-2-1) | 2. Olaf 1.8 BP (2-1-0)")
+    assert one(club.say("ann !top 2")) == (   # and how many warriors are past the n asked
+        "#arena ann: Standings: 1. Gorbag 1.9 BP (1-2-1) | 2. Olaf 1.8 BP (2-1-0) | 1 more")
 
 
 def test_top_of_one_culture_in_either_order(club: Club) -> None:
@@ -63,12 +63,12 @@ def test_top_of_one_culture_in_either_order(club: Club) -> None:
 
 def test_history_is_the_last_fights_newest_first(club: Club, day: str) -> None:
     assert one(club.say("ann !history olaf")) == (
-        f"#arena ann: Olaf's fights: #3 {day} practice vs Gorbag: lost (escaped), +0.1 BP | "
-        f"#2 {day} mortal vs Gorbag: won by yield, +1.5 BP | "
-        f"#1 {day} practice vs Gorbag: won by kill, +0.2 BP")
+        f"#arena ann: Olaf's fights: fight #3 {day} practice vs Gorbag: lost (escaped), "
+        f"+0.1 BP | fight #2 {day} mortal vs Gorbag: won by yield, +1.5 BP | "
+        f"fight #1 {day} practice vs Gorbag: won by kill, +0.2 BP")
     assert one(club.say("ann !history Gorbag 2")) == (
-        f"#arena ann: Gorbag's fights: #4 {day} duel vs Bran: draw, +0.1 BP | "
-        f"#3 {day} practice vs Olaf: won (foe escaped), +0.2 BP")
+        f"#arena ann: Gorbag's fights: fight #4 {day} duel vs Bran: draw, +0.1 BP | "
+        f"fight #3 {day} practice vs Olaf: won (foe escaped), +0.2 BP")
 
 
 def test_stats_counts_fights_endings_prisoners_and_where_bp_came_from(club: Club) -> None:
@@ -108,9 +108,9 @@ def test_fight_links_its_replay_when_the_club_has_pages(
 
 
 def test_in_private_the_answers_are_the_same_unaddressed(club: Club, day: str) -> None:
-    assert one(club.pm("ann !top 1")) == "ann Standings: 1. Gorbag 1.9 BP (1-2-1)"
+    assert one(club.pm("ann !top 1")) == "ann Standings: 1. Gorbag 1.9 BP (1-2-1) | 2 more"
     assert one(club.pm("ann !history Bran")) == (
-        f"ann Bran's fights: #4 {day} duel vs Gorbag: draw, +0.1 BP")
+        f"ann Bran's fights: fight #4 {day} duel vs Gorbag: draw, +0.1 BP")
     assert one(club.pm("ann !stats Bran")).startswith("ann Bran: fights 1 (won 0, lost 0, drawn 1)")
     assert one(club.pm("ann !fight 4")).startswith("ann Fight #4, duel")
 
@@ -157,7 +157,7 @@ def test_an_open_fight_is_ongoing_in_its_channel(tmp_path: Path) -> None:
     (fight,) = club.referee.store.fights()
     day = fight.started_at[:10]
     assert one(club.say("ann !history Gorbag")) == (
-        f"#arena ann: Gorbag's fights: #1 {day} mortal vs Olaf: ongoing in #pit")
+        f"#arena ann: Gorbag's fights: fight #1 {day} mortal vs Olaf: ongoing in #pit")
     assert one(club.say("ann !fight 1")) == (
         f"#arena ann: Fight #1, mortal, {day}: Olaf (olaf) vs Gorbag (gob); ongoing in #pit")
     assert one(club.say("ann !stats Gorbag")).startswith("#arena ann: Gorbag: fights 0 ")
@@ -197,12 +197,12 @@ def test_the_longest_answers_are_one_line_within_the_budget(
     day = club.referee.store.fights()[0].started_at[:10]
     a, k, j, i = NAMES[0], NAMES[10], NAMES[9], NAMES[8]
     standings = " | ".join(f"{n}. {NAMES[n - 1]} 40.0 BP (0-1-0)" for n in range(2, 8))
-    assert one(club.say(f"{NICK} !top {MOST}")) == (
-        f"#arena {NICK}: Standings: 1. {a} 40.0 BP (10-0-0) | {standings} | 3 more")
+    assert one(club.say(f"{NICK} !top {MOST}")) == (   # 3 past the line, 1 past the 10
+        f"#arena {NICK}: Standings: 1. {a} 40.0 BP (10-0-0) | {standings} | 4 more")
     assert one(club.say(f"{NICK} !history {a} {MOST}")) == (
-        f"#arena {NICK}: {a}'s fights: #10 {day} practice vs {k}: won by moderator, +0.0 BP | "
-        f"#9 {day} practice vs {j}: won by moderator, +0.0 BP | "
-        f"#8 {day} practice vs {i}: won by moderator, +0.0 BP | 7 more")
+        f"#arena {NICK}: {a}'s fights: fight #10 {day} practice vs {k}: won by moderator, "
+        f"+0.0 BP | fight #9 {day} practice vs {j}: won by moderator, +0.0 BP | "
+        f"fight #8 {day} practice vs {i}: won by moderator, +0.0 BP | 7 more")
     assert one(club.say(f"{NICK} !stats {a}")) == (
         f"#arena {NICK}: {a}: fights 10 (won 10, lost 0, drawn 0), kills 0, yields 0, "
         "escapes 0, prisoners taken 0; BP 40.0: +0.0 from fights, +40.0 from moderators")
@@ -213,9 +213,9 @@ def test_the_longest_answers_are_one_line_within_the_budget(
         "https://records.club.example.org/an-cath/leadership/fights/10")
 
 
-def test_a_list_that_fits_says_nothing_more(tmp_path: Path) -> None:
+def test_a_list_that_fits_says_nothing_more_than_the_warriors_past_it(tmp_path: Path) -> None:
     club = long_club(tmp_path)
-    assert not one(club.say(f"{NICK} !top 3")).endswith("more")
+    assert one(club.say(f"{NICK} !top 3")).endswith(f"3. {NAMES[2]} 40.0 BP (0-1-0) | 8 more")
     assert not one(club.pm(f"{NICK} !history {NAMES[0]} 3")).endswith("more")
 
 

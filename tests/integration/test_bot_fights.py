@@ -56,11 +56,12 @@ def start(club: Club, kind: str = "practice") -> None:
     """Olaf challenges Gorbag in #arena; Olaf wins the initiative and must choose."""
     club.say("gob !create Gorbag goblin club spear")
     club.say("olaf !create Olaf free-clans broadsword shield")
+    fight = "a duel" if kind == "duel" else f"a {kind} fight"   # no "duel fight"
     assert club.say(f"olaf !challenge Gorbag {kind}") == [
-        f"#arena Gorbag, Olaf challenges you to a {kind} fight: gob may !accept or !decline."]
+        f"#arena Gorbag, Olaf challenges you to {fight}: gob may !accept or !decline."]
     club.dice.push(50, 40)  # initiative on equal BP (R3.6): Olaf 50 beats Gorbag 40
     assert club.say("gob !accept") == [
-        f"#arena {kind.capitalize()} fight: Olaf (olaf) vs Gorbag (gob). {LOADOUTS} "
+        f"#arena {fight[2:].capitalize()}: Olaf (olaf) vs Gorbag (gob). {LOADOUTS} "
         "Olaf rolls 50 for initiative. Gorbag rolls 40 for initiative. "
         "Olaf (olaf) chooses: !first | !second"]
 
@@ -231,13 +232,15 @@ def test_mortal_yield_prisoner_with_ransom_then_freed(tmp_path: Path) -> None:
         "#arena olaf: Gorbag is a prisoner and cannot fight"]
     assert club.say("gob !challenge Olaf as Gorbag") == [
         "#arena gob: Gorbag is a prisoner and cannot fight"]
-    assert club.say("gob !free Gorbag") == ["#arena gob: Gorbag is not your prisoner"]
+    assert club.say("gob !free Gorbag") == [
+        "#arena gob: Gorbag is held by Olaf: its captor's player frees it (!free Gorbag), or a "
+        "moderator (!mod free Gorbag <reason>)"]
     assert club.say("olaf !free gorbag") == ["#arena Gorbag is free."]
     assert club.warrior("Gorbag")["status"] == "free"
     assert club.warrior("Gorbag")["captor"] is None
     assert ledger_rows(club, "Gorbag")[-1] == (
         "prisoner-freed", 0.0, "free", "released by the captor")
-    assert club.say("olaf !free Gorbag") == ["#arena olaf: Gorbag is not your prisoner"]
+    assert club.say("olaf !free Gorbag") == ["#arena olaf: Gorbag is not a prisoner"]
 
     # Free again: Gorbag can be challenged and fight. Olaf has more BP (1.5 to 0.5), so
     # he chooses the order without initiative rolls (R3.6).
@@ -317,7 +320,7 @@ def test_manual_rolls_wait_for_the_awaited_players_own_roll(tmp_path: Path) -> N
     club.say("gob !create Gorbag goblin club spear")
     club.say("olaf !create Olaf free-clans broadsword shield")
     club.say("olaf !challenge Gorbag duel")
-    one(club, "gob !accept", f"Duel fight: Olaf (olaf) vs Gorbag (gob). {LOADOUTS} "
+    one(club, "gob !accept", f"Duel: Olaf (olaf) vs Gorbag (gob). {LOADOUTS} "
         f"Olaf (olaf), roll for initiative: {ROLL_HOW}")
     assert club.dice.left == 0  # nothing rolled by the bot
     # Gorbag fights but is not the one awaited: refused, and nothing is rolled.
@@ -411,7 +414,7 @@ def test_two_channels_fight_at_once_independently(tmp_path: Path) -> None:
     club.say("ulf !create Ulf free-clans broadsword greatsword")
     club.say("finn !create Finn invaders spear")
     assert club.say("olaf !challenge Gorbag duel") == [
-        "#arena Gorbag, Olaf challenges you to a duel fight: gob may !accept or !decline."]
+        "#arena Gorbag, Olaf challenges you to a duel: gob may !accept or !decline."]
     assert club.say("#pit bran !challenge Ulf") == [
         "#pit Ulf, Bran challenges you to a practice fight: ulf may !accept or !decline."]
     # Initiative: 60 and 60 tie, so both roll again (R3.6); Bran 30, Ulf 70: Ulf chooses.

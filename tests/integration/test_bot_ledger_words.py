@@ -130,7 +130,8 @@ def test_a_refused_setting_change_writes_no_row(tmp_path: Path) -> None:
     assert club.say("mod !mod timelimit 0 too fast") == [
         "#arena mod: the time limit is in minutes, 1 to 1440 (or default)"]
     assert club.say("ann !mod fairy open") == [
-        "#arena ann: only moderators use !mod (by services account or host mask)"]
+        "#arena ann: only moderators use !mod (by services account or host mask; without "
+        "services: /msg <bot> !mod login <password>)"]
     assert club.say("mod !mod timelimit 5 " + "x" * 420) == [
         "#arena mod: a reason holds at most 400 characters: say it shorter"]
     assert club.referee.store.ledger() == rows

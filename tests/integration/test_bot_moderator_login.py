@@ -57,7 +57,8 @@ def test_a_mask_with_an_unverified_ident_is_refused_at_start(tmp_path: Path) -> 
 def test_a_moderator_logs_in_by_private_message(tmp_path: Path) -> None:
     club = boss_club(tmp_path)
     assert said(club, BOSS, "!mod bp Gorbag +1.0 prize", "#arena") == [
-        "#arena boss: only moderators use !mod (by services account or host mask)"]
+        "#arena boss: only moderators use !mod (by services account or host mask; without "
+        "services: /msg <bot> !mod login <password>)"]
     assert said(club, BOSS, "!mod login wrong-password") == [
         "boss that password is not a moderator's"]
     assert said(club, BOSS, "!mod login hunter2hunter2") == [
@@ -67,6 +68,18 @@ def test_a_moderator_logs_in_by_private_message(tmp_path: Path) -> None:
         "#arena boss: Gorbag: +1.0 BP recorded"]
     row = club.referee.store.ledger("Gorbag")[-1]   # by the name logged in, not user@host
     assert (row["entry"], row["actor"], row["moderator"]) == ("moderator-bp", "boss", "boss")
+
+
+def test_R8_2_a_refused_mod_names_the_password_login_the_refused_moderator_needs(
+        tmp_path: Path) -> None:
+    """On a network without services the refusal is the only hint of the way in."""
+    club = boss_club(tmp_path)
+    for text, channel in (("!mod end draw tired", "#arena"), ("!mod list", None)):
+        (refused,) = said(club, BOSS, text, channel)
+        assert refused.endswith("without services: /msg <bot> !mod login <password>)")
+    said(club, BOSS, "!mod login hunter2hunter2")   # what it names, done
+    assert said(club, BOSS, "!mod fairy open", "#arena") == [
+        "#arena boss: Fairy Folk creation is open"]
 
 
 def test_a_login_is_the_nick_and_host_it_came_from(tmp_path: Path) -> None:
@@ -337,7 +350,8 @@ def test_a_mask_added_in_chat_counts_only_while_idents_are_verified(tmp_path: Pa
     club.config = club.config.model_copy(update={"irc": None})   # the switch is off again
     club.restart()
     assert club.say("mboss !mod fairy close", account="", mask=mask) == [
-        "#arena mboss: only moderators use !mod (by services account or host mask)"]
+        "#arena mboss: only moderators use !mod (by services account or host mask; without "
+        "services: /msg <bot> !mod login <password>)"]
     assert club.referee.fairy_open()
 
 

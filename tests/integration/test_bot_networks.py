@@ -65,7 +65,7 @@ def test_two_networks_each_have_a_fight_open_in_their_ancath(
 
     assert beta.say(f"ann !fight {first}")[0].endswith("ongoing in #ancath on alpha")
     history = alpha.say("ann !history Snaga")
-    assert history[0].startswith(f"#arena ann: Snaga's fights: #{second} ")
+    assert history[0].startswith(f"#arena ann: Snaga's fights: fight #{second} ")
     assert history[0].endswith(" practice vs Bran: ongoing in #ancath on beta")
 
 
@@ -213,7 +213,8 @@ def test_an_account_on_another_network_is_not_the_clubs_own(
     assert beta.say("#yard mod !mod bp Olaf +1 a gift", account="beta:Mod") == [
         "#yard mod: Olaf: +1.0 BP recorded"]
     assert alpha.say("#yard mod !mod bp Olaf +1 a gift", account="beta:mod") == [
-        "#yard mod: only moderators use !mod (by services account or host mask)"]
+        "#yard mod: only moderators use !mod (by services account or host mask; without "
+        "services: /msg <bot> !mod login <password>)"]
 
 
 def test_the_first_irc_bot_names_the_home_network_and_a_config_must_agree(
@@ -259,9 +260,9 @@ def test_names_typed_on_another_network_are_that_networks(
     assert said("#yard mod !mod add bob regular") == [
         "#yard mod: beta:bob is a moderator now (!mod remove beta:bob <reason> takes it back)"]
     assert said("#yard bob !mod list")[0].startswith("#yard bob: moderators in the config")
-    assert said("#yard bob !mod list", account="bob")[0].endswith("only moderators use !mod "
-                                                                   "(by services account or "
-                                                                   "host mask)")
+    assert said("#yard bob !mod list", account="bob")[0].endswith(
+        "only moderators use !mod (by services account or host mask; without services: "
+        "/msg <bot> !mod login <password>)")
     assert said("#yard mod !mod ignore spammer floods") == [
         "#yard mod: ignoring beta:spammer: I take no command from them and say nothing to "
         "them"]

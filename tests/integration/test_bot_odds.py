@@ -25,7 +25,7 @@ from bot.odds.worker import InlineExecutor
 from rules.ancath.state import Range
 
 MATCHUP = re.compile(r"ann: Olaf vs Gorbag \(practice\): Olaf wins \d+\.\d% "
-                     r"\(exact; policy: !help odds\)")
+                     r"\(exact; policy: !help odds policy\)")
 BUSY = "the odds asked for here are still being worked out; ask again once they are out"
 
 

@@ -144,7 +144,8 @@ def test_an_undone_dodge_keeps_the_hit_and_asks_the_defender_again(tmp_path: Pat
     assert club.dice.left == 0
 
 
-def test_switching_to_automatic_rolls_makes_the_roll_that_is_due(tmp_path: Path) -> None:
+def test_switching_to_automatic_rolls_makes_the_roll_that_is_due_in_one_line(
+        tmp_path: Path) -> None:
     club = duel_club(tmp_path, rolls="manual")
     hosted(club, "olaf !challenge Gorbag")
     hosted(club, "gob !accept")
@@ -152,9 +153,26 @@ def test_switching_to_automatic_rolls_makes_the_roll_that_is_due(tmp_path: Path)
     hosted(club, "olaf !rol d100")
     club.dice.push(40)
     assert hosted(club, "mod !mod rolls auto table talk") == [
-        "#arena mod: rolls in #arena are now auto",
-        "#arena Gorbag rolls 40 for initiative. Olaf (olaf) chooses: !first | !second"]
+        "#arena Rolls in #arena are now auto. Gorbag rolls 40 for initiative. Olaf (olaf) "
+        "chooses: !first | !second"]
+    assert hosted(club, "mod !mod rolls auto") == ["#arena mod: rolls in #arena are now auto"]
     assert club.dice.left == 0
+
+
+def test_a_fight_start_with_the_longest_names_is_one_line_that_keeps_its_options(
+        tmp_path: Path) -> None:
+    """Warriors' names of 24 characters, players' nicks of 30: the names are cut, the
+    chooser's options stay whole, on the one line."""
+    club = Club(tmp_path)
+    olaf, gorbag = "Olafthewanderingbardofth", "Gorbagsonofgrishnakhtheb"
+    olafs, gobs = "o" * 30, "g" * 30
+    club.say(f"{gobs} !create {gorbag} goblin club spear")
+    club.say(f"{olafs} !create {olaf} free-clans broadsword shield")
+    club.say(f"{olafs} !challenge {gorbag} mortal")
+    club.dice.push(50, 40)
+    (line,) = club.say(f"{gobs} !accept")
+    assert line.startswith("#arena Mortal fight: Olafthewan") and "..." in line
+    assert line.endswith(f". {olaf} ({olafs}) chooses: !first | !second")
 
 
 def test_a_long_roll_is_one_line(tmp_path: Path) -> None:

@@ -16,13 +16,17 @@ def contest_club(tmp_path: Path) -> Club:
 def test_R9_a_simple_contest_from_challenge_to_the_end(tmp_path: Path) -> None:
     club = contest_club(tmp_path)
     assert club.say("al !challenge Bors") == [
-        "#arena Bors, Alain challenges you to a contest fight: bo may !accept or !decline."]
-    assert club.say("bo !accept") == ["#arena Round 1: Alain (al), !strike | !yield"]
+        "#arena Bors, Alain challenges you to a Simple Contest: bo may !accept or !decline."]
+    assert club.say("bo !accept") == [
+        "#arena Simple Contest: Alain (al) vs Bors (bo). Alain: close combat 15W, sword^3, "
+        "armour 2. Bors: close combat 12, axe^2, armour 0. Round 1: Alain (al), !strike | "
+        "!yield"]
     assert club.say("al !strike") == ["#arena Alain strikes. Round 1: Bors (bo), !strike | !yield"]
     club.dice.push(5, 19)  # Alain 5 vs 15 success (+1 mastery: critical); Bors 19 fails
     assert club.say("bo !strike") == [
-        "#arena Bors strikes. Alain [5 vs 15: success] Bors [19 vs 12: failure] Alain wins a "
-        "major victory: Bors injury (ratings 15/6). Round 2: Alain (al), !strike | !yield"]
+        "#arena Bors strikes. Alain [5 vs 15: success, +1 mastery: critical] Bors [19 vs 12: "
+        "failure] Alain wins a major victory: Bors injury (ratings 15/6). Round 2: Alain (al), "
+        "!strike | !yield"]
     club.say("al !strike")
     club.dice.push(3, 9)  # Alain 3: at or under the sword's edge 3, major + 1 = dying
     (line,) = club.say("bo !strike")
@@ -31,6 +35,35 @@ def test_R9_a_simple_contest_from_challenge_to_the_end(tmp_path: Path) -> None:
     assert not store.warrior("Alain").in_fight and not store.warrior("Bors").in_fight
     assert [r["entry"] for r in store.ledger("Alain")] == ["created"]  # no BP here (R9.6)
     assert club.referee.store.verify() == [] and club.dice.left == 0
+
+
+def test_R9_2_R9_4_a_round_says_why_its_result_differs_from_the_table(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    club.say("al !create Alain contest 15W sword^3 armour 2")
+    club.say("ka !create Karamo contest 14 axe^2")
+    club.say("al !challenge Karamo")
+    club.say("ka !accept")
+    club.say("al !strike")
+    club.dice.push(17, 19)   # both fail; Alain's mastery lifts his failure to a success
+    assert club.say("ka !strike") == [
+        "#arena Karamo strikes. Alain [17 vs 15: failure, +1 mastery: success] Karamo [19 vs "
+        "14: failure] Alain wins a minor victory: Karamo wound (ratings 15/13). Round 2: "
+        "Alain (al), !strike | !yield"]
+    club.say("al !strike")
+    club.dice.push(1, 5)   # a critical cannot rise: the mastery lowers Karamo's success
+    assert club.say("ka !strike")[0].startswith(
+        "#arena Karamo strikes. Alain [1 vs 15: critical] Karamo [5 vs 13: success, -1 foe's "
+        "mastery: failure] Alain wins a major victory, +1 edge: Karamo dying (ratings 15/13).")
+    club.say("dn !create Dain contest 10 axe^2 armour 3")
+    club.say("bo !create Bors contest 12 club^0")
+    club.say("#pit bo !challenge Dain")
+    club.say("#pit dn !accept")
+    club.say("#pit bo !strike")
+    club.dice.push(1, 3)   # Dain's 3 is within his armour 3: the wound is only a daze
+    assert club.say("#pit dn !strike")[0].startswith(
+        "#pit Dain strikes. Bors [1 vs 12: critical] Dain [3 vs 10: success] Bors wins a minor "
+        "victory, -1 armour: Dain dazed (ratings 12/10).")
+    assert club.dice.left == 0
 
 
 def test_R9_6_yield_instead_of_rolling(tmp_path: Path) -> None:
@@ -70,7 +103,10 @@ def test_R10_a_general_rules_fight_with_rolled_up_damage_and_knockback(tmp_path:
     club.say("tr !create Troll general health=20 str=16 skill=10 weapon=2d6 base=1d8 "
              "defense=1 protection=3")
     club.say("fa !challenge Troll")
-    assert club.say("tr !accept") == ["#arena Farthan (fa) to act: !attack 14 | !yield"]
+    assert club.say("tr !accept") == [
+        "#arena General rules: Farthan (fa) vs Troll (tr). Farthan: weapon 1d10, base 1d8, "
+        "skill 14, health 25, protection 2. Troll: weapon 2d6, base 1d8, skill 10, health "
+        "20, protection 3. Farthan (fa) to act: !attack 14 | !yield"]
     # attack 5 vs 14 hits; parry 19 vs 10//2+1 = 6 fails; base d8 8 rolls up, 5; d10 4;
     # 17 - 3 = 14 > 20/2: a Strength Test, 18 vs 16 fails: knocked down and stunned
     club.dice.push(5, 19, 8, 5, 4, 18)
@@ -120,8 +156,9 @@ def test_R9_1_manual_rolls_are_d20_challenger_first(tmp_path: Path) -> None:
         "irssi: //rol d20)"]
     club.dice.push(19)
     (line,) = club.say("bo !rol d20")
-    assert line.startswith("#arena Bors [19 vs 12: failure] Alain wins a major victory: "
-                           "Bors injury (ratings 15/6). Round 2: Alain (al), !strike")
+    assert line.startswith(   # Alain's roll was said alone: its level after masteries here
+        "#arena Bors [19 vs 12: failure] Alain wins a major victory (Alain critical after "
+        "masteries): Bors injury (ratings 15/6). Round 2: Alain (al), !strike")
     assert club.dice.left == 0
 
 

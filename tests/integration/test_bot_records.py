@@ -17,6 +17,7 @@ from club import Club
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bot.irc.text import DEFAULT_BUDGET
 from bot.referee import REGISTRY
 
 GENERIC = "went wrong on my side"
@@ -311,12 +312,13 @@ def test_no_buying_during_a_fight(tmp_path: Path) -> None:
 
 def test_audit_shows_what_who_and_why(tmp_path: Path) -> None:
     club = make_club(tmp_path)
-    assert only(club.say("ann !audit Gorbag")) == "#arena ann: #1 created by gob: warrior created"
+    assert only(club.say("ann !audit Gorbag")) == (
+        "#arena ann: row 1 created by gob: warrior created")
     club.say("mod !mod bp Gorbag +3.0 tournament prize")
     club.say("gob !buy Gorbag club")
     reply = only(club.say("ann !audit gorbag"))
     rows = reply.removeprefix("#arena ann: ").split(" | ")
-    assert rows[0] == "#1 created by gob: warrior created"
+    assert rows[0] == "row 1 created by gob: warrior created"
     assert rows[1].endswith("moderator-bp +3.0 BP by mod (mod mod): tournament prize")
     assert rows[2].endswith("spend spent 1 by gob: bought club 30->40")
 
@@ -335,6 +337,24 @@ def test_audit_says_which_skill_a_moderator_set(tmp_path: Path) -> None:
     row = only(club.say("ann !audit Gorbag")).split(" | ")[-1]
     assert "moderator-skill" in row and "captured an axe" in row
     assert "axe" in row.replace("captured an axe", "") and "40" in row
+
+
+def test_audit_credits_a_fights_awards_to_the_bot_and_says_rows_and_fights(
+        tmp_path: Path) -> None:
+    """Olaf's !accept ends the fight, but the bot awards its BP (R7.2): a row is
+    ``row N``, a fight ``fight #N`` (as !history and !fight say), each word once."""
+    club = make_club(tmp_path)
+    take_gorbag_prisoner(club)   # olaf's "!accept prisoner" closes mortal fight #1
+    assert only(club.say("ann !audit Olaf")) == (
+        "#arena ann: row 2 created by olaf: warrior created | "
+        "row 3 award +0.5 BP by the bot: fight #1 (mortal) | "
+        "row 5 award +1.0 BP by the bot: prisoner, fight #1 (mortal)")
+    assert only(club.say("ann !audit Gorbag")).endswith(
+        "row 4 award +0.5 BP by the bot: fight #1 (mortal) | "
+        "row 6 prisoner-taken by the bot: taken prisoner by Olaf (fight #1)")
+    club.say("olaf !free Gorbag")   # the captor's own act: by olaf
+    assert only(club.say("ann !audit Gorbag")).endswith(
+        "row 8 prisoner-freed by olaf: released by the captor")
 
 
 def test_audit_refusals(tmp_path: Path) -> None:
@@ -447,7 +467,9 @@ def test_mod_free_releases_a_prisoner_with_a_ledger_row(tmp_path: Path) -> None:
     club = make_club(tmp_path)
     take_gorbag_prisoner(club)
     assert "prisoner (held by Olaf)" in only(club.say("ann !sheet Gorbag"))
-    assert only(club.say("gob !free Gorbag")) == "#arena gob: Gorbag is not your prisoner"
+    assert only(club.say("gob !free Gorbag")) == (
+        "#arena gob: Gorbag is held by Olaf: its captor's player frees it (!free Gorbag), or a "
+        "moderator (!mod free Gorbag <reason>)")
     assert only(club.say("mod !mod free gorbag ransom paid")) == (
         "#arena Gorbag is free by a moderator's ruling.")
     assert club.warrior("Gorbag")["status"] == "free"
@@ -457,6 +479,17 @@ def test_mod_free_releases_a_prisoner_with_a_ledger_row(tmp_path: Path) -> None:
         "prisoner-freed", "free", "mod", "mod", "ransom paid")
     assert "is not a prisoner" in only(club.say("mod !mod free Gorbag again"))
     assert club.referee.store.verify() == []
+
+
+def test_a_prisoners_own_player_is_told_who_frees_it(tmp_path: Path) -> None:
+    club = make_club(tmp_path)
+    assert only(club.say("gob !free Gorbag")) == "#arena gob: Gorbag is not a prisoner"
+    take_gorbag_prisoner(club)
+    assert only(club.say("gob !free Gorbag")) == (
+        "#arena gob: Gorbag is held by Olaf: its captor's player frees it (!free Gorbag), or a "
+        "moderator (!mod free Gorbag <reason>)")
+    assert only(club.say("ann !free Gorbag")) == "#arena ann: Gorbag is not your prisoner"
+    assert club.warrior("Gorbag")["status"] == "prisoner"
 
 
 def test_the_captor_frees_a_prisoner(tmp_path: Path) -> None:
@@ -474,8 +507,8 @@ def test_mod_end_names_a_winner_and_the_awards_carry_the_moderator(tmp_path: Pat
     club = make_club(tmp_path)
     start_fight(club)
     line = only(club.say("mod !mod end olaf Gorbag left the table"))
-    assert line == ("#arena Olaf wins by a moderator's ruling. BP: Olaf +0.2, Gorbag +0.1. "
-                    "ledger #5 <mac>")
+    assert line == ("#arena mod ends the fight: Gorbag left the table. Olaf wins by a "
+                    "moderator's ruling. BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>")
     assert club.warrior("Olaf")["bp"] == 2 and club.warrior("Gorbag")["bp"] == 1
     assert not club.warrior("Olaf")["in_fight"] and not club.warrior("Gorbag")["in_fight"]
     for name, bp, why in (("Olaf", 0.2, "win"), ("Gorbag", 0.1, "loss")):
@@ -491,10 +524,24 @@ def test_mod_end_draw_gives_each_side_the_losers_award(tmp_path: Path) -> None:
     club = make_club(tmp_path)
     start_fight(club)
     assert only(club.say("mod !mod end draw both too tired")) == (
-        "#arena The fight is a draw. BP: Olaf +0.1, Gorbag +0.1. ledger #5 <mac>")
+        "#arena mod ends the fight: both too tired. The fight is a draw. BP: Olaf +0.1, "
+        "Gorbag +0.1. ledger #5 <mac>")
     for name in ("Olaf", "Gorbag"):
         row = ledger(club, name)[-1]
         assert (row["entry"], row["bp"], row["moderator"]) == ("award", 0.1, "mod")
+
+
+def test_R8_1_a_moderators_end_says_who_ruled_and_why_cut_to_fit_never_the_anchor(
+        tmp_path: Path) -> None:
+    club = make_club(tmp_path)
+    start_fight(club)
+    reason = "Gorbag's player had to go " + "and the table agreed to stop there " * 8
+    (line,) = club.say(f"mod !mod end olaf {reason.strip()}")
+    assert line.startswith("#arena mod ends the fight: Gorbag's player had to go and the ")
+    assert line.endswith(   # the reason cut, the rest whole
+        "... Olaf wins by a moderator's ruling. BP: Olaf +0.2, Gorbag +0.1. ledger #5 <mac>")
+    assert len(line.removeprefix("#arena ").encode()) <= DEFAULT_BUDGET
+    assert ledger(club, "Olaf")[-1]["reason"].endswith(f"ruling: {reason.strip()}")
 
 
 def test_mod_end_draw_in_a_mortal_fight(tmp_path: Path) -> None:
@@ -698,7 +745,8 @@ def test_R8_2_non_moderators_are_refused_every_mod_command(
     before = (club.referee.store.ledger(), club.referee.fairy_open(),
               club.referee.rolls_mode("#arena"), club.warrior("Olaf"))
     assert club.say(f"{nick} {text}", account=account, mask=mask) == [
-        f"#arena {nick}: only moderators use !mod (by services account or host mask)"]
+        f"#arena {nick}: only moderators use !mod (by services account or host mask; "
+        "without services: /msg <bot> !mod login <password>)"]
     after = (club.referee.store.ledger(), club.referee.fairy_open(),
              club.referee.rolls_mode("#arena"), club.warrior("Olaf"))
     assert after == before
@@ -754,7 +802,7 @@ def test_private_messages_are_answered_to_the_nick(tmp_path: Path) -> None:
     assert only(club.pm("ann !sheet Gorbag")) == (
         "ann Gorbag (goblin, leather, gob): club 30, move 30, spear 30; "
         "BP 0.0 (0 to spend); test 40; free")
-    assert only(club.pm("ann !audit Gorbag")) == "ann #1 created by gob: warrior created"
+    assert only(club.pm("ann !audit Gorbag")) == "ann row 1 created by gob: warrior created"
     assert only(club.pm("ann !sheet Nobody")) == "ann no warrior named Nobody"
     assert only(club.pm("gob !warriors")) == "gob gob: Gorbag (goblin, free, BP 0.0)"
     assert only(club.pm("ann !challenge Gorbag")) == (

@@ -46,7 +46,7 @@ from storage.errors import BatchBroken, TransactionAborted
 from storage.store import DuplicateName, Store
 from storage.unit_of_work import Unit
 
-CHALLENGE = "#arena Gorbag, Olaf challenges you to a duel fight: gob may !accept or !decline."
+CHALLENGE = "#arena Gorbag, Olaf challenges you to a duel: gob may !accept or !decline."
 
 
 def second_thoughts(ctx: Ctx) -> None:
@@ -247,7 +247,7 @@ def test_a_later_command_in_a_batch_sees_what_an_earlier_one_did(
     answers = batch(referee, "olaf !challenge Gorbag duel", "gob !accept", "olaf !first")
     assert answers == [
         [CHALLENGE],
-        ["#arena Duel fight: Olaf (olaf) vs Gorbag (gob). Olaf: axe and shield (dodge 30, "
+        ["#arena Duel: Olaf (olaf) vs Gorbag (gob). Olaf: axe and shield (dodge 30, "
          "block 30, parry 25). Gorbag: spear (dodge 30, parry 25). Olaf rolls 50 for "
          "initiative. Gorbag rolls 20 for initiative. Olaf (olaf) chooses: !first | !second"],
         ["#arena Olaf acts first. Olaf (olaf) to act: !attack 25 | !press 50 | !test 40 | "

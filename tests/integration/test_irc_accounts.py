@@ -185,6 +185,39 @@ def test_a_failed_sasl_login_is_logged_and_the_bot_still_registers(
     assert errors, "a failed login is an error in the log"
 
 
+@pytest.mark.parametrize("required", [True, False], ids=["required", "not-required"])
+def test_plain_where_the_server_offers_only_external_requests_sasl_then_quits(
+    inspircd: InspircdServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture, required: bool,
+) -> None:
+    """Issue 32, item 11: ``sasl_account`` set, ``sasl=EXTERNAL`` on offer. The bot
+    requests ``sasl`` as Sopel and Limnoria do, names the mechanisms on offer in the
+    log, and quits before it registers (``sasl_required``, the default), or goes on
+    without its account with a WARNING."""
+    services = services_of(inspircd)
+    services.offer_mechanisms("EXTERNAL")
+    monkeypatch.setenv(SASL_ENV, "s3cret")
+    caplog.set_level(logging.INFO, logger="ancath.irc")
+
+    async def scenario() -> None:
+        async with bot_on(inspircd, tmp_path, joined=not required, sasl_account="RefAcct",
+                          sasl_password_env=SASL_ENV, sasl_required=required) as run:
+            await until(lambda: "sasl" in run.bot._caps)  # requested and acknowledged
+            if required:
+                await until(lambda: run.bot.sessions >= 2)  # quit, and tried again
+            assert run.bot.connected.is_set() is not required
+    asyncio.run(scenario())
+    assert services.sasl_attempts == []  # no AUTHENTICATE PLAIN where PLAIN is not
+    said = [(r.levelno, r.getMessage()) for r in caplog.records
+            if r.getMessage().startswith("SASL")]
+    offered = "SASL PLAIN is configured but 127.0.0.1 offers only EXTERNAL: "
+    assert said[0] == ((logging.ERROR, offered + "quitting, to try again later (set "
+                        "irc.sasl_mechanism to one it offers, or irc.sasl_required: false "
+                        "to go on without SASL)") if required else
+                       (logging.WARNING, offered + "going on without SASL "
+                        "(irc.sasl_required: false)"))
+
+
 def test_the_same_account_on_another_network_is_another_player(
     inspircd: InspircdServer, inspircd_binary: str, tmp_path: Path
 ) -> None:

@@ -24,7 +24,7 @@ from test_irc_bot import quick
 
 import bot.irc.supervisor
 from bot.dice import OsDice
-from bot.irc.outbox import TokenBucket
+from bot.irc.budget import TokenBucket
 
 BUSY = "still being worked out"
 ANSWER = "Olaf vs Gorbag (practice): Olaf wins"

@@ -243,7 +243,7 @@ def test_a_unit_on_another_thread_is_not_joined(store: Store) -> None:
 def test_a_challenge_is_one_write_transaction(referee: Referee) -> None:
     counted = Transactions(referee.store.engine)
     said = say(referee, "olaf !challenge Gorbag duel")
-    assert said == ["#arena Gorbag, Olaf challenges you to a duel fight: gob may !accept "
+    assert said == ["#arena Gorbag, Olaf challenges you to a duel: gob may !accept "
                     "or !decline."]
     assert (counted.begun, counted.committed) == (1, 1)
 
@@ -256,7 +256,7 @@ def test_a_command_refused_after_it_wrote_says_and_keeps_nothing(
             "Olaf", "olaf", "Gorbag", "gob", "duel", ctx.referee.clock.now() + 600))
         ctx.referee.set_setting(ctx.referee.channel_setting("timelimit", "#arena"), 3, ctx.who,
                                 "quicker")
-        ctx.say("Gorbag, Olaf challenges you to a duel fight")
+        ctx.say("Gorbag, Olaf challenges you to a duel")
         raise Refusal("on second thoughts, no")
 
     commands = Registry()
@@ -283,7 +283,7 @@ def test_a_commit_that_fails_is_answered_like_a_failed_write(referee: Referee) -
     assert referee.table("#arena").challenge is None
     assert referee.store.challenges() == []
     assert say(referee, "olaf !challenge Gorbag duel") == [
-        "#arena Gorbag, Olaf challenges you to a duel fight: gob may !accept or !decline."]
+        "#arena Gorbag, Olaf challenges you to a duel: gob may !accept or !decline."]
 
 
 def test_two_bots_cannot_both_act_on_one_warrior(database_url: str,

@@ -58,7 +58,8 @@ def test_preconditions_run_before_the_handler_top_first() -> None:
     (spec,) = collect(module("cmds_shout", shout=shout))
     assert [p.name for p in spec.preconditions] == ["moderator only", "channel only"]
     assert refusal(spec.run, ctx("!shout", channel=None)) == \
-        "only moderators use !mod (by services account or host mask)"
+        "only moderators use !mod (by services account or host mask; without services: " \
+        "/msg <bot> !mod login <password>)"
     assert refusal(spec.run, ctx("!shout", channel=None, moderator=True)) == \
         "!shout works in a channel, not in private"
     spec.run(ctx("!shout", moderator=True))

@@ -50,7 +50,7 @@ def test_help_example(tmp_path: Path, example: Example) -> None:
 def test_help_for_every_command_shows_its_usage(tmp_path: Path, name: str) -> None:
     spec = REGISTRY[name]
     replies = Club(tmp_path).say(f"ann !help {name}")
-    assert len(replies) <= 2
+    assert len(replies) == 1, replies
     reply = " ".join(r.removeprefix("#arena ") for r in replies)
     assert reply.replace(" | Example:", " Example:").startswith(
         f"ann: {spec.usage}: {spec.summary}".replace(" | Example:", " Example:"))
@@ -66,3 +66,24 @@ def test_help_lists_every_command_in_one_line_for_the_longest_nick(tmp_path: Pat
     listed = set(reply.replace(":", " ").split())
     assert listed >= set(SPECS)
     assert reply.startswith(f"#arena {nick}: fight: accept attack ")
+
+
+def test_help_create_is_one_line_and_each_system_has_its_own(tmp_path: Path) -> None:
+    nick = "n" * 30
+    club = Club(tmp_path)
+    (create,) = club.say(f"{nick} !help create")
+    assert create.startswith(f"#arena {nick}: !create <name> <culture> <skill>... [armour]: ")
+    assert "!help create contest|general" in create
+    assert create.endswith("| Example: !create Gorbag goblin club spear")
+    (contest,) = club.say(f"{nick} !help create contest")
+    assert contest.endswith("e.g. !create Alain contest 15W sword^3 armour 2")
+    (general,) = club.say(f"{nick} !help create general")
+    assert general.startswith(f"#arena {nick}: !create <name> general health=<n> str=<n> ")
+
+
+def test_help_odds_is_one_line_and_its_policy_another(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    (usage,) = club.say("ann !help odds")
+    assert "!help odds policy" in usage
+    (policy,) = club.say("ann !help odds policy")
+    assert policy.startswith("#arena ann: The policy of !odds: both sides: go first")

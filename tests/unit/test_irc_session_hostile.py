@@ -52,7 +52,8 @@ def test_an_own_join_without_a_channel_asks_no_who() -> None:
     assert session.waiting_who is None and session.who_timed_out() == []
     assert session.receive(":srv 315 Ref * :End of WHO") == []
     assert session.receive(":Ref!u@h JOIN #arena") == [
-        Prefix("Ref!u@h"), Joined("#arena"), Send("WHO #arena", in_turn=True)]
+        Prefix("Ref!u@h"), Joined("#arena"), Send("WHO #arena", in_turn=True),
+        Send("JOIN #b", in_turn=True)]
     assert session.receive(":Ref!u@h JOIN #b") == [Prefix("Ref!u@h"), Joined("#b")]
     assert session.receive(":srv 315 Ref #arena :End of WHO") == [
         WhoDone("#arena"), Send("WHO #b", in_turn=True)]
@@ -103,4 +104,5 @@ def test_no_line_makes_the_session_raise(start: Callable[[str], IrcSession], sas
         out = session.receive(line)
         assert not [a for a in out if isinstance(a, Unreadable)], line
     session.who_timed_out()
+    session.joins.timed_out()
     session.regain()

@@ -9,7 +9,8 @@ import pytest
 from bot.chat.messages import Priority
 from bot.clock import FakeClock
 from bot.config import FloodConfig
-from bot.irc.outbox import CONTROL, Budget, Outbox, TokenBucket
+from bot.irc.budget import Budget, TokenBucket
+from bot.irc.outbox import CONTROL, Outbox
 
 
 def drain(outbox: Outbox) -> list[str]:
@@ -100,16 +101,40 @@ def test_past_the_backlog_the_newest_chatter_goes_first(
 ) -> None:
     clock = FakeClock()
     outbox = Outbox(FloodConfig(max_backlog=10), clock.now)
-    outbox.raw("JOIN #a")
+    outbox.raw("JOIN #a")  # a protocol line: not counted in the backlog
     outbox.message("#a", "fight", Priority.FIGHT)
     for i in range(10):
         outbox.message("#a", f"chatter {i}")
-    assert len(outbox) == 10
+    assert len(outbox) == 11
     dropped = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert dropped == ["send backlog full, dropped: PRIVMSG #a :chatter 8",
-                       "send backlog full, dropped: PRIVMSG #a :chatter 9"]
+    assert dropped == ["send backlog full, dropped: PRIVMSG #a :chatter 9"]
     clock.advance(3600)
     assert drain(outbox)[:3] == ["JOIN #a", "PRIVMSG #a :fight", "PRIVMSG #a :chatter 0"]
+
+
+def test_a_join_or_who_in_turn_with_fights_is_never_dropped_by_the_backlog(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Review of issue 32: JOIN and WHO queue at fight priority (so a channel's resume
+    line follows its own JOIN); past the backlog the newest of those went, the JOIN, and
+    its answer's timer never started: no channel was joined after it. Now they keep
+    their place and are never dropped, nor counted."""
+    clock = FakeClock()
+    outbox = Outbox(FloodConfig(burst=1, max_backlog=10), clock.now)
+    for i in range(10):
+        outbox.message("#a", f"fight {i}", Priority.FIGHT)
+    outbox.raw("JOIN #b", Priority.FIGHT)
+    outbox.raw("WHO #b %tnuhact,42", Priority.FIGHT)
+    outbox.message("#b", "Fight resumed: Olaf (olaf) to act", Priority.FIGHT)
+    assert len(outbox) == 12  # the newest message went, not the JOIN or the WHO
+    assert [r.getMessage() for r in caplog.records] == [
+        "send backlog full, dropped: PRIVMSG #b :Fight resumed: Olaf (olaf) to act"]
+    sent = []
+    for _ in range(20):
+        sent += drain(outbox)
+        clock.advance(2.0)
+    assert sent == [f"PRIVMSG #a :fight {i}" for i in range(10)] + [
+        "JOIN #b", "WHO #b %tnuhact,42"]
 
 
 def test_a_new_session_keeps_the_messages_and_drops_its_protocol_lines() -> None:
@@ -174,29 +199,37 @@ FAR = ("127.0.0.2", "~far@127.0.0.2")
 def test_a_reply_that_cannot_go_out_in_time_is_dropped_not_queued() -> None:
     clock = FakeClock()
     outbox = Outbox(FloodConfig(burst=1, per_second=1.0), clock.now)
-    for i in range(4):
-        outbox.message("#a", f"fight {i}", Priority.FIGHT)  # one a second: 3 s and more
-    assert outbox.message("#a", "late", owed=NEAR, within=3.0) == 0
-    assert outbox.dropped == 1 and len(outbox) == 4
-    assert outbox.message("#a", "in time", owed=NEAR, within=5.0) == 1
+    for i in range(6):
+        outbox.message("#a", f"fight {i}", Priority.FIGHT)  # one a second
+    # chatter's share (issue 32): a reply goes after three fight lines at most: in 3 s
+    assert outbox.message("#a", "late", owed=NEAR, within=2.0) == 0
+    assert outbox.message("#a", "in time", owed=NEAR, within=3.0) == 1
+    # the next one waits for that one and its share of fight lines, then three more: 7 s
+    assert outbox.message("#a", "next, late", owed=NEAR, within=6.0) == 0
+    assert outbox.message("#a", "next", owed=NEAR, within=7.0) == 1
+    assert outbox.dropped == 2 and len(outbox) == 8
     # a fight's line and a line kept whole for its anchor are never too late
     assert outbox.message("#a", "fight", Priority.FIGHT, owed=NEAR, within=0.1) == 1
     assert outbox.message("#a", "anchor", owed=NEAR, within=0.1, fit=lambda _n: "anchor") == 1
-    assert outbox.dropped == 1
+    assert outbox.dropped == 2
     sent = []
-    for _ in range(8):
+    for _ in range(12):
         sent += drain(outbox)
         clock.advance(1.0)
-    assert sent == [f"PRIVMSG #a :fight {i}" for i in range(4)] + [
-        "PRIVMSG #a :fight", "PRIVMSG #a :in time", "PRIVMSG #a :anchor"]
-    assert outbox.dropped == 1  # "in time" went out 5 s after it came: in time
+    assert sent == [f"PRIVMSG #a :fight {i}" for i in range(3)] + [
+        "PRIVMSG #a :in time"] + [
+        f"PRIVMSG #a :fight {i}" for i in range(3, 6)] + [
+        "PRIVMSG #a :next", "PRIVMSG #a :fight", "PRIVMSG #a :anchor"]
+    assert outbox.dropped == 2  # "next" went out 7 s after it came: in time
 
 
-def test_a_reply_whose_time_comes_while_it_waits_is_dropped_with_all_its_lines() -> None:
+def test_a_reply_whose_time_comes_while_it_waits_is_dropped_with_all_its_lines(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     clock = FakeClock()
     outbox = Outbox(FloodConfig(burst=1, per_second=1.0), clock.now)
-    assert outbox.message("#a", "y" * 600, owed=NEAR, within=5.0) == 2
-    for i in range(6):  # the fight goes first, and takes six seconds
+    assert outbox.message("#a", "y" * 600, owed=NEAR, within=2.5) == 2
+    for i in range(6):  # the fight goes first: three lines before the reply's turn
         outbox.message("#a", f"fight {i}", Priority.FIGHT)
     sent = []
     for _ in range(10):
@@ -204,6 +237,10 @@ def test_a_reply_whose_time_comes_while_it_waits_is_dropped_with_all_its_lines()
         clock.advance(1.0)
     assert sent == [f"PRIVMSG #a :fight {i}" for i in range(6)]
     assert outbox.dropped == 2 and len(outbox) == 0
+    assert [(r.levelname, r.getMessage().partition(": PRIVMSG")[0])
+            for r in caplog.records] == [
+        ("WARNING", "too late to send, dropped a reply to ~near@127.0.0.1 (not named in a "
+                    "busy line)")]  # no nick given: no one to name
 
 
 def test_chatter_goes_to_the_host_that_asked_least_first_then_its_lightest_identity() -> None:

@@ -72,4 +72,4 @@ def test_a_moderator_undoes_a_call_and_ends_the_duel(club: Club) -> None:
     assert club.say("mod !mod undo al misclicked") == [
         "#arena Undone: Heads's flip (al misclicked). Heads (al), call: !flip | !yield"]
     assert club.say("mod !mod end draw both left") == [   # after the undo's row, #3
-        "#arena The fight is a draw. ledger #4 <mac>"]
+        "#arena mod ends the fight: both left. The fight is a draw. ledger #4 <mac>"]
