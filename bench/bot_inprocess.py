@@ -134,7 +134,7 @@ def verb(command: Any, mortal: bool) -> str:
 
 def decide(referee: Referee, channel: str, rng: random.Random) -> tuple[str, str] | None:
     """(account, line) for the awaited decision in ``channel``; None when it has ended."""
-    fight = referee.table(channel).fight
+    fight = referee.tables.table(channel).fight
     if fight is None or fight.state.awaiting is None:
         return None
     state = fight.state
@@ -187,20 +187,20 @@ def lines(referee: Referee, channel: Channel, rng: random.Random,
     bout = 0
     while True:
         yield from channel.opening(bout)
-        if referee.table(channel.name).fight is None:
+        if referee.tables.table(channel.name).fight is None:
             raise AssertionError(f"{channel.name}: no fight after !accept")
         taken = 0
         while depth is None or taken < depth:
-            before = referee.table(channel.name).fight
+            before = referee.tables.table(channel.name).fight
             step = decide(referee, channel.name, rng)
             if step is None:
                 break
             yield step
             taken += 1
-            if referee.table(channel.name).fight is before:  # refused: nothing moved
+            if referee.tables.table(channel.name).fight is before:  # refused: nothing moved
                 raise AssertionError(f"{channel.name}: {step[1]!r} by {step[0]} "
                                      "changed nothing")
-        if depth is None or referee.table(channel.name).fight is not None:
+        if depth is None or referee.tables.table(channel.name).fight is not None:
             return
         bout += 1
 
@@ -264,7 +264,7 @@ def fights_phase(database: str, fights: int, seed: int) -> dict[str, float]:
     audit = referee.store.verify()
     if audit:
         raise SystemExit(f"ledger problems after the run: {audit}")
-    commits = sum(len(referee.store.fight(referee.table(c.name).last_fight_id or 0).commands)
+    commits = sum(len(referee.store.fight(referee.tables.table(c.name).last_fight_id or 0).commands)
                   for c in channels)
     timings = run.timings
     cuts = statistics.quantiles(timings, n=100, method="inclusive")

@@ -44,7 +44,7 @@ def p50_us(job: Callable[[], object], times: int) -> float:
 def measure(backend: str, club: Club, times: int) -> None:
     club.say("gob !create Gorbag goblin club spear")
     referee = club.referee
-    reader = referee._version
+    reader = referee.settings._version
 
     def sheet() -> None:
         club.say("ann !sheet Gorbag")
@@ -56,11 +56,11 @@ def measure(backend: str, club: Club, times: int) -> None:
     timings: dict[bool, list[float]] = {True: [], False: []}
     for turn in range(2 * times):   # interleaved, so the machine's drift counts in both
         reads = turn % 2 == 0
-        referee._version = reader if reads else kept   # type: ignore[assignment]
+        referee.settings._version = reader if reads else kept   # type: ignore[assignment]
         started = time.perf_counter()
         sheet()
         timings[reads].append(time.perf_counter() - started)
-    referee._version = reader
+    referee.settings._version = reader
     with_read, without = (statistics.median(timings[r]) * 1e6 for r in (True, False))
     print(f"version.{backend}.read_us_p50 {read:.1f}")
     print(f"version.{backend}.read_own_transaction_us_p50 {own:.1f}")

@@ -106,7 +106,8 @@ from bot.clock import FakeClock  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
 from bot.odds.worker import InlineExecutor  # noqa: E402
 from bot.referee import Referee  # noqa: E402
-from storage.db import make_engine, open_database  # noqa: E402
+from storage.db import open_database  # noqa: E402
+from storage.db_engines import make_engine  # noqa: E402
 from storage.keys import KEY_ENV, Keyring, new_key  # noqa: E402
 from storage.models import FightCommand  # noqa: E402
 

@@ -98,7 +98,7 @@ async def count_lines(run: Running, olaf: IrcClient, gob: IrcClient, fights: int
                       manual: bool) -> dict[str, float]:
     """``fights`` fights in #arena; lines per turn and per input over all of them."""
     arena = "#arena"
-    run.referee.set_setting(run.referee.channel_setting("rolls", arena),
+    run.referee.settings.set_setting(run.referee.settings.channel_setting("rolls", arena),
                             "manual" if manual else "auto", "bench", "")
     players = {"Olaf": olaf, "Gorbag": gob}
     lines = turns = inputs = 0
@@ -117,9 +117,9 @@ async def count_lines(run: Running, olaf: IrcClient, gob: IrcClient, fights: int
                     raise RuntimeError("a fight ran past the move limit")
                 await players[prompt["name"]].say(arena, move(prompt["head"],
                                                               prompt["options"]))
-            elif run.referee.table(arena).fight is None:
+            elif run.referee.tables.table(arena).fight is None:
                 break  # the line that ended the fight
-        fight_id = run.referee.table(arena).last_fight_id
+        fight_id = run.referee.tables.table(arena).last_fight_id
         assert fight_id is not None
         state = run.referee.store.fight(fight_id).state
         assert isinstance(state, FightState)

@@ -1,29 +1,47 @@
-"""Wiring: one function builds the referee from the configuration (store and its ledger
-keys, dice, clock, and where ``!odds`` are worked out), another stops it."""
+"""Wiring: the commands the bot answers (:func:`commands_for`), one function that builds
+the referee from the configuration (store and its ledger keys, dice, clock, commands, and
+where ``!odds`` are worked out), another that stops it."""
 
 from __future__ import annotations
 
 import gc
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Executor
+from types import ModuleType
+from typing import Any
 
+from bot.chat import basics, history, mod, warriors
+from bot.chat.registry import Registry, Spec, load
 from bot.clock import Clock, SystemClock
 from bot.config import BotConfig
 from bot.dice import DiceSource, OsDice
-from bot.odds import desk
+from bot.fights import challenges, play, time_limits
+from bot.odds import advice, desk
 from bot.odds.worker import start_workers
 from bot.referee import Referee
+from bot.systems.plugin import Plugin
+from bot.systems.registry import PLUGINS
 from storage import ledger
 from storage.db import close_database, open_database
 from storage.errors import DatabaseProblem
 from storage.keys import Keyring, default_key_path, load_keyring
 from storage.store import Store
 
-__all__ = ["build_referee", "freeze_start", "stop_referee"]
+__all__ = ["COMMAND_MODULES", "build_referee", "commands_for", "freeze_start", "stop_referee"]
 
 log = logging.getLogger(__name__)
+
+COMMAND_MODULES = (basics, warriors, history, mod, challenges, play, time_limits, advice)
+"""The modules whose commands the bot answers."""
+
+
+def commands_for(plugins: Iterable[Plugin[Any, Any]]) -> Registry:
+    """The bot's commands with the fight verbs of ``plugins`` (before ``!status``)."""
+    modules: list[ModuleType | Iterable[Spec]] = list(COMMAND_MODULES)
+    modules.insert(modules.index(play), play.verb_commands(plugins))
+    return load(modules)
 
 
 def build_referee(
@@ -67,8 +85,9 @@ def build_referee(
         log.error("the ledger does not verify (%s); from row %s on nothing is proved: run "
                   "ancath-bot audit verify", verdict.first, verdict.broken)
     workers = odds_workers if odds_workers is not None else start_workers()
-    referee = Referee(config, store, dice or OsDice(), clock or SystemClock())
-    referee.ledger_check = verdict
+    referee = Referee(config, store, dice or OsDice(), clock or SystemClock(),
+                      commands_for(PLUGINS.values()))
+    referee.settings.ledger_check = verdict
     desk.attach(referee, workers, work_ahead=odds_ahead)
     referee.resume()
     return referee

@@ -24,7 +24,6 @@ from pydantic import (
 )
 from pydantic_settings import EnvSettingsSource, SettingsError
 
-from bot.chat.moderators import is_mask, unverified_masks
 from bot.config_rules import (
     ENV_NESTING,
     ENV_PREFIX,
@@ -35,6 +34,7 @@ from bot.config_rules import (
     stray_variable,
 )
 from bot.irc import tls
+from bot.masks import is_mask, unverified_masks
 from storage.models import DEFAULT_NETWORK
 from storage.signing import PublicKey
 

@@ -21,18 +21,11 @@ from bot.config_rules import ENV_NESTING, ENV_PREFIX
 from bot.console import DEFAULT_CHANNEL
 from bot.heartbeat import heartbeat_path
 from storage import ledger
-from storage.db import (
-    _check_file,
-    _check_writable,
-    check_url,
-    current_revision,
-    database_url,
-    head_revision,
-    open_read_only,
-    shown_url,
-    sqlite_path,
-)
+from storage.db import _check_writable, open_read_only
+from storage.db_engines import check_file as _check_file
+from storage.db_urls import check_url, database_url, shown_url, sqlite_path
 from storage.keys import KeyringError, default_key_path, load_keyring
+from storage.schema_revision import current_revision, head_revision
 
 __all__ = ["check", "irc_at_start"]
 

@@ -2,48 +2,40 @@
 short reply, and never lets an exception reach the channel.
 
 ``handle`` and ``tick`` are synchronous and return the lines to send; transports own
-the sending. Built by :func:`bot.app.build_referee` from the configuration.
+the sending. Built by :func:`bot.app.build_referee` from the configuration, with the
+commands it answers. A command gets the line and the referee's :class:`Services` (the
+club's settings: :mod:`bot.club_settings`; who is who: :mod:`bot.identity`; the
+channels' tables: :mod:`bot.fights.table`), never the referee.
 
 Several processes may referee on one club database: one per network (``network:``), or
-one network's channels split between them (``irc.channels``). A referee resumes and
-answers only its own network's channels, and only those listed when there is a list
-(:meth:`Referee.serves`). The settings and the moderators named in chat are every
-process's: a referee keeps them (:class:`storage.records.ClubState`) and, at each
-command, reads the club's version, one row, and reads them all again when it moved
-(:meth:`Referee.refresh`), so a change made in one process counts in every other from
-its next command.
+one network's channels split between them (``irc.channels``). A referee resumes
+(:mod:`bot.resuming`) and answers only its own network's channels, and only those listed
+when there is a list (:meth:`Referee.serves`).
 """
 
 from __future__ import annotations
 
 import logging
-import math
-import re
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from contextlib import nullcontext
-from types import ModuleType
-from typing import Any
+from dataclasses import replace
 
-from sqlalchemy.exc import SQLAlchemyError
-
-from bot.chat import basics, history, mod, warriors
-from bot.chat.messages import Incoming, Outgoing, Priority, Sender
-from bot.chat.moderators import Logins
-from bot.chat.people import People
-from bot.chat.registry import Ctx, Refusal, Registry, Spec, WritesAfterAll, load, split_command
-from bot.chat.units import Staged, command_unit
+from bot import resuming
+from bot.chat.messages import Incoming, Outgoing, Priority
+from bot.chat.mod import MOD
+from bot.chat.registry import Ctx, Registry, Services, split_command
+from bot.chat.units import command_unit
 from bot.clock import Clock
-from bot.config import NETWORK, BotConfig
+from bot.club_settings import ClubSettings
+from bot.config import BotConfig
 from bot.dice import DiceError, DiceExhausted, DiceSource
-from bot.fights import challenges, play, time_limits
-from bot.fights.play import Table
-from bot.irc.casemap import Folded, fold, fold_mask, glob_match
-from bot.odds import advice
-from bot.systems.plugin import Plugin
-from bot.systems.registry import PLUGINS
+from bot.fights import play, time_limits
+from bot.fights.table import Tables
+from bot.identity import Identity
+from bot.irc.casemap import Folded
+from bot.odds.desk import Desk
+from bot.refusals import Refusal, WritesAfterAll
 from rules.errors import RulesError
-from storage.club import VersionReader
 from storage.errors import (
     CommitUnknown,
     DamagedRecord,
@@ -52,84 +44,28 @@ from storage.errors import (
     RecordsLost,
     RecordsUnwritable,
 )
-from storage.proof import UNCHECKED, Verdict
-from storage.records import ClubState
 from storage.store import StorageError, Store
 
-__all__ = ["COMMAND_MODULES", "REGISTRY", "Referee", "commands_for"]
+__all__ = ["Referee"]
 
 log = logging.getLogger("ancath.referee")
-_NETWORK_NAMED = re.compile(f"{NETWORK}:")
-"""A name typed with its network before it (``oftc:bob``), as the club writes them."""
-
-COMMAND_MODULES = (basics, warriors, history, mod, challenges, play, time_limits, advice)
-"""The modules whose commands the bot answers, in ``!help``'s order."""
-
-
-def commands_for(plugins: Iterable[Plugin[Any, Any]]) -> Registry:
-    """The bot's commands with the fight verbs of ``plugins`` (before ``!status``)."""
-    modules: list[ModuleType | Iterable[Spec]] = list(COMMAND_MODULES)
-    modules.insert(modules.index(play), play.verb_commands(plugins))
-    return load(modules)
-
-
-REGISTRY = commands_for(PLUGINS.values())
-
-_CLUB = "club"
-"""The one key of the referee's kept :class:`ClubState`."""
-
-
-def _minutes(value: Any) -> bool:
-    return value is None or (isinstance(value, int | float) and not isinstance(value, bool)
-                             and math.isfinite(value) and value > 0)
-
-
-_SETTING_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "ignored": (lambda v: isinstance(v, list) and all(isinstance(e, str) for e in v),
-                "!mod ignore or !mod unignore"),
-    "rolls": (lambda v: v in ("auto", "manual"), "!mod rolls auto|manual"),
-    "timelimit": (_minutes, "!mod timelimit <minutes>|default"),
-    "odds": (lambda v: v in ("everyone", "fighters"), "!mod odds fighters|everyone"),
-    "fairy_folk_open": (lambda v: isinstance(v, bool), "!mod fairy open|close"),
-}
-"""What each setting the referee obeys may hold (by the part of its key before ``:``),
-and the command that sets it again."""
 
 
 class Referee:
     def __init__(self, config: BotConfig, store: Store, dice: DiceSource, clock: Clock,
-                 commands: Registry = REGISTRY) -> None:
-        self.config = config
-        self.commands = commands
-        """The commands this referee answers."""
-        self.store = store
-        self.dice = dice
-        self.clock = clock
-        self.tables: Staged[Table] = Staged()
-        """The table of each channel, channels compared by the network's casemapping."""
-        self._settings: Staged[ClubState] = Staged(exact=True)
-        """The club's settings and chat-named moderators as last read (``_CLUB``); a
-        writing command changes its own copy (:mod:`bot.chat.units`)."""
-        self._settings[_CLUB] = ClubState(-1, {}, [])
-        self._refreshing = threading.Lock()
-        self._version = VersionReader(store)
-        self.people = People()
-        """Who is behind which nick: for naming people in the channel, never for rights."""
-        self.logins = Logins()
-        """Moderators logged in by password (R8.2)."""
-        self.shares_channel: Callable[[str], bool] | None = None
-        """Whether the bot shares a channel with a nick now (the IRC transport sets it):
-        a password login needs one, since only there the bot sees the nick quit or
-        change. None (the console): no such check."""
-        self.realm: str | None = None
-        """This network's name when it is not the club's home network (the transport
-        sets it): the names it hands over carry it (``oftc:alice``), and so do the
-        names typed here (:meth:`club_name`)."""
+                 commands: Registry) -> None:
+        self.config, self.store = config, store
+        tables = Tables()
+        settings = ClubSettings(config, store, tables)
+        self.services = Services(config, store, dice, clock, tables, settings,
+                                 Identity(config, settings), Desk(), commands)
+        """What every command gets (:class:`bot.chat.registry.Services`)."""
+        self.tables, self.settings, self.identity = tables, settings, self.services.identity
+        self.people, self.odds = self.identity.people, self.services.odds
+        self.is_ignored, self.new_session = self.identity.is_ignored, self.identity.new_session
+        self.renamed, self.gone = self.identity.renamed, self.identity.gone
         self.channels: list[str] = list(config.irc.channels) if config.irc else []
         """The channels the bot serves (for lines every channel must hear)."""
-        self.not_in: dict[str, str] = {}
-        """The channels the bot serves but is not in, with why (``too many channels``,
-        ``kicked by op``); the transport sets it, and ``!status`` tells a moderator."""
         self.heard: Folded[str] = Folded()
         """Every channel a line came from (name -> name as first heard)."""
         self.lost: str | None = None
@@ -137,14 +73,25 @@ class Referee:
         self.unwritable = False
         """The records were lost because they cannot be written (``RecordsUnwritable``):
         the database is left untouched at the stop (:func:`bot.app.stop_referee`)."""
-        self._damaged: set[tuple[str, str]] = set()
-        """The damaged settings logged (key, value), each said once (:meth:`setting`)."""
-        self.ledger_check: Verdict = UNCHECKED
-        """What the start's check of the ledger proved (:mod:`storage.proof`)."""
-        self.later: Callable[[list[Outgoing]], None] = lambda _out: None
-        """Where lines go that are ready after ``handle`` returned (work done off the
-        event loop, such as ``!odds``); the transport sets it. It may be called from
-        another thread."""
+
+    @property
+    def commands(self) -> Registry:
+        """The commands this referee answers (set anew: every command gets them)."""
+        return self.services.commands
+
+    @commands.setter
+    def commands(self, commands: Registry) -> None:
+        self.services = replace(self.services, commands=commands)
+
+    @property
+    def dice(self) -> DiceSource:
+        """The bot's dice (set anew, as a test or a benchmark does: every command gets
+        them)."""
+        return self.services.dice
+
+    @dice.setter
+    def dice(self, dice: DiceSource) -> None:
+        self.services = replace(self.services, dice=dice)
 
     @property
     def casemapping(self) -> str:
@@ -154,254 +101,61 @@ class Referee:
 
     @casemapping.setter
     def casemapping(self, name: str) -> None:
-        for folded in (self.tables, self.heard, self.people, self.logins):
-            folded.remap(name)
+        self.tables.remap(name)
+        self.heard.remap(name)
+        self.identity.remap(name)
+
+    @property
+    def realm(self) -> str | None:
+        """This network's name when it is not the club's home (the transport sets it):
+        :attr:`bot.identity.Identity.realm`."""
+        return self.identity.realm
+
+    @realm.setter
+    def realm(self, realm: str | None) -> None:
+        self.identity.realm = realm
+
+    @property
+    def shares_channel(self) -> Callable[[str], bool] | None:
+        """Whether the bot shares a channel with a nick now (the transport sets it)."""
+        return self.identity.shares_channel
+
+    @shares_channel.setter
+    def shares_channel(self, shares: Callable[[str], bool] | None) -> None:
+        self.identity.shares_channel = shares
+
+    @property
+    def not_in(self) -> dict[str, str]:
+        """The channels served but not joined, with why (the transport sets it)."""
+        return self.tables.not_in
+
+    @not_in.setter
+    def not_in(self, not_in: dict[str, str]) -> None:
+        self.tables.not_in = not_in
+
+    @property
+    def later(self) -> Callable[[list[Outgoing]], None]:
+        """Where lines go that are ready after ``handle`` returned (work done off the
+        event loop, such as ``!odds``); the transport sets it."""
+        return self.odds.later
+
+    @later.setter
+    def later(self, later: Callable[[list[Outgoing]], None]) -> None:
+        self.odds.later = later
 
     def resume(self) -> list[str]:
-        """Take up the unfinished fights of the channels this referee serves from
-        storage, and the club's settings and moderators; returns what failed to replay."""
-        self.refresh()
-        for channel, fight_id in self.store.latest_fights().items():
-            if self.serves(channel):
-                self.table(channel).last_fight_id = fight_id
-        fights, problems = self.store.open_fights(self.serves)
-        self._stuck({fight.id for fight in fights}, problems)
-        for fight in fights:
-            table = self.table(fight.channel)
-            table.fight, table.last_fight_id = fight, fight.id
-            try:
-                play.resume_rolls(self, table)
-            except StorageError as error:   # the fight still waits; a command retries
-                log.error("fight %d in %s: its due rolls were not made: %s",
-                          fight.id, fight.channel, error)
-            play.restart_timer(self, table)   # the time to decide starts again (R7.4)
-            advice.foresee(self, fight)   # its odds worked out ahead again, from here
-        challenges.resume_challenges(self)
-        for problem in problems:
-            log.error("not resumed: %s", problem)
-        log.info("resumed %d open fight%s", len(fights), "" if len(fights) == 1 else "s")
-        return problems
-
-    def _stuck(self, resumed: set[int], problems: list[str]) -> None:
-        """Every open fight of the channels served that was not resumed (its records
-        cannot be read, or its replay fails or disagrees) blocks its channel until a
-        moderator ends it (:class:`bot.fights.play.Stuck`), and the log says so."""
-        for fight_id, channel in self.store.active_fights(self.serves):
-            if fight_id in resumed:
-                continue
-            said = next((p.split(": ", 1)[1] for p in problems
-                         if p.startswith(f"fight {fight_id} in ")), "it cannot be replayed")
-            table = self.table(channel)
-            table.stuck, table.last_fight_id = play.Stuck(fight_id, said), fight_id
-            log.error("fight %d in %s is not resumed (%s): the channel stays blocked until a "
-                      "moderator ends it there (!mod end draw <reason>)", fight_id, channel, said)
+        """Take up what the records hold open here (:func:`bot.resuming.resume`)."""
+        return resuming.resume(self.services, self.serves)
 
     def resume_line(self, channel: str) -> Outgoing | None:
-        """The one line a channel gets when the bot (re)joins it with a fight open (or
-        with one that could not be taken up: :class:`bot.fights.play.Stuck`)."""
-        table = self.tables.get(channel)
-        if table is not None and table.stuck is not None:
-            return Outgoing(table.channel, table.stuck.line, Priority.FIGHT)
-        if table is None or table.fight is None:
-            return None
-        return play.resumed(self, table)
+        """The line a channel gets when the bot (re)joins it (:func:`bot.resuming.resume_line`)."""
+        return resuming.resume_line(self.services, channel)
 
     def serves(self, channel: str) -> bool:
         """Whether ``channel`` is this referee's: any channel of its network when the
         config lists none, else a listed one (another process serves the rest)."""
-        return not self.channels or any(self.fold(c) == self.fold(channel)
-                                        for c in self.channels)
-
-    def refresh(self) -> None:
-        """The club's settings and chat-named moderators as committed, when another
-        command (of any process) changed them since they were read: one read of the
-        club's version, and all of them read again when it moved. :meth:`handle` calls
-        it inside a writing command's unit of work, with the club's write lock held, so
-        what the command checks no other process changes before it commits; there it
-        reads on the unit's connection into the command's own copy, so it never waits
-        for the reading lane (which may be slow while every process waits for the lock).
-        Outside a unit a failed read keeps what was last read (logged): ``!roll`` and
-        ``!help`` do not need the database."""
-        if self.store.in_unit():
-            self._refresh()
-            return
-        self.store.usable()   # the version is read beside any transaction: files first
-        with self._refreshing:   # the reading lane and the transport's threads
-            try:
-                self._refresh()
-            except (SQLAlchemyError, StorageError) as error:
-                if not self.store.outage(error):   # an outage: logged once, by the store
-                    log.warning("the club's settings were not read again (%s); kept as "
-                                "last read", error)
-
-    def _refresh(self) -> None:
-        kept = self._settings[_CLUB]
-        if self._version() != kept.version:
-            self._settings[_CLUB] = self.store.club_state(self.fold)
-
-    @property
-    def chat_moderators(self) -> list[str]:
-        """Moderators added with ``!mod add``, from the ledger (R8.2); none while the
-        ledger failed its check at the start (a row deleted could be a removal: only the
-        config file's moderators rule until it is mended)."""
-        if self.ledger_check.state == "failed":
-            return []
-        return self._settings[_CLUB].moderators
-
-    def set_moderator(self, name: str, added: bool, actor: str, reason: str) -> None:
-        """Add ``name`` as a moderator, or remove them: a ledger row (R8.2)."""
-        self.store.set_moderator(name, added, actor, reason)
-        kept = self._settings[_CLUB]
-        if added:
-            kept.moderators.append(name)
-        else:
-            kept.moderators.remove(name)
-        kept.version += 1   # as the store counts: stale only if another process wrote
-
-    def table(self, channel: str) -> Table:
-        try:
-            return self.tables[channel]   # one look (``in`` then ``[]`` looked twice)
-        except KeyError:
-            self.tables[channel] = Table(channel)
-            return self.tables[channel]
-
-    def fold(self, name: str) -> str:
-        """``name`` folded by the network's casemapping."""
-        return fold(name, self.casemapping)
-
-    def is_moderator(self, sender: Sender) -> bool:
-        """By services account, exact host mask, or a password login, never by nick
-        alone (R8.2)."""
-        return self.moderator_name(sender) is not None
-
-    def moderator_name(self, sender: Sender) -> str | None:
-        """Which moderator sent this, if any, as the config file or ``!mod add`` names
-        them: the account, the mask, or the name logged in by password from this nick
-        and host (names compared by the network's casemapping)."""
-        return self.file_moderator(sender) or next(
-            (name for name in self.chat_moderators if self.names(sender, name)), None)
-
-    def file_moderator(self, sender: Sender) -> str | None:
-        """Which moderator of the config file sent this, if any."""
-        mods = self.config.moderators
-        found = next((name for name in mods if self.names(sender, name)), None)
-        if found is not None:
-            return found
-        login = self.logins.name(sender.nick, sender.host)
-        return next((name for name in mods if login is not None
-                     and self.fold(name) == self.fold(login)), None)
-
-    def recorded_as(self, sender: Sender) -> str:
-        """Whom a moderator's rulings name in the records (ledger rows, undo records):
-        a moderator logged in by password by the name they logged in as (``boss``, as
-        the config file spells it), never by the ``user@host`` they came from; anyone
-        else, or a moderator by services account or mask, by identity (R8.2)."""
-        if any(self.names(sender, name)
-               for name in [*self.config.moderators, *self.chat_moderators]):
-            return sender.identity
-        login = self.logins.name(sender.nick, sender.host)
-        return next((name for name in self.config.moderators if login is not None
-                     and self.fold(name) == self.fold(login)), sender.identity)
-
-    @property
-    def masks_count(self) -> bool:
-        """Whether a ``nick!user@host`` mask may name a moderator: only where the operator
-        says the network verifies idents (``irc.verified_idents``); never on the console."""
-        return self.config.irc is not None and self.config.irc.verified_idents
-
-    def names(self, sender: Sender, name: str) -> bool:
-        """Whether ``name``, an account or a ``nick!user@host`` mask, is ``sender`` (a
-        mask only when :attr:`masks_count`)."""
-        if "!" in name:
-            return self.masks_count and sender.mask is not None and \
-                fold_mask(name, self.casemapping) == fold_mask(sender.mask, self.casemapping)
-        return sender.account is not None and self.fold(name) == self.fold(sender.account)
-
-    def club_name(self, typed: str) -> str:
-        """An account, ``user@host`` or mask typed in chat, as the club writes it: on a
-        network that is not the club's home, that network's (``bob`` typed on OFTC is
-        ``oftc:bob``), unless it begins with a network's name (``libera:bob``; the
-        ``:`` of an IPv6 host does not count)."""
-        named = _NETWORK_NAMED.match(typed) is not None
-        return f"{self.realm}:{typed}" if self.realm and not named else typed
-
-    def ignore_list(self) -> list[str]:
-        """Accounts and masks (``*`` and ``?`` allowed) the bot ignores (``!mod ignore``)."""
-        return list(self.setting("ignored", []))
-
-    def is_ignored(self, sender: Sender) -> bool:
-        """Whether the bot takes nothing from ``sender``; a moderator never is ignored."""
-        return any(self._ignores(entry, sender) for entry in self.ignore_list()) and \
-            not self.is_moderator(sender)
-
-    def _ignores(self, entry: str, sender: Sender) -> bool:
-        if "!" in entry:
-            return sender.mask is not None and glob_match(entry, sender.mask,
-                                                          self.casemapping)
-        if "@" in entry:   # user@host, as a network without accounts names a player
-            return sender.host is not None and glob_match(entry, sender.host,
-                                                          self.casemapping)
-        return glob_match(entry, sender.account or sender.identity, self.casemapping)
-
-    def new_session(self) -> None:
-        """A new connection: nobody's nick, and nobody's login, is known any more."""
-        self.people.clear()
-        self.logins.clear()
-
-    def renamed(self, old: str, new: str) -> None:
-        """A nick change the transport saw."""
-        self.people.renamed(old, new)
-        self.logins.renamed(old, new)
-
-    def gone(self, nick: str) -> None:
-        """The nick quit, or left the last channel the bot shares with it."""
-        self.people.gone(nick)
-        self.logins.gone(nick)
-
-    def setting(self, key: str, default: Any) -> Any:
-        """A stored setting as of this command's :meth:`refresh`; one whose value the
-        bot never writes there (damaged, or edited by hand: a time limit of ``"soon"``)
-        is ``default``, and a WARNING says so once, with the command that sets it again."""
-        value = self._settings[_CLUB].settings.get(key, default)
-        check = _SETTING_CHECKS.get(key.split(":", 1)[0])
-        if value is default or check is None or check[0](value):
-            return value
-        if (key, repr(value)) not in self._damaged:
-            self._damaged.add((key, repr(value)))
-            log.warning("setting %s holds %r, which the bot never writes there (damaged, "
-                        "or edited by hand): it is skipped, the default used, until a "
-                        "moderator sets it again (%s)", key, value, check[1])
-        return default
-
-    def set_setting(self, key: str, value: Any, actor: str, reason: str,
-                    moderator: str | None = None) -> None:
-        """Change a setting, with its ``setting-changed`` ledger row (``moderator``: who
-        ruled it, when a moderator did)."""
-        self.store.set_setting(key, value, actor, reason, moderator)
-        kept = self._settings[_CLUB]
-        kept.settings[key] = value
-        kept.version += 1   # as the store counts: stale only if another process wrote
-
-    def channel_setting(self, what: str, channel: str) -> str:
-        """The key of a channel's setting (``rolls:libera:#duels``): by the network and
-        the spelling of the channel's table, so every spelling the casemapping folds
-        alike shares it."""
-        return f"{what}:{self.config.network}:{self.table(channel).channel.casefold()}"
-
-    def rolls_mode(self, channel: str) -> str:
-        return str(self.setting(self.channel_setting("rolls", channel), self.config.rolls))
-
-    def turn_seconds(self, channel: str) -> float:
-        """The decision time limit in ``channel`` (R7.4): a moderator's, or the config's."""
-        minutes = self.setting(self.channel_setting("timelimit", channel), None)
-        return float(minutes if minutes is not None else self.config.turn_timeout_minutes) * 60
-
-    def odds_for(self, channel: str) -> str:
-        """Who may ask ``!odds`` in ``channel``: ``everyone`` or only the ``fighters``."""
-        return str(self.setting(self.channel_setting("odds", channel), "everyone"))
-
-    def fairy_open(self) -> bool:
-        return bool(self.setting("fairy_folk_open", self.config.fairy_folk_open))
+        fold = self.identity.fold
+        return not self.channels or any(fold(c) == fold(channel) for c in self.channels)
 
     def writes(self, msg: Incoming) -> bool:
         """Whether the command in ``msg`` may write the records or change a fight: a
@@ -411,9 +165,9 @@ class Referee:
         if parsed is None or spec is None:
             return False
         if spec.name == "roll":
-            return play.fight_roll(self, msg, parsed[1])
+            return play.fight_roll(self.services, msg, parsed[1])
         if spec.name == "mod":
-            return mod.MOD.writes(parsed[1])
+            return MOD.writes(parsed[1])
         return not spec.reads_only
 
     def handle(self, msg: Incoming, writes: bool | None = None) -> list[Outgoing]:
@@ -424,7 +178,8 @@ class Referee:
         :class:`WritesAfterAll` and does nothing, for the transport to queue it again on
         the records lane; with no ``writes`` (the console, tests) the referee picks, and
         runs such a line again as a writer at once. A command first brings the club's
-        settings up to date (:meth:`refresh`), a writer inside its unit of work."""
+        settings up to date (:meth:`ClubSettings.refresh`), a writer inside its unit of
+        work."""
         if self.lost is not None or (msg.channel is not None and not self.serves(msg.channel)):
             return []
         if writes is None:
@@ -447,10 +202,10 @@ class Referee:
                 self._saw(msg)
             return []
         name, args = parsed
-        ctx = Ctx(self, msg, name, args, writes=writes)
+        ctx = Ctx(self.services, msg, name, args, writes=writes)
         try:
             with command_unit(ctx) if writes else nullcontext():
-                self.refresh()   # a writer reads, checks and writes in one transaction
+                self.settings.refresh()   # a writer reads, checks and writes in one transaction
                 if self.is_ignored(msg.sender):
                     return []
                 self._saw(msg)
@@ -491,9 +246,7 @@ class Referee:
         """The answer to a command of a batch that is not run again
         (:mod:`bot.chat.records_lane`), as it would be alone: the batch's commit may or
         may not have been kept, or the batch waited out another process's lock."""
-        ctx = Ctx(self, msg, "", [], writes=True)
-        ctx.reply(str(error))
-        return ctx.out
+        return Ctx(self.services, msg, "", []).answer(str(error))
 
     def _records_lost(self, error: RecordsLost, channel: str | None) -> list[Outgoing]:
         """Stop taking commands, and say so once in every channel the bot serves: the
@@ -520,7 +273,6 @@ class Referee:
         if self.lost is not None:
             return []
         try:
-            return time_limits.tick(self)
+            return time_limits.tick(self.services)
         except RecordsLost as error:   # a lapsed challenge found the records gone
             return self._records_lost(error, None)
-

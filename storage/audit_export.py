@@ -27,21 +27,15 @@ from typing import IO, Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from storage.audit import (
-    Marks,
-    Report,
-    Setups,
-    add_total,
-    check_anchors,
-    check_fights,
-    check_warriors,
-    finish,
-    new_totals,
-)
+from storage.audit import Report, check_anchors, check_fights, check_warriors, finish
+from storage.audit_fights import Marks, Setups
 from storage.chain import Walker
-from storage.ledger import Anchor, chain_rows, digest, head_row, named_keys, setup_digest
+from storage.fight_digests import digest, setup_digest
+from storage.ledger import Anchor, chain_rows, head_row
+from storage.ledger_trust import named_keys
 from storage.models import Fight, FightCommand, FightEvent, FightSide, Warrior
 from storage.signing import PublicKey
+from storage.warrior_totals import add_total, new_totals
 
 __all__ = ["FORMAT", "ExportError", "Proved", "verify_export", "write_export"]
 

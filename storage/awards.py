@@ -18,7 +18,7 @@ from storage import ledger
 from storage.models import Entry, LedgerRow, Warrior
 from storage.records import Award, OpenFight
 from storage.unit_of_work import UnitOfWork
-from storage.warriors import side_rows
+from storage.warrior_rows import side_rows
 
 __all__ = ["Awards"]
 

@@ -16,7 +16,8 @@ from contextlib import closing
 from pathlib import Path
 from urllib.parse import quote
 
-from storage.db import BUSY_TIMEOUT_MS, database_url, shown_url, sqlite_path
+from storage.db_engines import BUSY_TIMEOUT_MS
+from storage.db_urls import database_url, shown_url, sqlite_path
 from storage.errors import DatabaseProblem
 
 __all__ = ["backup_sqlite"]

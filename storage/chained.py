@@ -8,7 +8,7 @@ wrote from them would sign what they say (``bought club 60->65`` from a club rai
 30 -> 60 in SQL). So before a command writes from a warrior's columns,
 :meth:`Chained.check` rebuilds the warrior from its own rows (by the ``warrior_id``
 index), each row counted only when it holds (its signature under a key of the club,
-:func:`storage.ledger.holds`), and refuses in one line (:class:`NotProved`) when the
+:func:`storage.ledger_trust.holds`), and refuses in one line (:class:`NotProved`) when the
 columns differ; :meth:`Chained.settings` gives each setting the value of its newest
 ``setting-changed`` row that holds, whatever the table says; :meth:`Chained.whole`
 says whether any row below the head is gone and the head row holds (the moderators
@@ -33,13 +33,15 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from storage.audit import add_total, differences, new_totals
 from storage.chain import GENESIS, Walker, seal_step, signed_hash
 from storage.errors import StorageError
 from storage.keys import Keyring
-from storage.ledger import ROWS, chain_rows, head_row, holds
+from storage.ledger import ROWS, chain_rows, head_row
+from storage.ledger_trust import holds
 from storage.models import Entry, LedgerRow, Warrior
 from storage.signing import PublicKey
+from storage.warrior_rows import check_row
+from storage.warrior_totals import add_total, differences, new_totals
 
 __all__ = ["Chained", "NotProved", "said"]
 
@@ -197,8 +199,8 @@ class Chained:
     # -- warriors -----------------------------------------------------------------------
 
     def warrior(self, session: Session, warrior_id: int) -> dict[str, Any]:
-        """The warrior as its own rows that hold give it (``storage.audit.add_total``'s
-        fields)."""
+        """The warrior as its own rows that hold give it
+        (``storage.warrior_totals.add_total``'s fields)."""
         kept = self._warriors.get(warrior_id)
         if kept is not None and session.execute(
                 _HASH_OF, {"id": kept.last_id}).scalar() != kept.last_hash:
@@ -219,9 +221,7 @@ class Chained:
     def check(self, session: Session, row: Warrior) -> dict[str, Any]:
         """The warrior of ``row`` as the chain gives it; ``NotProved`` when its stored
         columns differ (logged, with every field). A row whose columns the bot cannot
-        read at all is said as such first (``storage.warriors.check_row``)."""
-        from storage.warriors import check_row  # here: warriors imports this module
-
+        read at all is said as such first (``storage.warrior_rows.check_row``)."""
         check_row(row)
         derived = self.warrior(session, row.id)
         found = differences(row, derived)

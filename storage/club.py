@@ -22,7 +22,7 @@ from sqlalchemy import Connection, Engine, bindparam, delete, event, insert, sel
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from storage import ledger
+from storage import ledger, ledger_trust
 from storage.damage import setting_value
 from storage.models import ClubVersion, Entry, LedgerRow, PendingChallenge, Setting
 from storage.proof import CHECKED
@@ -83,8 +83,7 @@ _DROP = delete(PendingChallenge).where(PendingChallenge.network == bindparam("ne
 def drop_pending(session: Session, network: str, channel: str) -> None:
     """The channel's pending challenge gone, in this transaction. The table is read and
     written on the connection only (Core), never as ORM objects: an ORM DELETE would
-    look for them in the session first, a tenth of an ``!accept``'s time, and with none
-    there none is ever left stale."""
+    look for them in the session first, and with none there none is ever left stale."""
     session.connection().execute(_DROP, {"network": network, "key": channel.casefold()})
 
 
@@ -162,14 +161,14 @@ class Club(UnitOfWork):
     def newest_seal(self, key: str) -> str | None:
         """The seal digest (:func:`seal_digest`) the newest ``setting-changed`` row of
         the secret ``key`` names, of the rows that hold under the keyring
-        (``ledger.holds``); None when there is none, or when it names no seal (the
+        (``ledger_trust.holds``); None when there is none, or when it names no seal (the
         secret was removed, or set before rows named seals)."""
         with self._tx(write=False) as session:
             rows = session.scalars(select(LedgerRow).where(
                 LedgerRow.entry == Entry.SETTING_CHANGED,
                 LedgerRow.detail["key"].as_string() == key).order_by(LedgerRow.id.desc()))
             for row in rows:
-                if ledger.holds(row, self.keyring):
+                if ledger_trust.holds(row, self.keyring):
                     seal = row.detail.get("seal") if isinstance(row.detail, dict) else None
                     return seal if isinstance(seal, str) else None
         return None
@@ -200,7 +199,7 @@ class Club(UnitOfWork):
             return []
         rows = session.scalars(select(LedgerRow).where(
             LedgerRow.entry.in_(ledger.MODERATOR_ENTRIES)).order_by(LedgerRow.id))
-        return ledger.moderators(rows, self.keyring, same)
+        return ledger_trust.moderators(rows, self.keyring, same)
 
     def set_moderator(self, name: str, added: bool, moderator: str, reason: str) -> None:
         """Add ``name`` as a moderator (or remove them): a ledger row, on no warrior."""
@@ -217,7 +216,7 @@ class VersionReader:
     as it can be read: inside a unit of work, one statement on the unit's connection (no
     ORM query); outside one, on a connection kept for it, with no pool checkout or ping
     and, on PostgreSQL, no transaction, one round trip (a transaction of its own costs
-    about 3 times as much on either database, measured in README). Inside a unit it is
+    more on either database: ``bench/club_version.py``). Inside a unit it is
     read once a transaction, so once for all the commands of a batch (group commit): the
     batch holds the club's write lock, so no chat command of any process changes it
     meanwhile but the batch's own, whose change (``_bump``) has it read again (on

@@ -5,12 +5,11 @@ The text a row's JSON column receives is its canonical JSON (``ledger.canonical`
 the same text feeds the fight's running digests (:mod:`storage.log_digests`) without a
 second encoding; a reader gets the same value back, whichever text it was stored as.
 The rows go to the driver with the SQL compiled once (``exec_driver_sql``: on SQLite
-SQLAlchemy's statement cache and bind processors were about 40% of the time of these
+SQLAlchemy's statement cache and bind processors were much of the time of these
 INSERTs, the statements run most), and errors still come back as SQLAlchemy's (a
 taken sequence number is an ``IntegrityError``). On PostgreSQL (psycopg) both tables'
 rows go in one statement, each table's columns as arrays (``unnest``) and the command
-rows' INSERT in a ``WITH``: one round trip a move instead of two, each about 250 µs
-with the server on the bot's cores.
+rows' INSERT in a ``WITH``: one round trip a move instead of two.
 """
 
 from __future__ import annotations

@@ -25,13 +25,13 @@ from storage.chained import NotProved
 from storage.club import drop_pending
 from storage.errors import Busy, StaleFight, StorageError
 from storage.fight_log import command_row, event_rows, log_rows
+from storage.fight_rebuild import UNDO, command_log, load, log_mismatch, replay
 from storage.ledger import Anchor
 from storage.log_digests import LogDigests
 from storage.models import Entry, Fight, FightCommand, FightEvent, FightSide
 from storage.records import Award, OpenFight, Step
-from storage.replay import UNDO, command_log, load, log_mismatch, replay
 from storage.unit_of_work import unique_conflict
-from storage.warriors import fighter_of, lock_warriors, side_rows
+from storage.warrior_rows import fighter_of, lock_warriors, side_rows
 
 __all__ = ["Fights"]
 
@@ -41,7 +41,7 @@ _SEATS = insert(FightSide)
 _END = update(Fight).where(Fight.id == bindparam("fight"))
 _UNSEAT = update(FightSide).where(FightSide.fight_id == bindparam("fight"))
 """A fight's end, run on the session's connection (Core: no ORM search of the session
-for the rows to change, which cost a third of a fight's end); SET from the values."""
+for the rows to change); SET from the values."""
 
 
 def _undone(session: Session, fight_id: int,

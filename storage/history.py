@@ -36,7 +36,7 @@ from storage.records import (
     WarriorStats,
 )
 from storage.unit_of_work import UnitOfWork
-from storage.warriors import check_row, warrior_row
+from storage.warrior_rows import check_row, warrior_row
 
 log = logging.getLogger(__name__)
 

@@ -29,14 +29,12 @@ the database and checked with ``storage.audit.verify(anchors=...)``.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, bindparam, func, insert, select, update
+from sqlalchemy import Engine, insert, select, update
 from sqlalchemy.orm import Session
 
 from storage.chain import (
@@ -51,20 +49,17 @@ from storage.chain import (
     signed_hash,
 )
 from storage.errors import StorageError
+from storage.fight_digests import fight_fields
 from storage.keys import Keyring, KeyringError
 from storage.models import (
-    DEFAULT_NETWORK,
     Entry,
     Fight,
-    FightCommand,
-    FightEvent,
-    FightSide,
     LedgerHead,
     LedgerRow,
     Warrior,
 )
 from storage.profiles import recorded
-from storage.signing import PublicKey, SigningKey
+from storage.signing import SigningKey
 
 __all__ = [
     "ANCHOR_DIGITS",
@@ -82,20 +77,13 @@ __all__ = [
     "append_fight",
     "canonical",
     "chain_rows",
-    "digest",
-    "fight_digest",
-    "fight_fields",
     "head",
     "head_row",
-    "holds",
     "identity",
     "is_keyed",
-    "moderators",
-    "named_keys",
     "row_hash",
     "row_mac",
     "seal",
-    "setup_digest",
     "signed_hash",
 ]
 
@@ -369,143 +357,7 @@ def _attest_legacy(session: Session, chain: Chain, signer: SigningKey,
             reason="a fight from before ledger keys, as stored when they came", attested=True))
 
 
-_FIGHT = select(Fight.system, Fight.kind, Fight.network, Fight.channel, Fight.setup,
-                Fight.started_at, Fight.ending, Fight.winner, Fight.ended_at
-                ).where(Fight.id == bindparam("fight"))
-_SEATS = (select(FightSide.side, FightSide.warrior_id, FightSide.account)
-          .where(FightSide.fight_id == bindparam("fight")).order_by(FightSide.side))
-_COMMANDS = (select(FightCommand.seq, FightCommand.command, FightCommand.actor,
-                    FightCommand.created_at)
-             .where(FightCommand.fight_id == bindparam("fight"),
-                    FightCommand.seq <= bindparam("upto"))
-             .order_by(FightCommand.seq))
-_EVENTS = (select(FightEvent.seq, FightEvent.idx, FightEvent.event)
-           .where(FightEvent.fight_id == bindparam("fight"), FightEvent.seq <= bindparam("upto"))
-           .order_by(FightEvent.seq, FightEvent.idx))
-"""The queries a fight's digests are made from, built once (a fight's end runs them)."""
-
-
-def _fight_record(session: Session, fight_id: int, upto: int,
-                  logs: Mapping[str, str] | None = None) -> tuple[
-    dict[str, str], list[int], Any
-] | None:
-    """A fight's digests up to command ``upto``, its sides' warriors and its row (with
-    the ending), in four queries (two when ``logs`` has the logs' digests, kept as they
-    were written: ``storage.log_digests``); None when there is no such fight."""
-    where = {"fight": fight_id, "upto": upto}
-    fight = session.execute(_FIGHT, where).one_or_none()
-    if fight is None:
-        return None
-    seats = session.execute(_SEATS, where).all()
-    sides = [[seat.side, seat.warrior_id, seat.account] for seat in seats]
-    if logs is None:
-        logs = {"commands": digest([list(row) for row in session.execute(_COMMANDS, where)]),
-                "events": digest([list(row) for row in session.execute(_EVENTS, where)])}
-    digests = {"setup": setup_digest(fight, sides), "commands": logs["commands"],
-               "events": logs["events"]}
-    return digests, [seat.warrior_id for seat in seats], fight
-
-
-def digest(value: Any) -> str:
-    """SHA-256 of a value's canonical JSON: a log's digest is its list of rows'."""
-    return hashlib.sha256(canonical(value).encode()).hexdigest()
-
-
-def setup_digest(fight: Any, sides: list[list[Any]]) -> str:
-    """The digest of a fight's setup: its system, kind, channel (and network unless
-    ``default``), sheets, start and ``sides`` (``[side, warrior id, account]``)."""
-    setup = {"system": fight.system, "kind": fight.kind, "channel": fight.channel,
-             "setup": fight.setup, "started_at": fight.started_at, "sides": sides}
-    if fight.network != DEFAULT_NETWORK:   # digests from before networks stay as they were
-        setup["network"] = fight.network
-    return digest(setup)
-
-
-def fight_digest(session: Session, fight_id: int, upto: int) -> dict[str, str] | None:
-    """SHA-256 digests of a fight's setup (system, kind, channel and its network unless
-    ``default``, sheets, sides with their accounts and warriors), its command log and its
-    event log up to command ``upto``; None when there is no such fight."""
-    record = _fight_record(session, fight_id, upto)
-    return record[0] if record is not None else None
-
-
-def fight_fields(
-    session: Session, fight_id: int, entry: Entry, *, actor: str, created_at: str, reason: str,
-    moderator: str | None = None, seq: int | None = None, attested: bool = False,
-    logs: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    """The fields of a fight's ``fight-closed`` or ``fight-reopened`` row, over the fight
-    as it is in this transaction, up to command ``seq`` (its last one when not given).
-    The row is on no warrior: it is the fight's, and a warrior's own rows stay the
-    changes of that warrior. ``logs``: the logs' digests up to ``seq``, kept as written."""
-    if seq is None:
-        seq = session.scalar(
-            select(func.max(FightCommand.seq)).where(FightCommand.fight_id == fight_id)) or 0
-    record = _fight_record(session, fight_id, seq, logs)
-    if record is None or not record[1]:
-        raise ValueError(f"fight {fight_id} has no record or no sides")
-    digests, sides, fight = record
-    detail: dict[str, Any] = {"seq": seq, **digests, "sides": sides}
-    if entry == Entry.FIGHT_CLOSED:
-        detail.update(ending=fight.ending, winner=fight.winner, ended_at=fight.ended_at)
-    if attested:
-        detail["attested"] = True
-    return {"warrior_id": None, "entry": entry, "fight_id": fight_id, "command_seq": seq,
-            "detail": detail, "actor": actor, "moderator": moderator, "reason": reason,
-            "created_at": created_at}
-
-
 def append_fight(session: Session, keyring: Keyring, fight_id: int, entry: Entry,
                  **fields: Any) -> LedgerRow:
     """Append a fight's ``fight-closed`` (its end) or ``fight-reopened`` (an undo) row."""
     return append(session, keyring, **fight_fields(session, fight_id, entry, **fields))
-
-
-# -- what the chain says ------------------------------------------------------------------
-
-
-def moderators(rows: Iterable[LedgerRow], keyring: Keyring,
-               same: Callable[[str], str] = str) -> list[str]:
-    """The moderators added in chat and not removed since, by ``rows`` in order (names
-    compared by ``same(name)``); a row that does not hold under ``keyring`` (its
-    signature, or an older row's MAC) counts for nothing."""
-    names: dict[str, str] = {}
-    for row in rows:
-        name = row.detail.get("name") if isinstance(row.detail, dict) else None
-        if not isinstance(name, str) or not holds(row, keyring):
-            continue
-        if row.entry == Entry.MODERATOR_ADDED:
-            names[same(name)] = name
-        elif row.entry == Entry.MODERATOR_REMOVED:
-            names.pop(same(name), None)
-    return list(names.values())
-
-
-def named_keys(session: Session) -> list[PublicKey]:
-    """Every public key the chain's ``ledger-keyed`` and ``key-rotated`` rows name (the
-    key a rotation replaced included), so a chain whose first key's secret is gone is
-    still walked from its first row. Known only: trusted through the chain alone."""
-    found: dict[str, PublicKey] = {}
-    for detail in session.scalars(select(LedgerRow.detail).where(
-            LedgerRow.entry.in_((Entry.LEDGER_KEYED, Entry.KEY_ROTATED)))):
-        for name in ("public_key", "previous"):
-            text = detail.get(name) if isinstance(detail, dict) else None
-            try:
-                key = PublicKey.parse(text) if isinstance(text, str) else None
-            except ValueError:
-                key = None
-            if key is not None:
-                found.setdefault(key.id, key)
-    return list(found.values())
-
-
-def holds(row: LedgerRow, keyring: Keyring) -> bool:
-    """Whether one row is what a key of ``keyring`` signed (or MACed)."""
-    if row.key_id is None:
-        return False
-    if row.signature is not None:
-        public = keyring.public(row.key_id)
-        return public is not None and signed_hash(row.prev_hash, row) == row.hash \
-            and public.verifies(row.signature, row.hash)
-    key = keyring.get(row.key_id)
-    return key is not None and hmac.compare_digest(row_mac(key, row.prev_hash, row), row.hash)

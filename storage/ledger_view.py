@@ -17,13 +17,13 @@ from typing import Any
 from sqlalchemy import Row, Select, and_, false, func, or_, select, true
 from sqlalchemy.orm import Session
 
+from storage.fight_rebuild import UNDO
 from storage.ledger import Anchor, head_row
 from storage.ledger_words import detail_words
 from storage.models import Entry, FightCommand, LedgerRow, Warrior
 from storage.records import LedgerEntry, LogPlace, ModeratorLog, UndoRecord
-from storage.replay import UNDO
 from storage.unit_of_work import UnitOfWork
-from storage.warriors import warrior_row
+from storage.warrior_rows import warrior_row
 
 __all__ = ["LEDGER_BATCH", "LedgerFilter", "LedgerPage", "LedgerView"]
 

@@ -1,12 +1,12 @@
 """A fight's command and event log digests, kept as the fight goes.
 
 A ``fight-closed`` row holds SHA-256 digests of the fight's whole command and event logs
-(``ledger.fight_digest``: the canonical JSON of the list of rows). That JSON is ``[``,
-the rows' own canonical JSON joined by ``,``, then ``]``, so the hash can be fed a row
-at a time as each is written and finished at the end, instead of reading both logs back
-and hashing them again (42% of a fight's last command). A fight loaded from the database
-(a restart, an undo) has none, and its end reads the logs as before; ``storage.audit``
-always recomputes them from the stored rows.
+(``fight_digests.fight_digest``: the canonical JSON of the list of rows). That JSON is
+``[``, the rows' own canonical JSON joined by ``,``, then ``]``, so the hash can be fed
+a row at a time as each is written and finished at the end, instead of reading both
+logs back and hashing them again. A fight loaded from the database (a restart, an
+undo) has none, and its end reads the logs as before; ``storage.audit`` always
+recomputes them from the stored rows.
 """
 
 from __future__ import annotations

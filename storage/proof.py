@@ -6,7 +6,7 @@ A :class:`Proof` walks the chain once, then only the rows appended since
 (:meth:`Proof.advance`); its :attr:`verdict` says ``verified``, ``failed`` (what, from
 which row) or ``unchecked`` (before the first walk). A row edited in place after the
 walk passed it is not seen by walking on: the pages check the rows they show
-(:func:`storage.ledger.holds`) and the web server walks the whole chain again from time
+(:func:`storage.ledger_trust.holds`) and the web server walks the whole chain again from time
 to time (``bot.web.proving``).
 
 The bot keeps how far it proved the chain as a setting (``CHECKED``): the row's id and
@@ -24,12 +24,14 @@ from typing import Any, Literal
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from storage.audit import Marks, add_total, new_totals
+from storage.audit_fights import Marks
 from storage.chain import Walker
 from storage.keys import Keyring
-from storage.ledger import ANCHOR_DIGITS, Anchor, chain_rows, head_row, named_keys
+from storage.ledger import ANCHOR_DIGITS, Anchor, chain_rows, head_row
+from storage.ledger_trust import named_keys
 from storage.models import LedgerRow, Setting
 from storage.signing import CHECKED_CONTEXT, PublicKey
+from storage.warrior_totals import add_total, new_totals
 
 __all__ = ["CHECKED", "UNCHECKED", "Proof", "Verdict", "checked_note", "club_keys",
            "noted_head", "proof_since"]

@@ -6,9 +6,9 @@
   (``_tx``) every method runs in, committed whole or not at all; and ``unit()``, one
   transaction that every method called inside it joins (a chat command's: the referee
   opens one around each command that writes);
-- :mod:`storage.warriors`: warriors created, read, and changed between fights;
+- :mod:`storage.warrior_store`: warriors created, read, and changed between fights;
 - :mod:`storage.fights`: fights opened, recorded command by command, closed, undone and
-  taken up again (:mod:`storage.replay` rebuilds them, :mod:`storage.awards` writes
+  taken up again (:mod:`storage.fight_rebuild` rebuilds them, :mod:`storage.awards` writes
   the ledger rows their events imply);
 - :mod:`storage.club`: pending challenges, settings, moderators named in chat;
 - :mod:`storage.history`: standings, a warrior's fights and counts, a fight's summary
@@ -42,6 +42,7 @@ from storage.audit import Report
 from storage.audit_export import write_export
 from storage.club import Club
 from storage.errors import Busy, DuplicateName, StaleFight, StorageError, UnknownWarrior
+from storage.fight_rebuild import UNDO
 from storage.fights import Fights
 from storage.history import History
 from storage.keys import KeyringError
@@ -57,9 +58,8 @@ from storage.records import (
     Step,
     WarriorRecord,
 )
-from storage.replay import UNDO
 from storage.signing import PublicKey
-from storage.warriors import Warriors
+from storage.warrior_store import Warriors
 
 __all__ = [
     "UNDO",

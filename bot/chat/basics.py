@@ -1,33 +1,19 @@
-"""``!roll`` and ``!help``: dice for anyone, and the commands' own help, read from the
-referee's registry."""
+"""``!help``: the commands' own help, read from the registry the commands were built
+with (``!roll`` is :mod:`bot.fights.play`'s: a fighter's roll may be a fight roll)."""
 
 from __future__ import annotations
 
-from bot.chat.messages import Priority
-from bot.chat.registry import Ctx, Example, Refusal, command
-from bot.dice import roll
-from bot.fights import play
+from bot.chat.registry import Ctx, Example, command
+from bot.refusals import Refusal
 
-__all__ = ["help_", "roll_dice"]
-
-
-@command("roll", "!roll <dice>  (also !rol d100 or /rol d100)",
-         "Roll dice: NdM, d%, keep 4d6kh3, exploding 1d8!, + and -. In a manual-roll "
-         "fight your /rol d100 is your roll.", aliases=("rol",), reads_only=True,
-         examples=(Example(("ann !roll 4d6kh3",), "ann rolls 4d6kh3 = [6, 5, 3, (1)] = 14",
-                                 dice=(6, 5, 3, 1)),))
-def roll_dice(ctx: Ctx) -> None:
-    if play.manual_roll(ctx):
-        return
-    result = roll(" ".join(ctx.args), ctx.referee.dice)
-    ctx.say(f"{ctx.msg.sender.nick} rolls {result.describe()}", Priority.CHATTER)
+__all__ = ["help_"]
 
 
 @command("help", "!help [command [sub-command]]", "The commands, or one command with an "
          "example.", reads_only=True,
          examples=(Example(("ann !help buy",), "!buy <warrior> <skill>"),))
 def help_(ctx: Ctx) -> None:
-    commands = ctx.referee.commands
+    commands = ctx.services.commands
     if ctx.args:
         spec = commands.get(ctx.args[0].lower().lstrip("!/"))
         if spec is None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 
-from bot.chat.moderators import is_mask, unverified_masks
 from bot.chat.registry import (
     Ctx,
     Precondition,
@@ -27,6 +26,7 @@ from bot.chat.registry import (
     sub,
 )
 from bot.config import NETWORK
+from bot.masks import is_mask, unverified_masks
 
 __all__ = ["MAX_MINUTES", "config_moderator_only"]
 
@@ -35,7 +35,7 @@ _MINUTES = re.compile(r"\d{1,4}(\.\d)?")
 
 
 def _config_moderator(ctx: Ctx) -> str | None:
-    return None if ctx.referee.file_moderator(ctx.msg.sender) is not None else \
+    return None if ctx.services.identity.file_moderator(ctx.msg.sender) is not None else \
         "only a moderator in the config file adds or removes moderators"
 
 
@@ -45,7 +45,7 @@ config_moderator_only = Precondition("config-file moderator only", _config_moder
 
 def _named(ctx: Ctx, name: str, names: list[str]) -> str | None:
     """The entry of ``names`` that is ``name`` by the network's casemapping."""
-    fold = ctx.referee.fold
+    fold = ctx.services.identity.fold
     return next((n for n in names if fold(n) == fold(name)), None)
 
 
@@ -54,20 +54,20 @@ def _named(ctx: Ctx, name: str, names: list[str]) -> str | None:
 @moderator_only
 @config_moderator_only
 def _add(ctx: Ctx, args: list[str]) -> None:
-    referee = ctx.referee
-    name, reason = referee.club_name(args[0]), " ".join(args[1:])
+    services = ctx.services
+    name, reason = services.identity.club_name(args[0]), " ".join(args[1:])
     if any(c in name for c in "*?") or ("@" in name) != ("!" in name):
         raise Refusal("a moderator is a services account or an exact nick!user@host mask")
-    if is_mask(name) and not referee.masks_count:
+    if is_mask(name) and not services.identity.masks_count:
         raise Refusal(f"{name}: a mask counts only where the network verifies idents "
                       "(irc.verified_idents in the config); add a services account, or a "
                       "password moderator in the config")
     if unverified_masks([name]):
         raise Refusal(f"{name}: a '~' before the user is unverified, anyone on that host "
                       "can take it; add a services account or a verified mask")
-    if _named(ctx, name, [*referee.config.moderators, *referee.chat_moderators]):
+    if _named(ctx, name, [*services.config.moderators, *services.settings.chat_moderators]):
         raise Refusal(f"{name} is a moderator already; !mod list names them")
-    referee.set_moderator(name, True, ctx.moderator, reason)
+    services.settings.set_moderator(name, True, ctx.moderator, reason)
     ctx.reply(f"{name} is a moderator now (!mod remove {name} <reason> takes it back)")
 
 
@@ -76,14 +76,14 @@ def _add(ctx: Ctx, args: list[str]) -> None:
 @moderator_only
 @config_moderator_only
 def _remove(ctx: Ctx, args: list[str]) -> None:
-    referee = ctx.referee
-    name, reason = referee.club_name(args[0]), " ".join(args[1:])
-    if _named(ctx, name, referee.config.moderators):
+    services = ctx.services
+    name, reason = services.identity.club_name(args[0]), " ".join(args[1:])
+    if _named(ctx, name, services.config.moderators):
         raise Refusal(f"{name} is in the config file: remove them there and restart me")
-    added = _named(ctx, name, referee.chat_moderators)
+    added = _named(ctx, name, services.settings.chat_moderators)
     if added is None:
         raise Refusal(f"{name} is not a moderator added in chat; !mod list names them")
-    referee.set_moderator(added, False, ctx.moderator, reason)
+    services.settings.set_moderator(added, False, ctx.moderator, reason)
     ctx.reply(f"{added} is no longer a moderator")
 
 
@@ -102,13 +102,13 @@ def _shown(names: list[str], private: bool) -> str:
      fits=lambda args: not args)
 @moderator_only
 def _list(ctx: Ctx, _args: list[str]) -> None:
-    referee, private = ctx.referee, ctx.msg.channel is None
-    ignored = referee.ignore_list()
+    services, private = ctx.services, ctx.msg.channel is None
+    ignored = services.settings.ignore_list()
     ignores = _shown(ignored, True) if private else str(len(ignored))
     chat = ("suspended while the ledger fails its check (!audit)"
-            if referee.ledger_check.state == "failed"
-            else _shown(referee.chat_moderators, private))
-    ctx.reply(f"moderators in the config file: {_shown(referee.config.moderators, private)}"
+            if services.settings.ledger_check.state == "failed"
+            else _shown(services.settings.chat_moderators, private))
+    ctx.reply(f"moderators in the config file: {_shown(services.config.moderators, private)}"
               f"; added in chat: {chat}; ignored: {ignores}")
 
 
@@ -117,17 +117,18 @@ def _list(ctx: Ctx, _args: list[str]) -> None:
      "moderator)", fits=at_least(2))
 @moderator_only
 def _ignore(ctx: Ctx, args: list[str]) -> None:
-    referee = ctx.referee
-    entry, reason = referee.club_name(args[0]), " ".join(args[1:])
+    services = ctx.services
+    entry, reason = services.identity.club_name(args[0]), " ".join(args[1:])
     if not re.sub(r"[*?!@.:]", "", entry) or re.fullmatch(f"(?:{NETWORK})?:[*?!@.]*", entry):
         raise Refusal(f"{entry} would ignore everyone; name an account or a narrower mask")
-    if _named(ctx, entry, [*referee.config.moderators, *referee.chat_moderators]):
+    if _named(ctx, entry, [*services.config.moderators, *services.settings.chat_moderators]):
         raise Refusal(f"{entry} is a moderator, and moderators are never ignored")
-    ignored = referee.ignore_list()
+    ignored = services.settings.ignore_list()
     if _named(ctx, entry, ignored):
         raise Refusal(f"{entry} is ignored already; !mod unignore {entry} <reason> ends it")
     who = ctx.moderator
-    referee.set_setting("ignored", [*ignored, entry], who, f"ignore {entry}: {reason}", who)
+    services.settings.set_setting("ignored", [*ignored, entry], who,
+                                  f"ignore {entry}: {reason}", who)
     ctx.reply(f"ignoring {entry}: I take no command from them and say nothing to them")
 
 
@@ -135,14 +136,14 @@ def _ignore(ctx: Ctx, args: list[str]) -> None:
      fits=at_least(2))
 @moderator_only
 def _unignore(ctx: Ctx, args: list[str]) -> None:
-    referee = ctx.referee
-    entry, reason = referee.club_name(args[0]), " ".join(args[1:])
-    ignored = referee.ignore_list()
+    services = ctx.services
+    entry, reason = services.identity.club_name(args[0]), " ".join(args[1:])
+    ignored = services.settings.ignore_list()
     found = _named(ctx, entry, ignored)
     if found is None:
         raise Refusal(f"{entry} is not ignored; !mod list says how many are")
     who = ctx.moderator
-    referee.set_setting("ignored", [e for e in ignored if e != found], who,
+    services.settings.set_setting("ignored", [e for e in ignored if e != found], who,
                         f"unignore {found}: {reason}", who)
     ctx.reply(f"{found} is no longer ignored")
 
@@ -160,9 +161,9 @@ def _timelimit(ctx: Ctx, args: list[str]) -> None:
         minutes = float(word)
     else:
         raise Refusal(f"the time limit is in minutes, 1 to {MAX_MINUTES} (or default)")
-    key = ctx.referee.channel_setting("timelimit", channel)
-    ctx.referee.set_setting(key, minutes, ctx.moderator, reason, ctx.moderator)
-    seconds = ctx.referee.turn_seconds(channel)
+    key = ctx.services.settings.channel_setting("timelimit", channel)
+    ctx.services.settings.set_setting(key, minutes, ctx.moderator, reason, ctx.moderator)
+    seconds = ctx.services.settings.turn_seconds(channel)
     ctx.reply(f"the time to decide in {channel} is now {seconds / 60:g} min"
               f"{' (the default)' if minutes is None else ''}, from the next decision")
 
@@ -173,7 +174,8 @@ def _timelimit(ctx: Ctx, args: list[str]) -> None:
 @channel_only
 def _odds(ctx: Ctx, args: list[str]) -> None:
     channel = ctx.channel()
-    ctx.referee.set_setting(ctx.referee.channel_setting("odds", channel), args[0],
-                            ctx.moderator, " ".join(args[1:]), ctx.moderator)
+    settings = ctx.services.settings
+    settings.set_setting(settings.channel_setting("odds", channel), args[0],
+                         ctx.moderator, " ".join(args[1:]), ctx.moderator)
     ctx.reply(f"!odds in {channel} is now for "
               f"{'the fighters only' if args[0] == 'fighters' else 'everyone'}")

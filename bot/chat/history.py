@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 
 from bot.chat.people import is_host_identity
-from bot.chat.registry import Ctx, Example, Refusal, command
+from bot.chat.registry import Ctx, Example, command
 from bot.irc.text import SEPARATOR
+from bot.refusals import Refusal
 from bot.systems.ancath import parse_culture
 from rules.ancath.sheet import valid_name
 from storage.records import FightLine, FightSummary, Standing, WarriorStats
@@ -146,7 +147,7 @@ def top(ctx: Ctx) -> None:
         raise Refusal(f"usage: {_TOP}, n from 1 to {MOST}")
     shown = _count(numbers[0], _TOP) if numbers else _SHOWN
     culture = parse_culture(words[0]).value if words else None
-    standings = ctx.referee.store.standings(culture)
+    standings = ctx.services.store.standings(culture)
     if not standings:
         ctx.reply(f"no {culture + ' ' if culture else ''}warriors yet; !create makes one")
         return
@@ -164,7 +165,7 @@ def history(ctx: Ctx) -> None:
     if not 1 <= len(ctx.args) <= 2:
         raise Refusal(f"usage: {_HISTORY}")
     shown = _count(ctx.args[1], _HISTORY) if len(ctx.args) == 2 else _SHOWN
-    store = ctx.referee.store
+    store = ctx.services.store
     name = store.warrior(_warrior(ctx.args[0])).sheet.name
     fights = store.fight_history(name, shown)
     if not fights:
@@ -181,7 +182,7 @@ def history(ctx: Ctx) -> None:
 def stats(ctx: Ctx) -> None:
     if len(ctx.args) != 1:
         raise Refusal("usage: !stats <warrior>")
-    ctx.reply(_counts(ctx.referee.store.warrior_stats(_warrior(ctx.args[0]))))
+    ctx.reply(_counts(ctx.services.store.warrior_stats(_warrior(ctx.args[0]))))
 
 
 @command("fight", "!fight <number>", "One fight in brief: its sides, kind, how it ended "
@@ -194,7 +195,7 @@ def fight(ctx: Ctx) -> None:
     if match is None:
         raise Refusal("usage: !fight <number>, as !history shows it: !fight 12")
     number = int(match[1])
-    found = ctx.referee.store.fight_summary(number) if number <= _LAST_FIGHT else None
+    found = ctx.services.store.fight_summary(number) if number <= _LAST_FIGHT else None
     if found is None:
         raise Refusal(f"no fight #{number}; !history <warrior> shows the numbers")
-    ctx.reply(_summary(found, ctx.referee.config.web.base_url))
+    ctx.reply(_summary(found, ctx.services.config.web.base_url))

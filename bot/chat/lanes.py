@@ -20,14 +20,10 @@ import asyncio
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
 
 from bot.chat.messages import Incoming, Outgoing
-from bot.chat.records_lane import MOST, RecordsLane, Work
-from bot.chat.registry import WritesAfterAll
-
-if TYPE_CHECKING:
-    from bot.referee import Referee
+from bot.chat.records_lane import MOST, RecordsLane, Referee, Work
+from bot.refusals import WritesAfterAll
 
 __all__ = ["Lanes"]
 

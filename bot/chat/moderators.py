@@ -19,7 +19,7 @@ it ends when that nick quits, changes nick, parts or is kicked from the last cha
 the bot shares with it, or speaks from another host. Wrong passwords are limited by the
 host they come from (whatever the ident, which a client picks) and, since every try
 guesses every password moderator at once, by the club: past a few, each more doubles
-the wait (:class:`Logins`).
+the wait (:class:`bot.chat.logins.Logins`).
 """
 
 from __future__ import annotations
@@ -30,36 +30,23 @@ import ipaddress
 import logging
 import math
 import secrets
-import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
-from bot.chat.registry import Ctx, Refusal, WritesAfterAll, split_command, sub
-from bot.irc.casemap import DEFAULT, Folded
+from bot.chat.registry import Ctx, split_command, sub
+from bot.masks import is_mask
+from bot.refusals import Refusal, WritesAfterAll
 from storage.club import SECRET_SETTING, seal_digest
 from storage.keys import Keyring
 
 __all__ = [
-    "Logins", "hash_password", "host_of", "is_mask", "is_secret", "login", "password_key",
-    "unverified_masks", "verify_password", "wait_words",
+    "hash_password", "host_of", "is_secret", "login", "password_key", "verify_password",
+    "wait_words",
 ]
 
 log = logging.getLogger("ancath.moderators")
 
 _N, _R, _P = 2**14, 8, 1
 """scrypt's cost: about 16 MB and tens of milliseconds a try."""
-HOST_FREE = 5
-"""Wrong passwords from one host before its tries wait."""
-CLUB_FREE = 10
-"""Wrong passwords from anywhere before every password login waits: each try guesses
-every password moderator at once, so this is the limit on guessing any one of them."""
-FIRST_WAIT = 60.0
-"""The first wait, in seconds; each wrong password after it doubles the wait."""
-MOST_WAIT = 3600.0
-FORGET_SECONDS = 86400.0
-"""A host (or the club) with no wrong password for this long starts afresh."""
-_KEPT_HOSTS = 4096
-"""Hosts with wrong passwords kept before the quiet ones are forgotten early."""
 SEEN = "seen in a channel"
 """The reason of the ledger row that removes a password said in a channel."""
 
@@ -115,17 +102,6 @@ def verify_password(stored: object, password: str, name: str, keyring: Keyring, 
     return True
 
 
-def is_mask(name: str) -> bool:
-    """Whether a moderator's name is a ``nick!user@host`` mask (not an account)."""
-    return "!" in name
-
-
-def unverified_masks(moderators: list[str]) -> list[str]:
-    """Configured masks whose ident the server did not verify (``nick!~user@host``):
-    anyone on that host can claim them with ``USER user``."""
-    return [m for m in moderators if "!" in m and m.split("!", 1)[1].startswith("~")]
-
-
 def is_secret(text: str, prefix: str) -> bool:
     """Whether ``text`` is a ``!mod login`` (read as the referee reads commands: any
     case, any spacing, the configured ``prefix``): its text is never logged."""
@@ -157,138 +133,12 @@ def wait_words(seconds: float) -> str:
     return f"{math.ceil(seconds / 60)} min"
 
 
-@dataclass(frozen=True, slots=True)
-class _Login:
-    name: str
-    host: str
-    """The ``user@host`` the login came from."""
-
-
-@dataclass(slots=True)
-class _Tries:
-    """Wrong passwords from one host (or the club's, from anywhere)."""
-
-    failures: int = 0
-    until: float = 0.0
-    """No try before this (the clock's seconds)."""
-    last: float = 0.0
-
-    def failed(self, now: float, free: int) -> None:
-        self.failures += 1
-        self.last = now
-        if self.failures >= free:
-            doubled = FIRST_WAIT * 2 ** min(self.failures - free, 16)
-            self.until = now + min(MOST_WAIT, doubled)
-
-
-class Logins:
-    """Moderators logged in by password, by nick (compared by the network's casemapping,
-    folded again by ``remap``); wrong passwords, by host and the club's together; and the
-    seals of passwords seen in a channel, dead at once in this process. Safe to use from
-    the transport's thread and the referee's lanes at once."""
-
-    def __init__(self, casemapping: str = DEFAULT) -> None:
-        self._by_nick: Folded[_Login] = Folded(casemapping)
-        self._hosts: dict[str, _Tries] = {}
-        self._club = _Tries()
-        self._burnt: set[str] = set()
-        self._lock = threading.Lock()
-        self.trying = threading.Lock()
-        """Held for one password try, from the wait's check to its outcome, so tries
-        from the two lanes are counted one after the other."""
-
-    def remap(self, casemapping: str) -> None:
-        with self._lock:
-            self._by_nick.remap(casemapping)
-
-    def login(self, nick: str, host: str, name: str,
-              shares: Callable[[str], bool] | None = None) -> bool:
-        """Log ``nick`` in as moderator ``name``; False (no login) when ``shares`` says
-        the bot shares no channel with ``nick`` now. Checked and kept under the lock that
-        ``gone`` and ``renamed`` take, so a part seen meanwhile is never missed."""
-        with self._lock:
-            if shares is not None and not shares(nick):
-                return False
-            self._by_nick[nick] = _Login(name, host)
-            return True
-
-    def name(self, nick: str, host: str | None) -> str | None:
-        """The moderator logged in on ``nick`` from ``host``; a line from another host
-        ends the login."""
-        with self._lock:
-            login = self._by_nick.get(nick)
-            if login is None:
-                return None
-            if login.host != host:
-                del self._by_nick[nick]
-                return None
-            return login.name
-
-    def renamed(self, old: str, new: str) -> None:
-        """A nick change ends the login: the moderator logs in again on the new nick."""
-        self.gone(old)
-
-    def gone(self, nick: str) -> None:
-        with self._lock:
-            self._by_nick.pop(nick, None)
-
-    def clear(self) -> None:
-        """A new connection: nobody is logged in any more."""
-        with self._lock:
-            self._by_nick.clear()
-
-    def wait(self, host: str, now: float) -> tuple[str, float] | None:
-        """How long before a password may be tried from ``host`` (:func:`host_of`), and
-        whose wait it is (``host`` or ``club``, the longer); None: now."""
-        with self._lock:
-            waits = [(who, tries.until - now) for who, tries in
-                     (("host", self._hosts.get(host)), ("club", self._club))
-                     if tries is not None and tries.until > now]
-        return max(waits, key=lambda wait: wait[1]) if waits else None
-
-    def failed(self, host: str, now: float) -> None:
-        """A wrong password from ``host``: it counts for the host and for the club."""
-        with self._lock:
-            if len(self._hosts) >= _KEPT_HOSTS:
-                self._hosts = {h: t for h, t in self._hosts.items()
-                               if now - t.last < FORGET_SECONDS and t.until > now}
-            for tries, free in ((self._host(host, now), HOST_FREE), (self._fresh_club(now),
-                                                                     CLUB_FREE)):
-                tries.failed(now, free)
-
-    def succeeded(self, host: str) -> None:
-        """A right password from ``host``: its wrong ones are forgotten (the club's are
-        not: they were guesses all the same)."""
-        with self._lock:
-            self._hosts.pop(host, None)
-
-    def _host(self, host: str, now: float) -> _Tries:
-        tries = self._hosts.get(host)
-        if tries is None or now - tries.last >= FORGET_SECONDS:
-            tries = self._hosts[host] = _Tries()
-        return tries
-
-    def _fresh_club(self, now: float) -> _Tries:
-        if now - self._club.last >= FORGET_SECONDS:
-            self._club = _Tries()
-        return self._club
-
-    def burn(self, seal: str) -> None:
-        """A password whose seal digest is ``seal`` was seen in a channel: dead now."""
-        with self._lock:
-            self._burnt.add(seal)
-
-    def burnt(self, seal: str | None) -> bool:
-        with self._lock:
-            return seal in self._burnt
-
-
 def _matching(ctx: Ctx, password: str, *, burnt_too: bool = False) -> tuple[str, str] | None:
     """The config-file moderator ``password`` is the password of, with its seal digest;
     a password seen in a channel only when ``burnt_too``."""
-    referee = ctx.referee
-    store, logins = referee.store, referee.logins
-    for name in referee.config.moderators:
+    services = ctx.services
+    store, logins = services.store, services.identity.logins
+    for name in services.config.moderators:
         key = password_key(name)
         stored = None if is_mask(name) else store.setting(key)
         if stored is None:
@@ -304,7 +154,7 @@ def _matching(ctx: Ctx, password: str, *, burnt_too: bool = False) -> tuple[str,
 
 def _waited(ctx: Ctx, host: str, now: float, in_channel: bool) -> None:
     """Refuse a try while ``host`` (or the club) must wait, saying how long."""
-    wait = ctx.referee.logins.wait(host, now)
+    wait = ctx.services.identity.logins.wait(host, now)
     if wait is None:
         return
     who, seconds = wait
@@ -324,14 +174,14 @@ def _seen_in_channel(ctx: Ctx, password: str) -> None:
     once. Checked where ``/msg`` logins are (the talk lane), so no login after this line
     takes it: its seal is burnt there, and the line runs again as a writer
     (``WritesAfterAll``) to remove the password, one ``setting-changed`` row."""
-    referee, sender = ctx.referee, ctx.msg.sender
+    services, sender = ctx.services, ctx.msg.sender
     if not password:
         raise Refusal("log in by private message (/msg the bot !mod login <password>), "
                       "never in a channel")
     host = host_of(sender.host or sender.identity)
-    logins = referee.logins
+    logins = services.identity.logins
     with logins.trying:
-        now = referee.clock.now()
+        now = services.clock.now()
         _waited(ctx, host, now, in_channel=True)
         found = _matching(ctx, password, burnt_too=True)
         if found is None:
@@ -341,7 +191,7 @@ def _seen_in_channel(ctx: Ctx, password: str) -> None:
         logins.burn(seal)
         if not ctx.writes:
             raise WritesAfterAll("!mod login ...")   # never the password
-        referee.set_setting(password_key(name), None, "bot", SEEN)
+        services.settings.set_setting(password_key(name), None, "bot", SEEN)
     ctx.reply(f"never log in in a channel: that was {name}'s password, so it is dead now; "
               f"set a new one (ancath-bot moderator password {name}), then /msg me")
 
@@ -350,20 +200,20 @@ def _seen_in_channel(ctx: Ctx, password: str) -> None:
      reads_only=True)
 def login(ctx: Ctx, args: list[str]) -> None:
     """``/msg Ref !mod login <password>``: a moderator without services (R8.2)."""
-    referee, sender, password = ctx.referee, ctx.msg.sender, " ".join(args)
+    services, sender, password = ctx.services, ctx.msg.sender, " ".join(args)
     if ctx.msg.channel is not None:
         _seen_in_channel(ctx, password)
         return
     if not password or sender.host is None:
         raise Refusal("usage: /msg the bot !mod login <password>")
-    shares, logins = referee.shares_channel, referee.logins
+    shares, logins = services.identity.shares_channel, services.identity.logins
     alone = Refusal("join a channel the bot is in first, then /msg me: I see quits and "
                     "nick changes only there")
     if shares is not None and not shares(sender.nick):
         raise alone
     host = host_of(sender.host)
     with logins.trying:
-        now = referee.clock.now()
+        now = services.clock.now()
         _waited(ctx, host, now, in_channel=False)
         found = _matching(ctx, password)
         if found is None:

@@ -32,16 +32,14 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from bot.chat.messages import Incoming, Outgoing
+from bot.chat.registry import Services
 from bot.chat.units import batch_unit
 from storage.errors import CommitUnknown, DatabaseUnreachable, RecordsBusy
 
-if TYPE_CHECKING:
-    from bot.referee import Referee
-
-__all__ = ["MOST", "RecordsLane", "together"]
+__all__ = ["MOST", "RecordsLane", "Referee", "together"]
 
 log = logging.getLogger("ancath.records")
 
@@ -49,6 +47,21 @@ MOST = 64
 """The most commands one batch takes."""
 
 Work = Callable[[], list[Outgoing] | None]
+
+
+class Referee(Protocol):
+    """What answers chat lines (:class:`bot.referee.Referee`), as the lanes use it."""
+
+    @property
+    def services(self) -> Services: ...
+
+    def writes(self, msg: Incoming) -> bool: ...
+
+    def handle(self, msg: Incoming, writes: bool | None = None) -> list[Outgoing]: ...
+
+    def refused_in_batch(self, msg: Incoming,
+                         error: CommitUnknown | RecordsBusy | DatabaseUnreachable,
+                         ) -> list[Outgoing]: ...
 
 
 def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
@@ -62,7 +75,7 @@ def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
     server is out of reach (``DatabaseUnreachable``)."""
     jobs, taken = iter(jobs), []
     try:
-        with batch_unit(referee) as batch:
+        with batch_unit(referee.services) as batch:
             answers = []
             for job in jobs:
                 taken.append(job)

@@ -9,7 +9,8 @@ from an explicit list of command modules; nothing registers itself by being impo
 A command with sub-commands (``!mod``) holds a :class:`Group` of :class:`Sub` entries,
 marked with ``@sub(...)`` the same way.
 
-Handlers receive a :class:`Ctx` and raise :class:`Refusal` for anything a user got
+Handlers receive a :class:`Ctx`: the line, the reply sink, and the :class:`Services`
+they may use (never the referee), and raise :class:`Refusal` for anything a user got
 wrong; the referee turns that into one short line addressed to them.
 """
 
@@ -19,28 +20,25 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from inspect import isfunction
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from bot.chat.messages import Incoming, Outgoing, Priority
+from bot.clock import Clock
+from bot.club_settings import ClubSettings
+from bot.config import BotConfig
+from bot.dice import DiceSource
+from bot.fights.table import Tables
+from bot.identity import Identity
 from bot.irc.text import DEFAULT_BUDGET
-
-if TYPE_CHECKING:
-    from bot.referee import Referee
+from bot.odds.desk import Desk
+from bot.refusals import Refusal, WritesAfterAll
+from storage.store import Store
 
 __all__ = [
     "MODERATORS_ONLY", "Ctx", "Example", "Group", "Precondition", "Refusal", "Registry",
-    "Spec", "Sub", "WritesAfterAll", "at_least", "channel_only", "collect", "command", "load",
-    "moderator_only", "one_of", "split_command", "sub", "subs_of",
+    "Services", "Spec", "Sub", "WritesAfterAll", "at_least", "channel_only", "collect",
+    "command", "load", "moderator_only", "one_of", "split_command", "sub", "subs_of",
 ]
-
-
-class Refusal(Exception):
-    """A request the referee declines; the message names the fix."""
-
-
-class WritesAfterAll(Exception):
-    """A line taken for one that only reads turned out to write when it ran (a roll
-    that became a fight roll): it did nothing, and goes to the records lane."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +51,26 @@ class Example:
     dice: tuple[int, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Services:
+    """What a command may use: the records, the dice, the clock, the channels' tables,
+    the club's settings, who is who, the odds desk, the commands (for ``!help``) and
+    the configuration. One per referee, built by it."""
+
+    config: BotConfig
+    store: Store
+    dice: DiceSource
+    clock: Clock
+    tables: Tables
+    settings: ClubSettings
+    identity: Identity
+    odds: Desk
+    commands: Registry
+
+
 @dataclass
 class Ctx:
-    referee: Referee
+    services: Services
     msg: Incoming
     name: str
     args: list[str]
@@ -71,8 +86,8 @@ class Ctx:
     @property
     def moderator(self) -> str:
         """Whom a moderator's ruling is recorded as: ``who``, or for a moderator logged
-        in by password the name they logged in as (``Referee.recorded_as``)."""
-        return self.referee.recorded_as(self.msg.sender)
+        in by password the name they logged in as (``Identity.recorded_as``)."""
+        return self.services.identity.recorded_as(self.msg.sender)
 
     def _address(self) -> str:
         """``olaf: ``, before a reply in a channel; nothing in private."""
@@ -80,8 +95,11 @@ class Ctx:
 
     def reply(self, text: str) -> None:
         """A line addressed to the sender."""
-        self.out.append(Outgoing(self.msg.reply_to, self._address() + text,
-                                 asker=self.msg.sender))
+        self.out.extend(self.answer(text))
+
+    def answer(self, text: str) -> list[Outgoing]:
+        """A reply to the sender apart from this command's lines (one said later)."""
+        return [Outgoing(self.msg.reply_to, self._address() + text, asker=self.msg.sender)]
 
     def room(self) -> int:
         """The bytes a reply's text may take and still be one line (the budget of
@@ -150,7 +168,7 @@ another): a nick guessed here could be someone else's, who would get the passwor
 
 
 def _moderator(ctx: Ctx) -> str | None:
-    return None if ctx.referee.is_moderator(ctx.msg.sender) else MODERATORS_ONLY
+    return None if ctx.services.identity.is_moderator(ctx.msg.sender) else MODERATORS_ONLY
 
 
 channel_only = Precondition("channel only", _in_channel)

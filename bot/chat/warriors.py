@@ -74,8 +74,8 @@ def create(ctx: Ctx) -> None:
     plugin = _system(word)
     if plugin is None:
         plugin, rest = _bare(), [word, *rest]
-    record = plugin.create(ctx.referee.store, name, rest, ctx.referee, ctx.who)
-    ctx.reply("created " + sheet_line(record, ctx.referee.people))
+    record = plugin.create(ctx.services.store, name, rest, ctx.services.settings, ctx.who)
+    ctx.reply("created " + sheet_line(record, ctx.services.identity.people))
 
 
 @command("sheet", "!sheet <warrior>", "A warrior's skills, BP, Test and status.",
@@ -84,20 +84,20 @@ def create(ctx: Ctx) -> None:
 def sheet(ctx: Ctx) -> None:
     if len(ctx.args) != 1:
         raise Refusal("usage: !sheet <warrior>")
-    ctx.reply(sheet_line(ctx.referee.store.warrior(ctx.args[0]), ctx.referee.people))
+    ctx.reply(sheet_line(ctx.services.store.warrior(ctx.args[0]), ctx.services.identity.people))
 
 
 @command("warriors", "!warriors [player]", "The warriors a player (you, by default) owns; "
          "a player is named by nick (whoever uses it now) or services account.",
          group="warriors", reads_only=True)
 def warriors(ctx: Ctx) -> None:
-    people = ctx.referee.people
+    people = ctx.services.identity.people
     if ctx.args:
         name = ctx.args[0]
-        owner = people.identity(name) or ctx.referee.club_name(name)
+        owner = people.identity(name) or ctx.services.identity.club_name(name)
     else:
         name, owner = ctx.msg.sender.nick, ctx.who
-    found = ctx.referee.store.warriors(owner)
+    found = ctx.services.store.warriors(owner)
     if not found:
         ctx.reply(f"{name} has no warriors; !create makes one")
         return
@@ -110,18 +110,18 @@ def warriors(ctx: Ctx) -> None:
 def buy(ctx: Ctx) -> None:
     if len(ctx.args) != 2:
         raise Refusal("usage: !buy <warrior> <skill>")
-    store = ctx.referee.store
+    store = ctx.services.store
     if store.warrior(ctx.args[0]).owner != ctx.who:
         raise Refusal(f"{ctx.args[0]} is not yours")
     bought = store.buy_skill(ctx.args[0], parse_skill(ctx.args[1]), ctx.who)
-    ctx.reply("bought: " + sheet_line(bought, ctx.referee.people))
+    ctx.reply("bought: " + sheet_line(bought, ctx.services.identity.people))
 
 
 @command("free", "!free <warrior>", "Release your prisoner.", group="warriors")
 def free(ctx: Ctx) -> None:
     if len(ctx.args) != 1:
         raise Refusal("usage: !free <warrior>")
-    store = ctx.referee.store
+    store = ctx.services.store
     record = store.warrior(ctx.args[0])
     name = record.sheet.name
     if record.captor is None:
@@ -142,7 +142,7 @@ def free(ctx: Ctx) -> None:
 def audit(ctx: Ctx) -> None:
     if len(ctx.args) > 1:
         raise Refusal("usage: !audit [warrior]")
-    check = ctx.referee.ledger_check
+    check = ctx.services.settings.ledger_check
     failed = (f"the ledger FAILED its check when the bot started: {check.first}; "
               f"nothing from row {check.broken} on is proved, so BP shown here may be "
               "forged (leadership: run ancath-bot audit verify)"
@@ -156,8 +156,8 @@ def audit(ctx: Ctx) -> None:
             ctx.reply(f"the ledger was proved through its head {check.head} when the bot "
                       "started; anyone can check it with the club's public key")
         return
-    people = ctx.referee.people
-    parts = [_audit_row(row, people) for row in ctx.referee.store.ledger(ctx.args[0], limit=5)]
+    people = ctx.services.identity.people
+    parts = [_audit_row(row, people) for row in ctx.services.store.ledger(ctx.args[0], limit=5)]
     if failed:
         parts.insert(0, f"NOT PROVED (the ledger failed its check at row {check.broken}: "
                      "!audit says more)")
@@ -215,7 +215,7 @@ def _tenths(word: str) -> int:
 @sub("bp", "!mod bp <warrior> <+/-n> <reason>", "adjust BP, within 0..40", fits=at_least(3))
 @moderator_only
 def _bp(ctx: Ctx, args: list[str]) -> None:
-    applied = ctx.referee.store.adjust_bp(args[0], _tenths(args[1]), ctx.moderator,
+    applied = ctx.services.store.adjust_bp(args[0], _tenths(args[1]), ctx.moderator,
                                           " ".join(args[2:]))
     ctx.reply(f"{args[0]}: {applied / 10:+.1f} BP recorded")
 
@@ -224,7 +224,7 @@ def _bp(ctx: Ctx, args: list[str]) -> None:
      fits=lambda args: len(args) >= 4 and args[2].isascii() and args[2].isdigit())
 @moderator_only
 def _set_skill(ctx: Ctx, args: list[str]) -> None:
-    ctx.referee.store.set_skill(args[0], parse_skill(args[1]), int(args[2]), ctx.moderator,
+    ctx.services.store.set_skill(args[0], parse_skill(args[1]), int(args[2]), ctx.moderator,
                                 " ".join(args[3:]))
     ctx.reply(f"{args[0]}: {args[1].lower()} set to {args[2]}")
 
@@ -233,7 +233,7 @@ def _set_skill(ctx: Ctx, args: list[str]) -> None:
      fits=at_least(3), aliases=("armor",))
 @moderator_only
 def _set_armour(ctx: Ctx, args: list[str]) -> None:
-    store, armour = ctx.referee.store, _armour(args[1])
+    store, armour = ctx.services.store, _armour(args[1])
     old = store.set_armour(args[0], armour, ctx.moderator, " ".join(args[2:]))
     ctx.reply(f"{store.warrior(args[0]).sheet.name} now wears {armour.value} (was {old})")
 
@@ -241,7 +241,7 @@ def _set_armour(ctx: Ctx, args: list[str]) -> None:
 @sub("free", "!mod free <warrior> <reason>", "free a prisoner", fits=at_least(2))
 @moderator_only
 def _free(ctx: Ctx, args: list[str]) -> None:
-    store = ctx.referee.store
+    store = ctx.services.store
     store.free(args[0], ctx.moderator, " ".join(args[1:]), moderator=ctx.moderator)
     ctx.say(f"{store.warrior(args[0]).sheet.name} is free by a moderator's ruling.")
 
@@ -250,7 +250,7 @@ def _free(ctx: Ctx, args: list[str]) -> None:
      fits=one_of("open", "close"))
 @moderator_only
 def _fairy(ctx: Ctx, args: list[str]) -> None:
-    ctx.referee.set_setting("fairy_folk_open", args[0] == "open", ctx.moderator,
+    ctx.services.settings.set_setting("fairy_folk_open", args[0] == "open", ctx.moderator,
                             " ".join(args[1:]), ctx.moderator)
     ctx.reply(f"Fairy Folk creation is {'open' if args[0] == 'open' else 'closed'}")
 
@@ -261,8 +261,9 @@ def _fairy(ctx: Ctx, args: list[str]) -> None:
 @channel_only
 def _rolls(ctx: Ctx, args: list[str]) -> None:
     channel = ctx.channel()
-    ctx.referee.set_setting(ctx.referee.channel_setting("rolls", channel), args[0],
-                            ctx.moderator, " ".join(args[1:]), ctx.moderator)
+    settings = ctx.services.settings
+    settings.set_setting(settings.channel_setting("rolls", channel), args[0],
+                         ctx.moderator, " ".join(args[1:]), ctx.moderator)
     if not play.catch_up(ctx, f"Rolls in {channel} are now {args[0]}."):  # with the due rolls
         ctx.reply(f"rolls in {channel} are now {args[0]}")
 

@@ -7,12 +7,10 @@ challenge opens is :mod:`bot.fights.play`'.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-from bot.chat.registry import Ctx, Example, Refusal, channel_only, command
+from bot.chat.registry import Ctx, Example, Services, channel_only, command
 from bot.fights.play import (
-    Table,
     announce,
     auto_rolls,
     fight_verb,
@@ -20,37 +18,25 @@ from bot.fights.play import (
     table_of,
     timeout,
 )
+from bot.fights.table import Challenge, Table
 from bot.odds.advice import foresee
+from bot.refusals import Refusal
 from bot.systems.registry import PLUGINS
 from bot.wording.common import a_fight
 from rules.systems import SYSTEMS
 from storage.records import Fighter, Status, WarriorRecord
 from storage.store import ChallengeRecord
 
-if TYPE_CHECKING:
-    from bot.referee import Referee
-
-__all__ = ["Challenge", "keep_challenge", "resume_challenges"]
+__all__ = ["keep_challenge", "resume_challenges"]
 
 log = logging.getLogger(__name__)
 
 _STATUS_WORDS: dict[Status, str] = {"prisoner": "a prisoner", "dead": "dead", "free": "free"}
 
 
-@dataclass
-class Challenge:
-    challenger: str
-    """The challenging warrior's name."""
-    challenger_account: str
-    target: str
-    target_account: str
-    kind: str
-    expires: float
-
-
 def _player(ctx: Ctx, warrior: str, identity: str) -> str:
     """Who may answer for a warrior, as the channel knows them (never a user@host)."""
-    return ctx.referee.people.name(identity) or f"{warrior}'s player"
+    return ctx.services.identity.people.name(identity) or f"{warrior}'s player"
 
 
 def _kind_words() -> set[str]:
@@ -74,7 +60,7 @@ def _parse_challenge(args: list[str]) -> tuple[str, str | None, str | None]:
 
 def _own_warrior(ctx: Ctx, name: str | None) -> WarriorRecord[Fighter]:
     """The sender's warrior by name, or their only one that is free to fight."""
-    store = ctx.referee.store
+    store = ctx.services.store
     if name is not None:
         record = store.warrior(name)
         if record.owner != ctx.who:
@@ -116,7 +102,7 @@ def challenge(ctx: Ctx) -> None:
     if table.fight is not None or table.challenge is not None:
         raise Refusal("this channel already has a fight or a challenge; try another channel")
     target_name, mine, kind = _parse_challenge(ctx.args)
-    target = ctx.referee.store.warrior(target_name)
+    target = ctx.services.store.warrior(target_name)
     if target.owner == ctx.who:
         raise Refusal("you cannot challenge your own warrior")
     mine_record = _own_warrior(ctx, mine)   # each warrior read once, then checked
@@ -130,10 +116,10 @@ def challenge(ctx: Ctx) -> None:
         raise Refusal(f"{PLUGINS[system].label} fights have no kinds; leave out '{kind}'")
     kind = kind or SYSTEMS[system].kinds[0]
     # both warriors as the chain gives them, owners included, before the challenge is kept
-    ctx.referee.store.check_warriors([(me, ctx.who), (target.sheet.name, target.owner)])
+    ctx.services.store.check_warriors([(me, ctx.who), (target.sheet.name, target.owner)])
     challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
-                          ctx.referee.clock.now() + timeout(ctx))
-    keep_challenge(ctx.referee, table, challenge)
+                          ctx.services.clock.now() + timeout(ctx))
+    keep_challenge(ctx.services, table, challenge)
     ctx.say(f"{target.sheet.name}, {me} challenges you to {a_fight(kind)}: "
             f"{_player(ctx, target.sheet.name, target.owner)} may !accept or !decline.")
 
@@ -145,7 +131,7 @@ def decline(ctx: Ctx) -> None:
     pending = table.challenge
     if pending is None or pending.target_account != ctx.who:
         raise Refusal("there is no challenge to you here")
-    keep_challenge(ctx.referee, table, None)
+    keep_challenge(ctx.services, table, None)
     ctx.say(f"{pending.target} declines {pending.challenger}'s challenge.")
 
 
@@ -156,35 +142,36 @@ def withdraw(ctx: Ctx) -> None:
     pending = table.challenge
     if pending is None or pending.challenger_account != ctx.who:
         raise Refusal("you have no challenge here to withdraw")
-    keep_challenge(ctx.referee, table, None)
+    keep_challenge(ctx.services, table, None)
     ctx.say(f"{pending.challenger} withdraws the challenge.")
 
 
-def keep_challenge(referee: Referee, table: Table, challenge: Challenge | None) -> None:
+def keep_challenge(services: Services, table: Table, challenge: Challenge | None) -> None:
     """Make ``challenge`` the channel's pending one (None: there is none), in storage
     first, so a restart keeps it."""
     if challenge is None:
-        referee.store.drop_challenge(table.channel)
+        services.store.drop_challenge(table.channel)
     else:
-        referee.store.put_challenge(ChallengeRecord(
+        services.store.put_challenge(ChallengeRecord(
             table.channel, challenge.challenger, challenge.challenger_account,
             challenge.target, challenge.target_account, challenge.kind))
     table.challenge = challenge
 
 
-def resume_challenges(referee: Referee) -> None:
-    """Take up the pending challenges of the channels ``referee`` serves from storage;
+def resume_challenges(services: Services, serves: Callable[[str], bool]) -> None:
+    """Take up the pending challenges of the channels ``serves`` says are this
+    referee's from storage;
     each time limit starts again now. One of a kind no fight has (a damaged row) is
     logged, and refused when its target answers it (:func:`_accept_challenge`)."""
     kinds = {kind for system in SYSTEMS.values() for kind in system.kinds}
-    for kept in referee.store.challenges(referee.serves):
+    for kept in services.store.challenges(serves):
         if kept.kind not in kinds:
             log.warning("the challenge waiting in %s (%s to %s) is damaged: its kind %r is "
                         "none the bot knows; it is dropped when %s answers it", kept.channel,
                         kept.challenger, kept.target, kept.kind, kept.target)
-        referee.table(kept.channel).challenge = Challenge(
+        services.tables.table(kept.channel).challenge = Challenge(
             kept.challenger, kept.challenger_account, kept.target, kept.target_account,
-            kept.kind, referee.clock.now() + referee.turn_seconds(kept.channel))
+            kept.kind, services.clock.now() + services.settings.turn_seconds(kept.channel))
 
 
 def _accept_challenge(ctx: Ctx, table: Table) -> None:
@@ -198,11 +185,11 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
     elif ctx.args:
         raise Refusal("usage: !accept [as <your warrior>]")
     else:
-        record = ctx.referee.store.warrior(pending.target)
-    referee, target = ctx.referee, str(record.sheet.name)
+        record = ctx.services.store.warrior(pending.target)
+    services, target = ctx.services, str(record.sheet.name)
     system = SYSTEMS[record.system]
     if pending.kind not in system.kinds:   # a damaged row: dropped (kept), and said
-        keep_challenge(referee, table, None)
+        keep_challenge(services, table, None)
         log.warning("the challenge in %s (%s to %s) of kind %r, which %s fights do not have, "
                     "is dropped", table.channel, pending.challenger, pending.target,
                     pending.kind, system.name)
@@ -210,15 +197,15 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
                 f"records (its kind {pending.kind!r} is no kind of {PLUGINS[system.name].label} "
                 f"fight) and is dropped; {pending.challenger} may challenge again.")
         return
-    fight, events = referee.store.open_fight(  # with its initiative rolls, one transaction
+    fight, events = services.store.open_fight(  # with its initiative rolls, one transaction
         table.channel, system, pending.kind,
         [(pending.challenger, pending.challenger_account), (target, ctx.who)], ctx.who,
-        rolls=lambda opened: auto_rolls(ctx.referee, opened, opened.state),
+        rolls=lambda opened: auto_rolls(ctx.services, opened, opened.state),
         owned=True,   # each side's warrior its player's by the chain, not by the challenge
     )
     table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
     announce(ctx, table, list(events), opening=True)
-    foresee(referee, fight)
+    foresee(services, fight)
 
 
 @command("accept", "!accept [as <yours>] | !accept [prisoner [ransom <terms>]|release]",

@@ -2,7 +2,8 @@
 are :mod:`bot.fights.challenges`', time limits :mod:`bot.fights.time_limits`', a moderator's rulings
 :mod:`bot.fights.rulings`'.
 
-One :class:`Table` per channel holds the pending challenge or the open fight. Every
+One :class:`bot.fights.table.Table` per channel holds the pending challenge or the
+open fight. Every
 accepted engine command is recorded before anything is said about it, and answered in
 one line (``announce``).
 """
@@ -10,13 +11,15 @@ one line (``announce``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.chat.messages import Incoming, Outgoing, Priority
-from bot.chat.registry import Ctx, Precondition, Refusal, Spec, channel_only, command
+from bot.chat.registry import Ctx, Example, Precondition, Services, Spec, channel_only, command
+from bot.dice import roll
+from bot.fights.table import NO_FIGHT, Table
 from bot.fights.turn_timer import TurnTimer
 from bot.irc.text import DEFAULT_BUDGET
+from bot.refusals import Refusal
 from bot.systems.plugin import Plugin, Verb, help_lines
 from bot.systems.registry import PLUGINS
 from bot.wording.common import Cast
@@ -24,77 +27,30 @@ from bot.wording.fit import Say
 from rules.system import RulesState
 from storage.store import OpenFight, Step
 
-if TYPE_CHECKING:
-    from bot.fights.challenges import Challenge
-    from bot.referee import Referee
-
 __all__ = [
-    "Stuck", "Table", "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step",
-    "fight_verb", "fighter_only", "is_manual", "names_of", "restart_timer",
-    "resumed", "side_of", "table_of", "timeout", "ui_of", "verb_commands",
+    "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step", "fight_verb",
+    "fighter_only", "is_manual", "names_of", "restart_timer", "resumed", "roll_dice",
+    "side_of", "table_of", "timeout", "ui_of", "verb_commands",
 ]
 
 
-NO_FIGHT = "there is no fight in this channel; start one with !challenge"
-
-
-@dataclass(frozen=True)
-class Stuck:
-    """An open fight of the channel that could not be taken up from the records at the
-    start (its setup unreadable, its replay failing or disagreeing with its log): it
-    still holds the channel and its warriors in storage, so it blocks the channel until
-    a moderator ends it (``!mod end``)."""
-
-    fight_id: int
-    why: str
-
-    @property
-    def line(self) -> str:
-        return (f"Fight {self.fight_id} here cannot be taken up from the records ({self.why}); "
-                "no fight or challenge here until a moderator ends it: !mod end draw "
-                "<reason> (or !mod end <warrior> <reason>)")
-
-
-@dataclass
-class Table:
-    channel: str
-    challenge: Challenge | None = None
-    fight: OpenFight | None = None
-    last_fight_id: int | None = None
-    """The newest fight here, open or just ended: what ``!mod undo`` works on."""
-    timer: TurnTimer | None = None
-    """The open fight's time to decide (R7.4)."""
-    unsaid: list[Any] = field(default_factory=list)
-    """Events made while no one could hear (the rolls a resumed fight was due): the
-    resume line says them."""
-    stuck: Stuck | None = None
-    """The channel's open fight that could not be taken up, blocking it (:class:`Stuck`)."""
-
-    def fighting(self) -> OpenFight:
-        if self.stuck is not None:
-            raise Refusal(self.stuck.line)
-        if self.fight is None:
-            raise Refusal(NO_FIGHT)
-        return self.fight
-
-
 def table_of(ctx: Ctx) -> Table:
-    return ctx.referee.table(ctx.channel())
+    return ctx.services.tables.table(ctx.channel())
 
 
 def timeout(ctx: Ctx) -> float:
     """Seconds to decide in this channel (R7.4)."""
-    return float(ctx.referee.turn_seconds(ctx.channel()))
+    return float(ctx.services.settings.turn_seconds(ctx.channel()))
 
 
 def names_of(fight: OpenFight) -> tuple[str, ...]:
     return tuple(sheet.name for sheet in fight.sheets)
 
 
-def cast(referee: Referee, fight: OpenFight) -> Cast:
+def cast(services: Services, fight: OpenFight) -> Cast:
     """The fighters, and who plays each as the channel knows them (``Olaf (olaf)``)."""
     names = names_of(fight)
-    return Cast(names, tuple(referee.people.label(name, account)
+    return Cast(names, tuple(services.identity.people.label(name, account)
                              for name, account in zip(names, fight.accounts, strict=True)))
 
 
@@ -104,7 +60,7 @@ def cast(referee: Referee, fight: OpenFight) -> Cast:
 def _fighter(ctx: Ctx) -> str | None:
     if ctx.msg.channel is None:
         return channel_only.check(ctx)
-    table = ctx.referee.table(ctx.msg.channel)
+    table = ctx.services.tables.table(ctx.msg.channel)
     if table.stuck is not None:
         return table.stuck.line
     fight = table.fight
@@ -131,25 +87,25 @@ def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
     fight = table.fighting()
     state, events = fight.system.apply(fight.state, engine_command)
     steps = [Step(engine_command, actor, state, events)]
-    steps += auto_rolls(ctx.referee, fight, state)
-    return _record(ctx.referee, table, steps, moderator, reason)
+    steps += auto_rolls(ctx.services, fight, state)
+    return _record(ctx.services, table, steps, moderator, reason)
 
 
-def _record(referee: Referee, table: Table, steps: list[Step], moderator: str | None = None,
+def _record(services: Services, table: Table, steps: list[Step], moderator: str | None = None,
             reason: str | None = None) -> list[Any]:
-    table.fight = referee.store.record_steps(table.fighting(), steps, moderator, reason)
+    table.fight = services.store.record_steps(table.fighting(), steps, moderator, reason)
     return [event for step in steps for event in step.events]
 
 
-def auto_rolls(referee: Referee, fight: OpenFight, state: RulesState) -> list[Step]:
+def auto_rolls(services: Services, fight: OpenFight, state: RulesState) -> list[Step]:
     """In automatic mode the bot rolls every die ``fight`` waits for, from ``state`` on."""
     steps: list[Step] = []
-    if referee.rolls_mode(fight.channel) != "auto":
+    if services.settings.rolls_mode(fight.channel) != "auto":
         return steps
     ui = ui_of(fight)
     side = _roll_due(state)
     while side is not None:
-        roll = ui.roll(side, referee.dice.roll(_die(state)))
+        roll = ui.roll(side, services.dice.roll(_die(state)))
         state, events = fight.system.apply(state, roll)
         steps.append(Step(roll, "bot", state, events))
         side = _roll_due(state)
@@ -162,17 +118,17 @@ def catch_up(ctx: Ctx, head: str) -> bool:
     table = table_of(ctx)
     if table.fight is None:
         return False
-    events = _due_rolls(ctx.referee, table)
+    events = _due_rolls(ctx.services, table)
     if events:
         announce(ctx, table, events, head)
     return bool(events)
 
 
-def _due_rolls(referee: Referee, table: Table) -> list[Any]:
+def _due_rolls(services: Services, table: Table) -> list[Any]:
     """Make, and record, the automatic rolls the table's fight waits for; their events."""
     fight = table.fighting()
-    steps = auto_rolls(referee, fight, fight.state)
-    return _record(referee, table, steps) if steps else []
+    steps = auto_rolls(services, fight, fight.state)
+    return _record(services, table, steps) if steps else []
 
 
 def ui_of(fight: OpenFight) -> Plugin[Any, Any]:
@@ -191,8 +147,8 @@ def _die(state: RulesState) -> int:
     return state.awaiting.die
 
 
-def is_manual(referee: Referee, table: Table) -> bool:
-    return bool(referee.rolls_mode(table.channel) == "manual")
+def is_manual(services: Services, table: Table) -> bool:
+    return bool(services.settings.rolls_mode(table.channel) == "manual")
 
 
 def announce(ctx: Ctx, table: Table, events: list[Any], head: str | Say = "",
@@ -204,22 +160,22 @@ def announce(ctx: Ctx, table: Table, events: list[Any], head: str | Say = "",
     made (``ledger #4123 9f2c1a7e4305b5ca``): an anchor in the channel's log that
     ``audit verify --anchors`` checks, so it too is said in one line, whole."""
     fight = table.fighting()
-    line = ui_of(fight).line(events, fight.state, is_manual(ctx.referee, table),
-                             cast(ctx.referee, fight), fight.awarded, fight.anchor, head,
+    line = ui_of(fight).line(events, fight.state, is_manual(ctx.services, table),
+                             cast(ctx.services, fight), fight.awarded, fight.anchor, head,
                              opening)
     ctx.say(line(None), fit=line)
     if fight.state.outcome is not None:
         table.fight, table.timer = None, None
         return
-    now, seconds = ctx.referee.clock.now(), ctx.referee.turn_seconds(table.channel)
+    now, seconds = ctx.services.clock.now(), ctx.services.settings.turn_seconds(table.channel)
     table.timer = TurnTimer.start(fight.state, now, seconds) if table.timer is None \
         else table.timer.restart_if_moved(fight.state, now, seconds)
 
 
-def restart_timer(referee: Referee, table: Table) -> None:
+def restart_timer(services: Services, table: Table) -> None:
     """The time to decide starts again now, moved on or not (a resumed fight, an undo)."""
-    table.timer = TurnTimer.start(table.fighting().state, referee.clock.now(),
-                                  referee.turn_seconds(table.channel))
+    table.timer = TurnTimer.start(table.fighting().state, services.clock.now(),
+                                  services.settings.turn_seconds(table.channel))
 
 
 @fighter_only
@@ -266,16 +222,16 @@ def _status(ctx: Ctx) -> str:
         pending = table.challenge
         return f"{pending.challenger} has challenged {pending.target} ({pending.kind})."
     fight = table.fighting()
-    return ui_of(fight).status(fight.state, is_manual(ctx.referee, table),
-                               cast(ctx.referee, fight))
+    return ui_of(fight).status(fight.state, is_manual(ctx.services, table),
+                               cast(ctx.services, fight))
 
 
 def _not_in(ctx: Ctx, line: str, room: int) -> str:
     """``line``, and to a moderator the channels the bot serves but is not in (the
     server refused its JOIN, a kick), as many as fit ``room`` bytes: ``| not in 11
     channels: #a (too many channels), ..., 9 more``."""
-    not_in = ctx.referee.not_in
-    if not not_in or not ctx.referee.is_moderator(ctx.msg.sender):
+    not_in = ctx.services.tables.not_in
+    if not not_in or not ctx.services.identity.is_moderator(ctx.msg.sender):
         return line
     head = f"{line} | not in {len(not_in)} channel{'s' if len(not_in) > 1 else ''}"
     parts = [f"{channel} ({why})" for channel, why in not_in.items()]
@@ -298,15 +254,15 @@ def _one_die(word: str) -> int | None:
     return int(faces) if word.startswith("d") and faces.isdecimal() and len(faces) < 5 else None
 
 
-def fight_roll(referee: Referee, msg: Incoming, args: list[str]) -> bool:
+def fight_roll(services: Services, msg: Incoming, args: list[str]) -> bool:
     """Whether a roll of ``args`` by this sender is a fight roll: one die, by a fighter
     of the channel's fight, in a manual-roll channel."""
     if msg.channel is None or len(args) != 1 or _one_die(args[0]) is None:
         return False
-    table = referee.tables.get(msg.channel)
+    table = services.tables.get(msg.channel)
     if table is None or table.fight is None:
         return False
-    return msg.sender.identity in table.fight.accounts and is_manual(referee, table)
+    return msg.sender.identity in table.fight.accounts and is_manual(services, table)
 
 
 def manual_roll(ctx: Ctx) -> bool:
@@ -314,7 +270,7 @@ def manual_roll(ctx: Ctx) -> bool:
     roll of the awaited die (d100 in An Cath, d20 or a damage die elsewhere) drives the
     fight; any other fighter's, or one when no roll is due, is refused and rolls
     nothing. True when the line was handled here."""
-    if not fight_roll(ctx.referee, ctx.msg, ctx.args):
+    if not fight_roll(ctx.services, ctx.msg, ctx.args):
         return False
     ctx.writing()
     table = table_of(ctx)
@@ -322,30 +278,44 @@ def manual_roll(ctx: Ctx) -> bool:
     faces = _one_die(ctx.args[0])
     ui, due = ui_of(fight), _roll_due(fight.state)
     if due is None:
-        raise Refusal("not a roll now: " + ui.prompt(fight.state, True, cast(ctx.referee, fight)))
+        raise Refusal("not a roll now: " + ui.prompt(fight.state, True, cast(ctx.services, fight)))
     die = _die(fight.state)
     if fight.accounts[due] != ctx.who:
         raise Refusal(f"not your roll: {ui.waiting(fight.state)} is awaited")
     if faces != die:
         raise Refusal(f"roll d{die} for this, not d{faces}")
-    step = ui.roll(due, ctx.referee.dice.roll(die))
+    step = ui.roll(due, ctx.services.dice.roll(die))
     announce(ctx, table, fight_step(ctx, table, step, ctx.who))
     return True
 
 
-def resume_rolls(referee: Referee, table: Table) -> None:
+@command("roll", "!roll <dice>  (also !rol d100 or /rol d100)",
+         "Roll dice: NdM, d%, keep 4d6kh3, exploding 1d8!, + and -. In a manual-roll "
+         "fight your /rol d100 is your roll.", aliases=("rol",), reads_only=True,
+         examples=(Example(("ann !roll 4d6kh3",), "ann rolls 4d6kh3 = [6, 5, 3, (1)] = 14",
+                                 dice=(6, 5, 3, 1)),))
+def roll_dice(ctx: Ctx) -> None:
+    """Dice for anyone; in a manual-roll fight a fighter's roll of one die is a fight
+    roll (:func:`manual_roll`)."""
+    if manual_roll(ctx):
+        return
+    result = roll(" ".join(ctx.args), ctx.services.dice)
+    ctx.say(f"{ctx.msg.sender.nick} rolls {result.describe()}", Priority.CHATTER)
+
+
+def resume_rolls(services: Services, table: Table) -> None:
     """Make, and record, the automatic rolls a fight taken up from storage waits for (it
     was left waiting, or its channel's rolls became automatic while the bot was away);
     the resume line says them."""
-    table.unsaid = _due_rolls(referee, table)
+    table.unsaid = _due_rolls(services, table)
 
 
-def resumed(referee: Referee, table: Table) -> Outgoing:
+def resumed(services: Services, table: Table) -> Outgoing:
     """``Fight resumed: turn 10, Brenna (alice) to act: ...``, for a (re)join, after
     what the rolls made at the start said (``resume_rolls``); a fight they ended ends
     with its anchor, as :func:`announce` says it."""
     fight = table.fighting()
-    ui, who = ui_of(fight), cast(referee, fight)
+    ui, who = ui_of(fight), cast(services, fight)
     unsaid, table.unsaid = table.unsaid, []
     if fight.state.outcome is not None:
         table.fight, table.timer = None, None
@@ -354,7 +324,7 @@ def resumed(referee: Referee, table: Table) -> Outgoing:
         return Outgoing(table.channel, line(None), Priority.FIGHT, line)
     said = ui.describe(unsaid, who, fight.awarded) + " " if unsaid else ""
     turn = fight.state.progress
-    prompt = ui.prompt(fight.state, is_manual(referee, table), who)
+    prompt = ui.prompt(fight.state, is_manual(services, table), who)
     if said or not turn:   # what the rolls said, or before the first turn
         return Outgoing(table.channel, f"Fight resumed: {said}{prompt}", Priority.FIGHT)
     return Outgoing(table.channel, f"Fight resumed: turn {turn}, {prompt}", Priority.FIGHT)

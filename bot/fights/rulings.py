@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from bot.chat.registry import Ctx, Refusal, at_least, channel_only, moderator_only, sub
+from bot.chat.registry import Ctx, at_least, channel_only, moderator_only, sub
 from bot.fights.play import (
-    Table,
     announce,
     cast,
     fight_step,
@@ -15,6 +14,8 @@ from bot.fights.play import (
     table_of,
     ui_of,
 )
+from bot.fights.table import Table
+from bot.refusals import Refusal
 from bot.wording.common import join, ruled
 from bot.wording.fit import fitted
 
@@ -34,14 +35,14 @@ def moderator_undo(ctx: Ctx, args: list[str]) -> None:
                       "nothing of it can be undone; end it with !mod end draw <reason>")
     if table.last_fight_id is None:
         raise Refusal("no fight here to undo")
-    store = ctx.referee.store
+    store = ctx.services.store
     before = table.fight or store.fight(table.last_fight_id)
     fight = store.undo(table.last_fight_id, ctx.moderator, reason)
     table.fight = fight
     ui = ui_of(fight)
     ctx.say(ui.undo_line(before.commands, len(fight.commands), names_of(fight), reason) + " "
-            + ui.prompt(fight.state, is_manual(ctx.referee, table), cast(ctx.referee, fight)))
-    restart_timer(ctx.referee, table)
+            + ui.prompt(fight.state, is_manual(ctx.services, table), cast(ctx.services, fight)))
+    restart_timer(ctx.services, table)
 
 
 @sub("end", "!mod end <warrior>|draw <reason>",
@@ -50,7 +51,7 @@ def moderator_undo(ctx: Ctx, args: list[str]) -> None:
 @channel_only
 def moderator_end(ctx: Ctx, args: list[str]) -> None:
     """End the fight with a winner, or as a draw (R8.1); a fight the records cannot give
-    back (:class:`bot.fights.play.Stuck`) is ended unread, no BP moving."""
+    back (:class:`bot.fights.table.Stuck`) is ended unread, no BP moving."""
     winner_name, reason = args[0], " ".join(args[1:])
     table = table_of(ctx)
     if table.stuck is not None:
@@ -75,7 +76,7 @@ def _end_unread(ctx: Ctx, table: Table, winner: str, reason: str) -> None:
     assert table.stuck is not None
     stuck = table.stuck
     named = None if winner.lower() == "draw" else winner
-    names, anchor = ctx.referee.store.end_unread(stuck.fight_id, named, ctx.moderator, reason)
+    names, anchor = ctx.services.store.end_unread(stuck.fight_id, named, ctx.moderator, reason)
     table.stuck, table.last_fight_id = None, None
     won = next((n for n in names if named is not None and n.casefold() == named.casefold()),
                None)

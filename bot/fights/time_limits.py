@@ -7,10 +7,9 @@ runs out, then the foe's ``!claim``; and challenges that lapse.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from bot.chat.messages import Outgoing, Priority
-from bot.chat.registry import Ctx, Refusal, command
+from bot.chat.registry import Ctx, Services, command
 from bot.fights.challenges import keep_challenge
 from bot.fights.play import (
     announce,
@@ -22,10 +21,8 @@ from bot.fights.play import (
     ui_of,
 )
 from bot.fights.turn_timer import Alarm
+from bot.refusals import Refusal
 from storage.errors import DatabaseUnreachable, RecordsBusy
-
-if TYPE_CHECKING:
-    from bot.referee import Referee
 
 __all__ = ["claim", "tick"]
 
@@ -37,15 +34,15 @@ def _time_left(seconds: float) -> str:
     return f"{math.ceil(seconds / 60)} min"
 
 
-def tick(referee: Referee) -> list[Outgoing]:
+def tick(services: Services) -> list[Outgoing]:
     """Warn at half the time limit, announce when it is up, expire stale challenges."""
-    now = referee.clock.now()
+    now = services.clock.now()
     out: list[Outgoing] = []
-    for table in referee.tables.values():
+    for table in services.tables.values():
         pending = table.challenge
         if pending is not None and now >= pending.expires:
             try:
-                keep_challenge(referee, table, None)
+                keep_challenge(services, table, None)
             except (RecordsBusy, DatabaseUnreachable):
                 continue   # the next tick tries again
             out.append(Outgoing(table.channel, f"{pending.challenger}'s challenge to "
@@ -54,7 +51,7 @@ def tick(referee: Referee) -> list[Outgoing]:
         if fight is None or table.timer is None or fight.state.awaiting is None:
             continue
         table.timer, alarm = table.timer.alarm(now)
-        labels = cast(referee, fight).labels
+        labels = cast(services, fight).labels
         waiting, foe = labels[fight.state.awaiting.side], labels[1 - fight.state.awaiting.side]
         if alarm is Alarm.UP:
             out.append(Outgoing(table.channel, f"Time is up for {waiting}: {foe} may !claim "
@@ -76,7 +73,7 @@ def claim(ctx: Ctx) -> None:
     awaiting = fight.state.awaiting
     if awaiting is None or awaiting.side == side_of(ctx, fight):
         raise Refusal("the fight is waiting for you, not your foe")
-    now = ctx.referee.clock.now()
+    now = ctx.services.clock.now()
     if table.timer is None or not table.timer.due(now):
         left = table.timer.remaining(now) if table.timer else 0.0
         raise Refusal(f"your foe still has {_time_left(left)} to act")

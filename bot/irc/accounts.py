@@ -1,7 +1,7 @@
 """Who is logged in as whom, and which channels the bot shares with whom.
 
 ``Accounts`` is a nick-to-account map kept from IRCv3 ``account-tag``, ``extended-join``,
-``account-notify`` and WHOX replies (shared/IRC-NOTES.md). A nick alone never makes
+``account-notify`` and WHOX replies (docs/irc-notes.md#identity). A nick alone never makes
 anyone a moderator (R8.2); this map only answers "which services account is this nick
 using". ``Members`` says when the bot stops seeing a nick: the bot never sees the QUIT
 of someone who left every channel it is in, so what it knew of them is forgotten when

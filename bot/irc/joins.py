@@ -55,7 +55,7 @@ class Joins:
     @property
     def line(self) -> str | None:
         """The JOIN that waits for its answer."""
-        return None if self.waiting is None else f"JOIN {self.waiting}"
+        return None if self.waiting is None else Line("JOIN", [self.waiting]).format()
 
     def start(self) -> list[Action]:
         """The welcome: join the channels, the first now."""
@@ -120,7 +120,7 @@ class Joins:
         if not self._todo:
             return []
         self.waiting = self._todo.popleft()
-        return [Send(f"JOIN {self.waiting}", in_turn=True)]
+        return [Send(Line("JOIN", [self.waiting]).format(), in_turn=True)]
 
 
 class Whos:
@@ -150,5 +150,5 @@ class Whos:
             return []
         channel = self.channel = self._todo.popleft()
         # WHOX: who is logged in as whom; a plain WHO still gives user@host
-        self.waiting = f"WHO {channel} %tnuhact,42" if whox else f"WHO {channel}"
+        self.waiting = Line("WHO", [channel, "%tnuhact,42"] if whox else [channel]).format()
         return [Send(self.waiting, in_turn=True)]

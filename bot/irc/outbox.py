@@ -6,7 +6,7 @@ Everything the bot sends after registration goes through here: messages, and pro
 lines (JOIN, WHO, PING, NICK, CAP) queued with ``raw``; what must precede registration
 (CAP, AUTHENTICATE, NICK, USER) and PONG answers go out around it. Every parameter is
 cleaned of CR, LF and NUL and text is split on UTF-8 boundaries within what the server
-leaves after our own prefix (shared/IRC-NOTES.md), except a line that must stay one (a
+leaves after our own prefix (docs/irc-notes.md#one-line), except a line that must stay one (a
 fight's end with its ledger anchor): it is fitted to that budget. Messages wait here
 across a reconnect; protocol lines belong to their session and are dropped when a new one
 starts; past ``max_backlog`` messages the newest chatter is dropped first, each message
@@ -48,6 +48,7 @@ from bot.chat.messages import Priority
 from bot.config import FloodConfig
 from bot.irc.budget import Budget
 from bot.irc.fair import Fair, Owed, Rank
+from bot.irc.line import Line, middle, parse
 from bot.irc.pacing import Busy
 from bot.irc.text import DEFAULT_BUDGET, clean, split_utf8
 
@@ -72,6 +73,12 @@ def valid_target(target: str) -> bool:
     return bool(_CHANNEL.fullmatch(target) or _NICK.fullmatch(target))
 
 
+def _text(command: str, target: str, text: str) -> str:
+    """``<command> <target> :<text>``, a PRIVMSG or NOTICE as written, ``text``
+    cleaned."""
+    return Line(command, [target, clean(text)], trailing=True).format()
+
+
 @dataclass(slots=True)
 class _Queued:
     priority: int
@@ -94,7 +101,7 @@ class _Queued:
 
     @property
     def target(self) -> str:
-        return self.line.split(" ", 2)[1]
+        return parse(self.line).param(0)
 
     @property
     def kept(self) -> bool:
@@ -140,9 +147,9 @@ class Outbox:
         return sum(1 for entry in self._queue if entry.reply and entry.owed[0] == host)
 
     def _budget(self, command: str, target: str) -> int:
-        if self.prefix is None:
+        if self.prefix is None or not middle(self.prefix):
             return DEFAULT_BUDGET
-        overhead = len(f":{self.prefix} {command} {target} :".encode())
+        overhead = len(Line(command, [target, ""], self.prefix).format().encode())
         return max(64, _LIMIT - overhead)
 
     def message(self, target: str, text: str, priority: Priority = Priority.CHATTER,
@@ -169,7 +176,7 @@ class Outbox:
         pieces = [p for p in split_utf8(text, self._budget(command, target), fit) if p]
         if not pieces:
             return 0
-        lines = [f"{command} {target} :{piece}" for piece in pieces]
+        lines = [_text(command, target, piece) for piece in pieces]
         who = owed or _NOBODY
         if priority < Priority.CHATTER or fit is not None:
             within = None  # a fight's own lines and anchors are never too late
@@ -299,7 +306,7 @@ class Outbox:
         """A WARNING for every drop; the asker of a reply (a PRIVMSG) is told by a busy
         line (:meth:`_tell`)."""
         whom = ""
-        if entry.reply and entry.owed[1] and entry.line.startswith("PRIVMSG "):
+        if entry.reply and entry.owed[1] and parse(entry.line).command == "PRIVMSG":
             told = "named" if self._tell(entry) else "not named"
             whom = f" a reply to {entry.owed[1]} ({told} in a busy line)"
         log.warning("%s, dropped%s: %s", why, whom, entry.line)
@@ -311,7 +318,7 @@ class Outbox:
         if not dropped.nick or not self.busy.dropped(target, dropped.owed[1], dropped.nick):
             return False
         if not any(e.busy and e.target == target for e in self._queue):
-            line = f"PRIVMSG {target} :busy: {dropped.nick}"  # the text is read later
+            line = _text("PRIVMSG", target, f"busy: {dropped.nick}")  # read later
             self._push(_Queued(Priority.CHATTER, -1, line, False, dropped.owed, busy=True))
         return True
 
@@ -323,7 +330,7 @@ class Outbox:
         fights = any(e.priority == Priority.FIGHT and not e.protocol for e in self._queue)
         text, told = self.busy.words(entry.target, self._budget("PRIVMSG", entry.target),
                                      fights)
-        return f"PRIVMSG {entry.target} :{text}", told
+        return _text("PRIVMSG", entry.target, text), told
 
     def _expire(self) -> None:
         """Drop every reply whose time is up, with the rest of its message."""

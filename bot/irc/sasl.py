@@ -20,14 +20,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.irc.events import Action, LoggedIn, SaslFailed, SaslNoPassword, SaslUnavailable, Send
-from bot.irc.line import Line
+from bot.irc.line import Line, parse
 
 __all__ = ["SASL_NUMERICS", "Sasl", "SaslLogin"]
 
 _FAILURES = {"904": "saslfail", "905": "sasltoolong", "906": "saslaborted"}
 SASL_NUMERICS = ("903", "904", "905", "906", "907", "908")
 _CHUNK = 400
-_END = Send("CAP END")
+_END = Send(Line("CAP", ["END"]).format())
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +55,13 @@ class Sasl:
         """The end of CAP LS: request ``wanted``, and ``sasl`` when a login is
         configured and ``sasl`` is on offer."""
         self._answered = True
-        ask: list[Action] = [Send("CAP REQ :" + " ".join(wanted)) if wanted else _END]
+        ask: list[Action] = [_request(wanted) if wanted else _END]
         if self.login is None:
             return ask
         if "sasl" not in offered:
             return self._unavailable(None, ask)
         self._listed = offered["sasl"]
-        return [Send("CAP REQ :" + " ".join([*wanted, "sasl"]))]
+        return [_request([*wanted, "sasl"])]
 
     def acknowledged(self, caps: set[str]) -> list[Action]:
         """The server acknowledged ``caps``: authenticate, or end negotiation."""
@@ -69,7 +69,7 @@ class Sasl:
             return [_END]
         if self._listed and not self._lists(self._listed):
             return self._unavailable(self._listed, [_END])
-        return [Send(f"AUTHENTICATE {self.login.mechanism}")]
+        return [_authenticate_line(self.login.mechanism)]
 
     def unanswered(self) -> list[Action]:
         """The welcome (001): a login configured and ``CAP LS`` never answered is
@@ -81,7 +81,7 @@ class Sasl:
     @staticmethod
     def quits(actions: list[Action]) -> bool:
         """Whether ``actions`` end the connection (a QUIT)."""
-        return any(isinstance(a, Send) and a.line.startswith("QUIT ") for a in actions)
+        return any(isinstance(a, Send) and parse(a.line).command == "QUIT" for a in actions)
 
     def refused(self, caps: str) -> list[Action]:
         """The server refused the request (NAK) of ``caps``."""
@@ -100,15 +100,15 @@ class Sasl:
         if "+" not in line.params[:2] or login is None:
             return []
         if login.mechanism == "EXTERNAL":  # the certificate says who: no authzid
-            return [Send("AUTHENTICATE +")]
+            return [_authenticate_line("+")]
         if not login.password:
-            return [SaslNoPassword(), Send("AUTHENTICATE *")]
+            return [SaslNoPassword(), _authenticate_line("*")]
         token = base64.b64encode(
             f"{login.account}\0{login.account}\0{login.password}".encode()).decode()
-        out: list[Action] = [Send(f"AUTHENTICATE {token[start:start + _CHUNK]}")
+        out: list[Action] = [_authenticate_line(token[start:start + _CHUNK])
                              for start in range(0, len(token), _CHUNK)]
         if len(token) % _CHUNK == 0:
-            out.append(Send("AUTHENTICATE +"))
+            out.append(_authenticate_line("+"))
         return out
 
     def _numeric(self, line: Line) -> list[Action]:
@@ -137,5 +137,16 @@ class Sasl:
         mechanism, required = self.login.mechanism, self.login.required
         said = SaslUnavailable(mechanism, listed or None, required, caps)
         if required:
-            return [said, Send(f"QUIT :SASL {mechanism} is not available")]
+            bye = Line("QUIT", [f"SASL {mechanism} is not available"], trailing=True)
+            return [said, Send(bye.format())]
         return [said, *go_on]
+
+
+def _request(caps: list[str]) -> Send:
+    """``CAP REQ :<caps>``."""
+    return Send(Line("CAP", ["REQ", " ".join(caps)], trailing=True).format())
+
+
+def _authenticate_line(what: str) -> Send:
+    """``AUTHENTICATE <what>``: a mechanism, a chunk of the login, ``+`` or ``*``."""
+    return Send(Line("AUTHENTICATE", [what]).format())

@@ -58,8 +58,9 @@ from bot.irc.events import (
     Unreadable,
 )
 from bot.irc.joins import REFUSALS, Joins, Whos
-from bot.irc.line import Line, ctcp_parts, nick_of, parse, user_host_of
+from bot.irc.line import Line, ctcp_parts, middle, nick_of, parse, user_host_of
 from bot.irc.sasl import SASL_NUMERICS, Sasl, SaslLogin
+from bot.irc.text import clean
 
 __all__ = ["WANTED_CAPS", "IrcSession", "SaslLogin"]
 
@@ -220,7 +221,7 @@ class IrcSession:
         tried = line.param(1, self.nick)
         self.nick = options[options.index(tried) + 1] if tried in options[:-1] else (
             f"{self.wanted_nick[:20]}{self._rng.randint(100, 999)}")
-        return [Send(f"NICK {self.nick}")]
+        return [Send(Line("NICK", [self.nick]).format())]
 
     @property
     def wants_nick(self) -> bool:
@@ -231,7 +232,7 @@ class IrcSession:
         """Ask for the configured nick again (the transport calls this now and then)."""
         if not (self.registered and self.wants_nick):
             return []
-        return [Send(f"NICK {self.wanted_nick}")]
+        return [Send(Line("NICK", [self.wanted_nick]).format())]
 
     @_on("NICK")
     def _nick(self, line: Line) -> list[Action]:
@@ -250,7 +251,7 @@ class IrcSession:
     def _join(self, line: Line) -> list[Action]:
         channel = line.param(0)
         if self.is_me(line.nick):
-            if not channel or " " in channel:
+            if not middle(channel):
                 return []  # no channel to ask WHO of
             channel = self.joins.configured(channel) or channel
             self.joined[channel] = channel
@@ -396,4 +397,4 @@ class IrcSession:
 
     @_on("PING")
     def _ping(self, line: Line) -> list[Action]:
-        return [Send(f"PONG :{line.param(0)}", at_once=True)]
+        return [Send(Line("PONG", [clean(line.param(0))], trailing=True).format(), at_once=True)]

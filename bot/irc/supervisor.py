@@ -1,5 +1,6 @@
 """The IRC transport: a supervisor around ``irc.client_aio`` that survives a real
-network (shared/IRC-NOTES.md lists the library defaults this works around).
+network (docs/irc-notes.md#the-irc-package lists the library defaults this works around;
+bot/irc/aio_client.py opens each connection with them fixed).
 
 One connection is: connect with a timeout (TLS as bot/irc/tls.py makes it: a refused
 certificate ends the attempt before a byte is sent), write ``CAP LS 302``, then read until
@@ -11,10 +12,9 @@ The protocol itself (CAP, SASL, nick fallback, ISUPPORT, JOIN and WHO, who is wh
 sans-I/O ``IrcSession`` (bot/irc/session.py), one per connection: every raw line goes to
 it and this module carries out what it answers, keeping the timers (ANSWER_TIMEOUT,
 JOIN_TIMEOUT, nick regain) and passing who is who on to the referee's ``People`` book,
-what people say to the referee (commands within each sender's pace, bot/irc/pacing.py),
+what people say to the referee (commands within each sender's pace, bot/irc/admission.py),
 and the channels it is not in to ``Referee.not_in`` (a moderator's ``!status``). A line
-for a channel the bot is not in waits for its JOIN (bot/irc/held.py). Of the library
-only the connection, its raw lines and its disconnect are used. Only what must
+for a channel the bot is not in waits for its JOIN (bot/irc/held.py). Only what must
 precede registration goes out directly (CAP, AUTHENTICATE, and the library's NICK and
 USER), and PONG; everything after it, JOINs, WHOs, PINGs, NICK regains and CTCP replies
 included, goes through the outbox's pacing (bot/irc/outbox.py).
@@ -24,24 +24,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
 import ssl
 import time
 from collections.abc import Callable
-from typing import Any
 
-from irc.client import Event, ServerConnection, _ping_ponger
-from irc.client_aio import AioReactor
-from irc.connection import AioFactory
-from jaraco.stream.buffer import LenientDecodingLineBuffer
+from irc.client import Event, ServerConnection
 
 from bot.chat.lanes import Lanes
-from bot.chat.messages import Incoming, Outgoing, Priority, Sender
-from bot.chat.moderators import is_secret
+from bot.chat.messages import Incoming, Outgoing, Priority
 from bot.config import IrcConfig
-from bot.irc import logbook, tls
+from bot.irc import aio_client, logbook, tls
 from bot.irc.accounts import Accounts
+from bot.irc.admission import Admission
 from bot.irc.events import (
     Action,
     Casemapping,
@@ -63,6 +58,7 @@ from bot.irc.events import (
 from bot.irc.fair import owed
 from bot.irc.held import Held
 from bot.irc.joins import JOIN_TIMEOUT
+from bot.irc.line import Line
 from bot.irc.outbox import CONTROL, Outbox
 from bot.irc.pacing import Pace
 from bot.irc.realm import realm
@@ -104,6 +100,10 @@ class IrcBot:
         self.sessions = 0
         self.pace = Pace(USER_BURST, USER_RATE)
         """Per-player command pacing (bot/irc/pacing.py)."""
+        self.admission = Admission(self.outbox, self.pace,
+                                   lambda sender: referee.is_ignored(sender),
+                                   config.flood.reply_seconds)
+        """What people say that goes on (bot/irc/admission.py)."""
         self._deadlines: dict[str, float] = {}
         """The session's waiting WHO and JOIN -> when it went out, plus its timeout."""
         self.held = Held(config.flood.max_backlog)
@@ -186,33 +186,14 @@ class IrcBot:
 
     async def _session(self) -> bool:
         """One connection, until it closes; True when it got as far as registering."""
-        loop = asyncio.get_running_loop()
         self._closed = asyncio.Event()
         self.session = self._new_session()
         self._deadlines, self._farewell, self.referee.not_in = {}, None, {}
         self.outbox.new_session()
         self.referee.new_session()
-        reactor = AioReactor(loop=loop, on_connect=self._on_transport)
-        conn = reactor.server()
-        conn.buffer_class = LenientDecodingLineBuffer
-        self._register_handlers(reactor)
-        factory: Any = AioFactory()
-        if self.config.tls:  # the files are read again at each connect: renewals apply
-            factory = tls.connector(self.config.tls_context(), self.config.server,
-                                    self.config.tls_fingerprint)
-        password = None
-        if self.config.server_password_env:
-            password = os.environ.get(self.config.server_password_env)
-        self.connection = conn
-        log.info("connecting to %s:%s%s", self.config.server, self.config.port,
-                 " (TLS)" if self.config.tls else "")
-        await asyncio.wait_for(
-            conn.connect(self.config.server, self.config.port, self.nick, password=password,
-                         username=self.config.username, ircname=self.config.realname,
-                         connect_factory=factory),
-            self.config.connect_timeout,
-        )
-        log.info("connected to %s:%s", self.config.server, self.config.port)
+        conn = self.connection = aio_client.new_connection(
+            {"all_raw_messages": self._on_raw, "disconnect": self._on_disconnect})
+        await aio_client.connect(conn, self.config, self.nick)
         self._last_rx, self._pinged = time.monotonic(), False
         self.sessions += 1
         keepalive = asyncio.create_task(self._keepalive(conn))
@@ -222,10 +203,6 @@ class IrcBot:
             keepalive.cancel()
             self.connected.clear()
         return self.session.registered
-
-    def _on_transport(self, _protocol: Any, transport: Any) -> None:
-        """Before NICK/USER go out: open capability negotiation (IRC-NOTES)."""
-        transport.write(b"CAP LS 302\r\n")
 
     async def _keepalive(self, conn: ServerConnection) -> None:
         """PING when the link is idle; drop it when it stays silent; give up on a
@@ -246,7 +223,7 @@ class IrcBot:
             if idle > self.config.ping_idle_seconds and not self._pinged and \
                     self.session.registered:
                 self._pinged = True
-                self.outbox.raw(f"PING :{int(now)}")
+                self.outbox.raw(Line("PING", [str(int(now))], trailing=True).format())
 
     def _drop(self, conn: ServerConnection, reason: str) -> None:
         try:
@@ -318,26 +295,6 @@ class IrcBot:
 
     # -- receiving ----------------------------------------------------------------------
 
-    def _register_handlers(self, reactor: AioReactor) -> None:
-        reactor.remove_global_handler("ping", _ping_ponger)  # the session answers PING
-        handlers: dict[str, Callable[[ServerConnection, Event], None]] = {
-            "all_raw_messages": self._on_raw,
-            "disconnect": self._on_disconnect,
-        }
-        for name, handler in handlers.items():
-            reactor.add_global_handler(name, self._wrap(handler))
-
-    def _wrap(self, handler: Callable[[ServerConnection, Event], None]) -> Callable[..., None]:
-        """One failing handler never takes the connection down (IRC-NOTES)."""
-
-        def guarded(conn: ServerConnection, event: Event) -> None:
-            try:
-                handler(conn, event)
-            except Exception:
-                log.exception("handler %s failed on %s", handler.__name__, event.type)
-
-        return guarded
-
     def _guard(self, call: Callable[[], list[Outgoing]]) -> list[Outgoing] | None:
         try:
             return call()
@@ -370,15 +327,11 @@ class IrcBot:
                 case WhoDone(channel):
                     self._resume(channel)
                 case Message(sender, _target, text, channel):
-                    self._incoming(Incoming(sender=sender, text=text, channel=channel))
-                case CtcpRequest(sender, command, answer):
-                    asker = owed(sender)
-                    self.outbox.asked(asker)  # what they ask weighs on their place
-                    # within their commands' budget
-                    if answer is not None and self._allowed(sender, f"CTCP {command}"):
-                        self.outbox.message(sender.nick, answer, Priority.CHATTER,
-                                            "NOTICE", owed=asker,
-                                            within=self.config.flood.reply_seconds)
+                    msg = Incoming(sender=sender, text=text, channel=channel)
+                    if self.admission.command(msg, self.referee.config.command_prefix):
+                        self.lanes.line(self.referee, msg, self._guard, self._deliver)
+                case CtcpRequest():
+                    self.admission.ctcp(action)
                 case _:
                     self._news(action)
 
@@ -423,40 +376,6 @@ class IrcBot:
         self.lanes.run(True, lambda: self._guard(resumed), self._deliver)
 
     # -- messages -----------------------------------------------------------------------
-
-    def _allowed(self, sender: Sender, what: str) -> bool:
-        """Whether a command (or CTCP request) from ``sender`` goes on: not from someone
-        the bot ignores, and within the pace (:meth:`_paced`)."""
-        return not self.referee.is_ignored(sender) and self._paced(sender, what)
-
-    def _paced(self, sender: Sender, what: str) -> bool:
-        """Whether a command from ``sender`` is within the pace (else the slow-down
-        notice, once a minute)."""
-        if self.pace.allowed(sender.identity):
-            return True
-        log.warning("rate limit: dropped %r from %s", what[:40], sender.identity)
-        if self.pace.tell(sender.identity):
-            self.outbox.message(sender.nick, self.pace.notice, Priority.CHATTER, "NOTICE",
-                                owed=owed(sender), within=self.config.flood.reply_seconds)
-        return False
-
-    def _incoming(self, msg: Incoming) -> None:
-        """A command goes to the referee, on its lane; chatter goes nowhere."""
-        prefix = self.referee.config.command_prefix
-        if not (msg.text.startswith((prefix, "/rol"))):
-            return
-        shown = f"{prefix}mod login ..." if is_secret(msg.text, prefix) else msg.text
-        asker = owed(msg.sender)
-        self.outbox.asked(asker)  # dropped or not, what they ask weighs on their place
-        if self.referee.is_ignored(msg.sender):
-            # as this process last read the list: the referee reads it again first, and
-            # answers if a moderator in another process took the ignore back meanwhile;
-            # within the pace, but with no slow-down line
-            if not self.pace.allowed(msg.sender.identity):
-                return
-        elif not self._paced(msg.sender, shown):
-            return
-        self.lanes.line(self.referee, msg, self._guard, self._deliver)
 
     # -- the link -----------------------------------------------------------------------
 

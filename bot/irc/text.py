@@ -2,7 +2,7 @@
 and lines split on UTF-8 boundaries within a byte budget.
 
 ngircd and Solanum end a line at a lone CR, so CR, LF and NUL are removed from every
-parameter, not only LF (shared/IRC-NOTES.md).
+parameter, not only LF (docs/irc-notes.md#one-line).
 """
 
 from __future__ import annotations

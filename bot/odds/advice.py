@@ -8,20 +8,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
-from bot.chat.registry import Ctx, Example, Precondition, Refusal, command
-from bot.odds import advisor
+from bot.chat.registry import Ctx, Example, Precondition, Services, command
+from bot.odds import advisor, desk
 from bot.odds.advisor import POLICY, prepare, shard, weighed
-from bot.odds.desk import WINDOW, Job, admit, ahead, ask
+from bot.odds.desk import WINDOW, Job
+from bot.refusals import Refusal
 from bot.systems.ancath import AN_CATH
 from rules.ancath import start
 from rules.ancath.sheet import Sheet
 from rules.ancath.state import FightState, Kind, Need, Range
 from storage.store import OpenFight
-
-if TYPE_CHECKING:
-    from bot.referee import Referee
 
 __all__ = ["AHEAD", "foresee"]
 
@@ -44,7 +42,7 @@ def _per_range(state: FightState, part: Callable[[FightState, Range], T]) -> lis
             for where in advisor.ranges(state)]
 
 
-def foresee(referee: Referee, fight: OpenFight) -> None:
+def foresee(services: Services, fight: OpenFight) -> None:
     """Work out an An Cath fight's chances ahead, from its start, in pieces behind the
     requests (where the desk does work ahead: a bot on IRC)."""
     state = fight.state
@@ -52,10 +50,10 @@ def foresee(referee: Referee, fight: OpenFight) -> None:
         return
 
     def alive() -> bool:
-        table = referee.tables.get(fight.channel)
+        table = services.tables.get(fight.channel)
         return table is not None and table.fight is not None and table.fight.id == fight.id
 
-    ahead(referee, [Job(partial(prepare, state, AHEAD, where), shard(state, where))
+    desk.ahead(services, [Job(partial(prepare, state, AHEAD, where), shard(state, where))
                     for where in Range], alive)
 
 
@@ -63,9 +61,9 @@ def _fighters_only(ctx: Ctx) -> str | None:
     """A spectator is refused where a moderator keeps ``!odds`` for the fighters
     (``!mod odds fighters``)."""
     channel = ctx.msg.channel
-    if channel is None or ctx.referee.odds_for(channel) != "fighters":
+    if channel is None or ctx.services.settings.odds_for(channel) != "fighters":
         return None
-    fight = ctx.referee.table(channel).fight
+    fight = ctx.services.tables.table(channel).fight
     if fight is None or ctx.who not in fight.accounts:
         return (f"in {channel} only the fighters use !odds; for a matchup, "
                 "/msg the bot !odds <warrior> vs <warrior>")
@@ -73,6 +71,32 @@ def _fighters_only(ctx: Ctx) -> str | None:
 
 
 _audience = Precondition("the channel's !odds audience", _fighters_only)
+
+
+def _asked_in(ctx: Ctx) -> str | None:
+    """The channel a request counts against (casefolded), None in private."""
+    return ctx.msg.channel.casefold() if ctx.msg.channel else None
+
+
+def _ask(ctx: Ctx, jobs: list[Job[T]], answer: Callable[[list[T]], str],
+         fight: OpenFight | None = None) -> None:
+    """Run ``jobs`` on the desk and reply ``answer(their results)`` later; about ``fight``
+    when given: said for the turn it was asked at if the fight moved on since, and not
+    at all if it ended (odds about it are no use to anyone)."""
+    services = ctx.services
+
+    def about_fight(results: list[T]) -> str | None:
+        text = answer(results)
+        if fight is None:
+            return text
+        table = services.tables.get(fight.channel)
+        now = table.fight if table is not None else None
+        if now is None or now.id != fight.id:
+            return None
+        return text if now.seq == fight.seq else f"{text} (for turn {fight.state.progress})"
+
+    desk.ask(services.odds, ctx.who, _asked_in(ctx), services.clock.now(), jobs,
+             about_fight, ctx.answer)
 
 
 @command("odds", "!odds <warrior> vs <warrior> [practice|duel|mortal] | !odds",
@@ -86,7 +110,7 @@ _audience = Precondition("the channel's !odds audience", _fighters_only)
                       "ann !odds Olaf vs Gorbag"), "Olaf vs Gorbag (practice): Olaf wins"),))
 @_audience
 def odds(ctx: Ctx) -> None:
-    admit(ctx)
+    desk.admit(ctx.services.odds, ctx.who, _asked_in(ctx), ctx.services.clock.now())
     if ctx.args:
         _matchup(ctx)
     else:
@@ -101,7 +125,7 @@ def _matchup(ctx: Ctx) -> None:
         words = words[:-1]
     if len(words) != 3 or words[1].lower() != "vs":
         raise Refusal("usage: !odds <warrior> vs <warrior> [practice|duel|mortal]")
-    store = ctx.referee.store
+    store = ctx.services.store
     first, second = store.warrior(words[0]), store.warrior(words[2])
     if first.system != "ancath" or second.system != "ancath":
         raise Refusal("the odds advisor knows An Cath warriors only")
@@ -114,11 +138,11 @@ def _matchup(ctx: Ctx) -> None:
         return (f"{a} vs {b} ({kind.value}): {a} wins {_pct(sum(parts))} "
                 "(exact; policy: !help odds policy)")
 
-    ask(ctx, _per_range(state, advisor.chance_part), answer)
+    _ask(ctx, _per_range(state, advisor.chance_part), answer)
 
 
 def _in_fight(ctx: Ctx) -> None:
-    table = ctx.referee.table(ctx.channel())
+    table = ctx.services.tables.table(ctx.channel())
     fight = table.fighting()
     if fight.system.name != "ancath":
         raise Refusal("the odds advisor knows An Cath fights only")
@@ -134,11 +158,11 @@ def _in_fight(ctx: Ctx) -> None:
         def from_here(parts: list[float]) -> str:
             return f"{name} wins {_pct(advisor.for_side(side, sum(parts)))} from here (exact)"
 
-        ask(ctx, _per_range(state, advisor.chance_part), from_here, fight)
+        _ask(ctx, _per_range(state, advisor.chance_part), from_here, fight)
         return
 
     def per_move(parts: list[advisor.Part]) -> str:
         return f"{name}'s chances (exact): " + ", ".join(
             f"{AN_CATH.word(move)} {_pct(chance)}" for move, chance in weighed(state, parts))
 
-    ask(ctx, _per_range(state, advisor.weigh_part), per_move, fight)
+    _ask(ctx, _per_range(state, advisor.weigh_part), per_move, fight)

@@ -23,16 +23,13 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from bot.odds.classes import classes
-from bot.odds.regular import Next, Regular, Won
+from bot.odds.nodes import UNSOLVED, Next, Won
+from bot.odds.regular import Regular
 from rules.ancath import apply
 from rules.ancath.commands import Command, Roll
 from rules.ancath.state import Action, Bonus, Defence, Fighter, FightState, Need, RollFor
 
 __all__ = ["Chain", "TooLong", "key", "roll_classes"]
-
-UNSOLVED = -1.0
-"""The value of a node not solved yet (a chance is never negative)."""
-
 
 class TooLong(Exception):
     """The chain did not solve before its deadline."""
@@ -197,7 +194,7 @@ class Chain:
         base = self._solved
         if base == len(self.values):
             return
-        from bot.odds import linear  # SciPy: a second's import the bot itself never needs
+        from bot.odds import linear  # SciPy: an import the bot itself never needs
 
         self.values[base:] = linear.solve(base, self.values, self._steps)
         self._solved = len(self.values)

@@ -1,5 +1,5 @@
 """The odds desk of a referee: who may ask for odds now, the jobs out on its workers,
-and their answers, which go out through ``Referee.later`` when they are ready.
+and their answers, which go out through :attr:`Desk.later` when they are ready.
 
 A request is one or more :class:`Job`; each names its shard, the worker that keeps the
 chain it needs (the shard modulo the number of workers), and the answer is made once
@@ -20,21 +20,17 @@ from __future__ import annotations
 import logging
 import math
 import threading
-import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
-from bot.chat.registry import Ctx, Refusal
+from bot.chat.messages import Outgoing
 from bot.odds.worker import start_workers
-from storage.store import OpenFight
+from bot.refusals import Refusal
 
-if TYPE_CHECKING:
-    from bot.referee import Referee
-
-__all__ = ["AHEAD_FIGHTS", "AHEAD_PIECES", "OUT", "WINDOW", "Job", "admit", "ahead", "ask",
-           "attach", "close", "wait", "workers"]
+__all__ = ["AHEAD_FIGHTS", "AHEAD_PIECES", "OUT", "WINDOW", "Desk", "Job", "admit", "ahead",
+           "ask", "attach", "close", "wait", "workers"]
 
 log = logging.getLogger("ancath.odds")
 
@@ -61,8 +57,12 @@ class Job(Generic[T]):
 
 
 @dataclass
-class _Desk:
-    workers: list[Executor]
+class Desk:
+    """One referee's desk: its workers (none until :func:`attach`), the requests out,
+    and where answers go once ready (``later``, which the transport sets; it may be
+    called from another thread)."""
+
+    workers: list[Executor] = field(default_factory=list)
     busy: set[str] = field(default_factory=set)
     """Channels (casefolded) with a request out."""
     asked: dict[str, float] = field(default_factory=dict)
@@ -74,27 +74,35 @@ class _Desk:
     """Whether work ahead (:func:`ahead`) is done here."""
     working: int = 0
     """Fights being worked out ahead now."""
+    later: Callable[[list[Outgoing]], None] = lambda _out: None
 
 
-_DESKS: weakref.WeakKeyDictionary[Referee, _Desk] = weakref.WeakKeyDictionary()
+class HasDesk(Protocol):
+    """What holds a desk: a referee, or the services its commands get."""
+
+    @property
+    def odds(self) -> Desk: ...
 
 
-def attach(referee: Referee, workers: Executor | Sequence[Executor], *,
+def attach(owner: HasDesk, workers: Executor | Sequence[Executor], *,
            work_ahead: bool = False) -> None:
-    """Give ``referee`` a desk whose jobs run on ``workers`` (one executor each, running
-    one job at a time); with ``work_ahead`` it also does the work :func:`ahead` asks for
-    (a bot on IRC; a console script would wait for it at its end)."""
+    """Give ``owner``'s desk ``workers`` (one executor each, running one job at a time),
+    afresh; with ``work_ahead`` it also does the work :func:`ahead` asks for (a bot on
+    IRC; a console script would wait for it at its end)."""
     listed = [workers] if isinstance(workers, Executor) else list(workers)
     assert listed, "the odds desk needs a worker"
-    _DESKS[referee] = _Desk(listed, ahead=work_ahead)
+    desk = owner.odds
+    with desk.changed:
+        desk.workers, desk.ahead, desk.closed = listed, work_ahead, False
+        desk.busy, desk.asked, desk.out, desk.working = set(), {}, 0, 0
 
 
-def workers(referee: Referee) -> Sequence[Executor]:
-    """Where ``referee``'s odds jobs run."""
-    return _DESKS[referee].workers
+def workers(owner: HasDesk) -> Sequence[Executor]:
+    """Where ``owner``'s odds jobs run."""
+    return owner.odds.workers
 
 
-def _submit(desk: _Desk, job: Job[T]) -> Future[T]:
+def _submit(desk: Desk, job: Job[T]) -> Future[T]:
     """``job`` sent to its worker; a worker process that died (killed, out of memory) is
     replaced by a new one, logged, and the job sent there."""
     index = job.shard % len(desk.workers)
@@ -111,7 +119,7 @@ def _submit(desk: _Desk, job: Job[T]) -> Future[T]:
         return desk.workers[index].submit(job.run)
 
 
-def ahead(referee: Referee, pieces: Sequence[Job[bool]], alive: Callable[[], bool]) -> None:
+def ahead(owner: HasDesk, pieces: Sequence[Job[bool]], alive: Callable[[], bool]) -> None:
     """Run each of ``pieces`` on its worker again and again until it returns True or
     ``alive()`` turns False (its fight ended), each run queued behind the requests
     already waiting, so a request waits for the pieces already queued on its worker,
@@ -119,7 +127,7 @@ def ahead(referee: Referee, pieces: Sequence[Job[bool]], alive: Callable[[], boo
     that ends it); at most ``AHEAD_FIGHTS`` fights at once and ``AHEAD_PIECES`` runs of
     each piece. Nothing where the desk does no work ahead; a failure is logged and ends
     that piece's runs."""
-    desk = _DESKS[referee]
+    desk = owner.odds
     with desk.changed:
         if not desk.ahead or desk.working >= AHEAD_FIGHTS or not pieces:
             return
@@ -137,7 +145,7 @@ def ahead(referee: Referee, pieces: Sequence[Job[bool]], alive: Callable[[], boo
         _repeat(desk, piece, alive, finished)
 
 
-def _repeat(desk: _Desk, piece: Job[bool], alive: Callable[[], bool],
+def _repeat(desk: Desk, piece: Job[bool], alive: Callable[[], bool],
             finished: Callable[[], None]) -> None:
     """Run ``piece`` until it is done (see :func:`ahead`), then call ``finished``."""
     runs = 0
@@ -167,45 +175,37 @@ def _repeat(desk: _Desk, piece: Job[bool], alive: Callable[[], bool],
     submit()
 
 
-def _channel(ctx: Ctx) -> str | None:
-    return ctx.msg.channel.casefold() if ctx.msg.channel else None
-
-
-def _check(desk: _Desk, ctx: Ctx, now: float) -> None:
+def _check(desk: Desk, who: str, channel: str | None, now: float) -> None:
     """Refuse a request beyond the limits (the desk's lock held)."""
-    last = desk.asked.get(ctx.who)
+    last = desk.asked.get(who)
     if last is not None and now - last < WINDOW:
         raise Refusal(f"one !odds per player every {WINDOW:.0f} s; "
                       f"ask again in {math.ceil(WINDOW - (now - last))} s")
-    if _channel(ctx) in desk.busy:
+    if channel in desk.busy:
         raise Refusal("the odds asked for here are still being worked out; "
                       "ask again once they are out")
     if desk.out >= OUT:
         raise Refusal(f"{OUT} !odds are being worked out already; ask again in a minute")
 
 
-def admit(ctx: Ctx) -> None:
-    """Refuse, naming when to ask again, a request beyond the limits: first, so a
-    refusal costs the event loop next to nothing."""
-    desk = _DESKS[ctx.referee]
+def admit(desk: Desk, who: str, channel: str | None, now: float) -> None:
+    """Refuse, naming when to ask again, a request of ``who`` (in ``channel``, casefolded)
+    beyond the limits: first, so a refusal costs the event loop next to nothing."""
     with desk.changed:
-        _check(desk, ctx, ctx.referee.clock.now())
+        _check(desk, who, channel, now)
 
 
-def ask(ctx: Ctx, jobs: Sequence[Job[T]], answer: Callable[[list[T]], str],
-        fight: OpenFight | None = None) -> None:
-    """Run ``jobs`` for the sender and reply ``answer(their results, in order)`` once all
-    are done; about ``fight`` when given. Counts against the limits (refuses beyond
-    them) as one request."""
+def ask(desk: Desk, who: str, channel: str | None, now: float, jobs: Sequence[Job[T]],
+        answer: Callable[[list[T]], str | None], reply: Callable[[str], list[Outgoing]],
+        ) -> None:
+    """Run ``jobs`` for ``who`` and send ``reply(answer(their results, in order))`` once
+    all are done (nothing when the answer is None). Counts against the limits (refuses
+    beyond them) as one request."""
     assert jobs, "a request has at least one job"
-    referee = ctx.referee
-    desk = _DESKS[referee]
-    now = referee.clock.now()
-    channel = _channel(ctx)
     with desk.changed:
-        _check(desk, ctx, now)
-        desk.asked = {who: at for who, at in desk.asked.items() if now - at < WINDOW}
-        desk.asked[ctx.who] = now
+        _check(desk, who, channel, now)
+        desk.asked = {w: at for w, at in desk.asked.items() if now - at < WINDOW}
+        desk.asked[who] = now
         if channel is not None:
             desk.busy.add(channel)
         desk.out += 1
@@ -219,15 +219,15 @@ def ask(ctx: Ctx, jobs: Sequence[Job[T]], answer: Callable[[list[T]], str],
             left -= 1
             if left:
                 return
-        reply = Ctx(referee, ctx.msg, ctx.name, [])
+        out: list[Outgoing] = []
         try:
-            text = _answer(referee, futures, answer, fight)
+            text = _answer(futures, answer)
             if text is not None:
-                reply.reply(text)
+                out = reply(text)
         finally:
             with desk.changed:
-                if reply.out and not desk.closed:
-                    referee.later(reply.out)
+                if out and not desk.closed:
+                    desk.later(out)
                 _release(desk, channel)
 
     try:
@@ -236,14 +236,14 @@ def ask(ctx: Ctx, jobs: Sequence[Job[T]], answer: Callable[[list[T]], str],
         for future in futures:
             future.cancel()
         with desk.changed:
-            desk.asked.pop(ctx.who, None)
+            desk.asked.pop(who, None)
             _release(desk, channel)
         raise
     for future in futures:
         future.add_done_callback(done)
 
 
-def _release(desk: _Desk, channel: str | None) -> None:
+def _release(desk: Desk, channel: str | None) -> None:
     """One request less out (the desk's lock held)."""
     if channel is not None:
         desk.busy.discard(channel)
@@ -251,8 +251,7 @@ def _release(desk: _Desk, channel: str | None) -> None:
     desk.changed.notify_all()
 
 
-def _answer(referee: Referee, futures: list[Future[T]], answer: Callable[[list[T]], str],
-            fight: OpenFight | None) -> str | None:
+def _answer(futures: list[Future[T]], answer: Callable[[list[T]], str | None]) -> str | None:
     """The reply line, or None when there is nothing worth saying."""
     if any(future.cancelled() for future in futures):
         return None
@@ -263,31 +262,20 @@ def _answer(referee: Referee, futures: list[Future[T]], answer: Callable[[list[T
     if errors:
         log.error("odds job failed", exc_info=errors[0])
         return "the odds went wrong on my side; a moderator can check the log"
-    text = answer([future.result() for future in futures])
-    if fight is None:
-        return text
-    table = referee.tables.get(fight.channel)
-    now = table.fight if table is not None else None
-    if now is None or now.id != fight.id:
-        return None  # the fight ended: odds about it are no use to anyone
-    if now.seq != fight.seq:
-        text += f" (for turn {fight.state.progress})"
-    return text
+    return answer([future.result() for future in futures])
 
 
-def wait(referee: Referee, timeout: float) -> bool:
+def wait(owner: HasDesk, timeout: float) -> bool:
     """Wait until every answer is out (or dropped); False if ``timeout`` passed first."""
-    desk = _DESKS[referee]
+    desk = owner.odds
     with desk.changed:
         return desk.changed.wait_for(lambda: desk.out == 0, timeout)
 
 
-def close(referee: Referee) -> None:
+def close(owner: HasDesk) -> None:
     """Drop the answers not yet out, cancel the jobs not started and stop the workers
     (waiting for the jobs running); again is harmless."""
-    desk = _DESKS.get(referee)
-    if desk is None:
-        return
+    desk = owner.odds
     with desk.changed:
         desk.closed = True
     for worker in desk.workers:  # every queue emptied first, then the running jobs awaited

@@ -13,10 +13,9 @@ from scipy.sparse import csr_array, eye_array
 from scipy.sparse.csgraph import connected_components
 from scipy.sparse.linalg import splu
 
-from bot.odds.chain import UNSOLVED
+from bot.odds.nodes import UNSOLVED
 
 __all__ = ["components", "solve"]
-
 
 
 def solve(base: int, values: list[float],
@@ -31,7 +30,7 @@ def solve(base: int, values: list[float],
     connected component labels, which come out children first (undocumented;
     ``tests/unit/test_odds_linear.py`` checks it): the system is then block triangular
     with small blocks and has no fill-in outside them (in another order it stays right
-    but grows about 16 times)."""
+    but fills in: ``bench/README.md``)."""
     count = len(values) - base
     sizes = np.fromiter((len(ps) for _, ps, _ in steps), dtype=np.int64, count=len(steps))
     total = int(sizes.sum())

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.chat.registry import Refusal
+from bot.refusals import Refusal
 from bot.systems.fighters import Fighters, Settings
 from bot.systems.plugin import Plugin, Usage, Verb, fixed, verbs
 from bot.wording import ancath as wording

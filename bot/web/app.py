@@ -22,7 +22,8 @@ from starlette.staticfiles import StaticFiles
 from bot.web.access import Headers, TokenGate
 from bot.web.export import audit_export
 from bot.web.fights import fight, fights
-from bot.web.integrity import IntegrityCheck, integrity
+from bot.web.integrity import integrity
+from bot.web.integrity_check import IntegrityCheck
 from bot.web.ledger import ledger, ledger_csv, ledger_json
 from bot.web.moderators import moderators
 from bot.web.proving import REWALK_SECONDS, LedgerProof

@@ -17,7 +17,7 @@ in place after the walk passed it is not seen by walking on: the rows a page sho
 checked on their own (:meth:`LedgerProof.unheld`), by the rules of the chain as walked
 (``storage.proved``: from the first signed row on, signed by the key in force; before
 it, as the seal covers it; a key not known here proves nothing), and the integrity
-page's check (``store.audit()``, kept a minute, :mod:`bot.web.integrity`), made again
+page's check (``store.audit()``, kept a minute, :mod:`bot.web.integrity_check`), made again
 every ``REWALK_SECONDS`` in the background too, walks the whole chain again.
 
 A row or record the walk cannot read at all (a value the bot never writes: text for a
@@ -31,8 +31,9 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from bot.web.integrity_check import UNREADABLE, IntegrityCheck, unreadable
 from storage.audit import Report
 from storage.ledger import Anchor
 from storage.proof import Proof, State, Verdict, club_keys
@@ -40,11 +41,8 @@ from storage.proved import Advance, ProvedFight, ProvedWarrior, RowChecks, pages
 from storage.signing import PublicKey
 from storage.store import Store
 
-if TYPE_CHECKING:
-    from bot.web.integrity import IntegrityCheck
-
-__all__ = ["MOST_PROBLEMS", "RETRY_SECONDS", "REWALK_SECONDS", "UNREADABLE", "LedgerProof",
-           "Reading", "Status", "unreadable"]
+__all__ = ["MOST_PROBLEMS", "RETRY_SECONDS", "REWALK_SECONDS", "LedgerProof", "Reading",
+           "Status"]
 
 log = logging.getLogger(__name__)
 
@@ -54,18 +52,6 @@ RETRY_SECONDS = 30.0
 """How long after a first walk that could not read the ledger it is tried again."""
 MOST_PROBLEMS = 50
 """Problems kept (the first ones: they say what failed first)."""
-UNREADABLE = (ValueError, TypeError, AttributeError, LookupError, ArithmeticError)
-"""What reading a stored value the bot never writes raises (a JSON column that is not
-JSON, a number that is text, bytes for text), rather than the database being out of
-reach: the records were changed outside the bot."""
-
-
-def unreadable(error: Exception, where: str) -> str:
-    """A problem's words for ``error``, raised reading ``where``."""
-    said = " ".join(str(error).split())[:160]
-    return (f"{where} cannot be read as the bot writes it ({type(error).__name__}: {said}): "
-            "changed outside the bot?")
-
 
 @dataclass(frozen=True, slots=True)
 class Status:

@@ -25,10 +25,10 @@ from bot.web.redact import hide_hosts, who
 from bot.wording.common import Award, Cast, ruled
 from rules.common import Forfeit, ModeratorEnd, Roll
 from rules.effects import BPChange
+from storage.fight_rebuild import UNDO
 from storage.ledger import Anchor
 from storage.models import Entry
 from storage.records import FightSummary, LedgerEntry, LoggedCommand
-from storage.replay import UNDO
 
 __all__ = ["Replay", "Ruling", "Sent", "Step", "replay"]
 

@@ -19,7 +19,8 @@ import uvicorn
 from bot.config import BotConfig, ConfigError
 from bot.logs import setup_logging
 from bot.web.app import make_app
-from storage.db import open_read_only, shown_url, sqlite_path
+from storage.db import open_read_only
+from storage.db_urls import shown_url, sqlite_path
 from storage.keys import load_keyring
 from storage.signing import PublicKey
 from storage.store import Store

@@ -6,7 +6,7 @@ is escaped; every page with what the proof says, ``base.html``'s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -14,12 +14,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
+from bot.web.integrity_check import IntegrityCheck
+from bot.web.proving import LedgerProof
 from bot.web.redact import hide_hosts, who
 from storage.store import Store
-
-if TYPE_CHECKING:
-    from bot.web.integrity import IntegrityCheck
-    from bot.web.proving import LedgerProof
 
 __all__ = ["Site", "render", "site_of", "templates", "url"]
 

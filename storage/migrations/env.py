@@ -1,4 +1,4 @@
-"""Alembic environment: runs on the engine that ``storage.db.upgrade`` hands over.
+"""Alembic environment: runs on the engine that ``storage.schema_revision.upgrade`` hands over.
 
 On SQLite the migrations run with foreign keys off and checked once before the commit
 (SQLite's own procedure for changing a table): batch mode copies a table and drops the

@@ -22,8 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from storage.db import make_engine, upgrade
+from storage.db_engines import make_engine
 from storage.keys import KEY_ENV, key_id
+from storage.schema_revision import upgrade
 from storage.signing import signing_key
 
 ROOT = Path(__file__).resolve().parents[2]

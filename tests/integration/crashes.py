@@ -28,7 +28,8 @@ import pytest
 from replays import ledger_matches_replays, replay_stored
 from sqlalchemy import Engine, text
 
-from storage.db import head_revision, make_engine
+from storage.db_engines import make_engine
+from storage.schema_revision import head_revision
 from storage.store import Store
 
 __all__ = ["WORKED", "killed_runs", "killed_together", "records_whole"]

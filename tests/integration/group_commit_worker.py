@@ -46,7 +46,7 @@ from bot.chat.messages import Incoming, Outgoing, Sender  # noqa: E402
 from bot.config import BotConfig  # noqa: E402
 from bot.odds.worker import InlineExecutor  # noqa: E402
 from bot.referee import Referee  # noqa: E402
-from storage.db import make_engine  # noqa: E402
+from storage.db_engines import make_engine  # noqa: E402
 
 KINDS = ("practice", "duel", "mortal")
 TICK = 0.05

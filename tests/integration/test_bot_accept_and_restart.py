@@ -52,7 +52,7 @@ def test_a_write_failing_between_the_steps_of_an_accept_changes_nothing(
     assert (count(club, "fights"), count(club, "fight_sides"), count(club, "fight_events")) == (
         0, 0, 0)
     assert not club.warrior("Gorbag")["in_fight"]
-    assert club.referee.table("#arena").fight is None
+    assert club.referee.tables.table("#arena").fight is None
     assert club.restart() == []
     assert club.referee.store.open_fights() == ([], [])
     # The challenge still waits, in storage too; once the fault is gone it can be accepted.
@@ -123,7 +123,7 @@ def test_an_accepted_challenge_is_gone_with_the_fight_it_started(tmp_path: Path)
     assert club.say("gob !accept") == [STARTED]
     assert count(club, "challenges") == 0
     assert club.restart() == []
-    assert club.referee.table("#arena").challenge is None
+    assert club.referee.tables.table("#arena").challenge is None
 
 
 def damage(club: Club, statement: str) -> None:

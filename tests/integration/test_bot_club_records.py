@@ -5,6 +5,7 @@ whatever words follow them."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -101,7 +102,8 @@ def test_fight_links_its_replay_when_the_club_has_pages(
     club: Club, day: str, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     web = WebConfig(base_url="https://club.example.org/ancath/")
-    monkeypatch.setattr(club.referee, "config", club.config.model_copy(update={"web": web}))
+    monkeypatch.setattr(club.referee, "services", replace(
+        club.referee.services, config=club.config.model_copy(update={"web": web})))
     assert one(club.say("ann !fight 2")) == (
         f"#arena ann: Fight #2, mortal, {day}: Olaf (olaf) +1.5 BP vs Gorbag (gob) +0.5 BP; "
         "Olaf won by yield; replay: https://club.example.org/ancath/fights/2")
@@ -193,7 +195,8 @@ def test_the_longest_answers_are_one_line_within_the_budget(
 ) -> None:
     club = long_club(tmp_path)
     web = WebConfig(base_url="https://records.club.example.org/an-cath/leadership")
-    monkeypatch.setattr(club.referee, "config", club.config.model_copy(update={"web": web}))
+    monkeypatch.setattr(club.referee, "services", replace(
+        club.referee.services, config=club.config.model_copy(update={"web": web})))
     day = club.referee.store.fights()[0].started_at[:10]
     a, k, j, i = NAMES[0], NAMES[10], NAMES[9], NAMES[8]
     standings = " | ".join(f"{n}. {NAMES[n - 1]} 40.0 BP (0-1-0)" for n in range(2, 8))

@@ -149,7 +149,7 @@ def test_damaged_settings_are_skipped_and_logged_not_a_failed_start(
     assert "Traceback" not in caplog.text
     # each as if never set: the config's time limit, nobody ignored, no Fairy Folk, the
     # bot's rolls
-    assert club.referee.turn_seconds("#arena") == 600
+    assert club.referee.settings.turn_seconds("#arena") == 600
     assert club.say("ann !create Fae fairy spear") == [
         "#arena ann: Fairy Folk cannot be created yet: leadership has not opened them"]
     club.say("olaf !challenge Gorbag")
@@ -164,7 +164,7 @@ def test_a_ledger_row_whose_detail_is_not_json_fails_the_check_not_the_start(
     warriors(club)
     damage(club, "UPDATE ledger SET detail = '{not json' WHERE id = 2")
     assert club.restart() == []   # today: a JSONDecodeError, and no bot
-    assert club.referee.ledger_check.state == "failed"
+    assert club.referee.settings.ledger_check.state == "failed"
     assert "ledger row 2" in caplog.text and "Traceback" not in caplog.text
     assert club.say("olaf !sheet Olaf")[0].startswith("#arena olaf: Olaf (free-clans")
     listed = cli("ledger", "--db", club.db)

@@ -75,7 +75,7 @@ def ledger_rows(club: Club, name: str) -> list[tuple[Any, ...]]:
 def snapshot(club: Club, channel: str) -> tuple[Any, ...]:
     """Everything a refused command must leave alone: the whole ledger, the fight as
     storage rebuilds it (sequence number and state), the dice and the clock."""
-    table = club.referee.table(channel)
+    table = club.referee.tables.table(channel)
     assert table.fight is not None
     stored = club.referee.store.fight(table.fight.id)
     return (club.referee.store.ledger(), stored.seq, stored.state, table.fight.seq,
@@ -216,7 +216,7 @@ def test_mortal_yield_prisoner_with_ransom_then_freed(tmp_path: Path) -> None:
     one(club, "olaf !accept prisoner ransom 10 silver", "Olaf accepts the yield. Olaf wins by "
         "yield. Gorbag is Olaf's prisoner (ransom: 10 silver). "
         "BP: Olaf +1.5 (mortal fight 0.5, prisoner 1.0), Gorbag +0.5. ledger #7 <mac>")
-    fight_id = club.referee.table("#arena").last_fight_id
+    fight_id = club.referee.tables.table("#arena").last_fight_id
     assert fight_id is not None
     assert club.referee.store.fight_events(fight_id)[-1] == PrisonerTaken(1, 0, "10 silver")
     gorbag = club.warrior("Gorbag")

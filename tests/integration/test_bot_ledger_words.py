@@ -135,7 +135,7 @@ def test_a_refused_setting_change_writes_no_row(tmp_path: Path) -> None:
     assert club.say("mod !mod timelimit 5 " + "x" * 420) == [
         "#arena mod: a reason holds at most 400 characters: say it shorter"]
     assert club.referee.store.ledger() == rows
-    assert club.referee.turn_seconds("#arena") == 600   # unchanged
+    assert club.referee.settings.turn_seconds("#arena") == 600   # unchanged
 
 
 def test_a_moderators_password_is_a_row_naming_the_key_never_the_hash(tmp_path: Path) -> None:
@@ -208,7 +208,7 @@ def test_a_password_moderator_is_recorded_by_the_name_logged_in_as(tmp_path: Pat
     said(club, BOSS, "!mod end draw both left", "#arena")
     assert {(actor, moderator) for _, _, actor, moderator, _, _ in rows_since(club, first)} \
         == {("boss", "boss")}
-    fight = club.referee.table("#arena").last_fight_id
+    fight = club.referee.tables.table("#arena").last_fight_id
     assert fight is not None
     assert [c.actor for c in store.command_log(fight)][-2:] == ["boss", "boss"]
 

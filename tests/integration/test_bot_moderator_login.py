@@ -252,7 +252,7 @@ def test_a_login_needs_a_shared_channel_and_ends_when_the_nick_leaves_or_changes
             await boss.nick("bossman")   # seen: the login ends with the nick
             await boss.say("#arena", "!mod fairy open")
             await from_bot(boss, "bossman: only moderators use !mod")
-            assert not run.referee.fairy_open()
+            assert not run.referee.settings.fairy_open()
             # said in the channel, through the bot's lanes: dead at once (issue 31.3)
             await gob.say("#arena", "!mod login hunter2hunter2")
             await from_bot(gob, "gob: never log in in a channel: that was boss's password")
@@ -333,7 +333,7 @@ def test_mod_add_of_a_mask_is_refused_without_verified_idents(tmp_path: Path) ->
         "#arena mod: mboss!mboss@127.0.0.1: a mask counts only where the network verifies "
         "idents (irc.verified_idents in the config); add a services account, or a "
         "password moderator in the config"]
-    assert club.referee.chat_moderators == []
+    assert club.referee.settings.chat_moderators == []
     assert club.say("mod !mod add carol night shift")[0].endswith("carol is a moderator now "
                                                                  "(!mod remove carol <reason> "
                                                                  "takes it back)")
@@ -352,7 +352,7 @@ def test_a_mask_added_in_chat_counts_only_while_idents_are_verified(tmp_path: Pa
     assert club.say("mboss !mod fairy close", account="", mask=mask) == [
         "#arena mboss: only moderators use !mod (by services account or host mask; without "
         "services: /msg <bot> !mod login <password>)"]
-    assert club.referee.fairy_open()
+    assert club.referee.settings.fairy_open()
 
 
 # -- issue 31.9: only the newest sealed password counts ------------------------------------

@@ -34,7 +34,7 @@ def fight(club: Club, channel: str, a: str = "Olaf", b: str = "Gorbag") -> int:
     club.dice.push(50, 40)
     accepted = club.say(f"{channel} {b.lower()} !accept")
     assert accepted[0].startswith(f"{channel} Practice fight: {a} ({a.lower()}) vs {b}"), accepted
-    number = club.referee.table(channel).last_fight_id
+    number = club.referee.tables.table(channel).last_fight_id
     assert number is not None
     return number
 
@@ -56,11 +56,11 @@ def test_two_networks_each_have_a_fight_open_in_their_ancath(
     for club, mine in ((alpha, first), (beta, second)):
         assert club.restart() == []
         assert [f.id for f in club.referee.store.open_fights()[0]] == [mine]
-        assert club.referee.table("#ancath").fight.id == mine   # type: ignore[union-attr]
-    assert alpha.referee.rolls_mode("#ancath") == "manual"
-    assert beta.referee.rolls_mode("#ancath") == "auto"
-    assert alpha.referee.table("#yard").challenge.challenger == "Aed"   # type: ignore[union-attr]
-    assert beta.referee.table("#yard").challenge.challenger == "Conn"   # type: ignore[union-attr]
+        assert club.referee.tables.table("#ancath").fight.id == mine   # type: ignore[union-attr]
+    assert alpha.referee.settings.rolls_mode("#ancath") == "manual"
+    assert beta.referee.settings.rolls_mode("#ancath") == "auto"
+    assert alpha.referee.tables.table("#yard").challenge.challenger == "Aed"   # type: ignore[union-attr]
+    assert beta.referee.tables.table("#yard").challenge.challenger == "Conn"   # type: ignore[union-attr]
     assert alpha.referee.store.setting("rolls:alpha:#ancath") == "manual"
 
     assert beta.say(f"ann !fight {first}")[0].endswith("ongoing in #ancath on alpha")
@@ -89,10 +89,10 @@ def test_one_network_split_between_two_referees(tmp_path: Path, database_url: st
     east.restart()
     west.restart()
     assert sorted(east.referee.tables) == ["#east"]
-    assert east.referee.table("#east").fight.id == mine   # type: ignore[union-attr]
+    assert east.referee.tables.table("#east").fight.id == mine   # type: ignore[union-attr]
     assert sorted(west.referee.tables) == ["#quiet", "#west"]
-    assert west.referee.table("#west").fight.id == theirs   # type: ignore[union-attr]
-    assert west.referee.table("#quiet").challenge is not None
+    assert west.referee.tables.table("#west").fight.id == theirs   # type: ignore[union-attr]
+    assert west.referee.tables.table("#quiet").challenge is not None
     assert west.referee.store.setting("rolls:default:#quiet") is None
 
 
@@ -114,8 +114,8 @@ def test_settings_and_moderators_changed_in_one_referee_count_in_the_other(
     assert two.say("carol !mod rolls manual") == ["#arena carol: rolls in #arena are now manual"]
     one.say("mod !mod remove carol tourney over")
     assert "moderators" in two.say("carol !mod rolls auto")[0]
-    assert two.referee.rolls_mode("#arena") == "manual"
-    assert one.referee.rolls_mode("#arena") == "auto"   # the channel of another network
+    assert two.referee.settings.rolls_mode("#arena") == "manual"
+    assert one.referee.settings.rolls_mode("#arena") == "auto"   # the channel of another network
 
     one.say("mod !mod ignore spammer bots")
     assert two.say("spammer !roll d6") == []   # a reading command
@@ -133,7 +133,7 @@ def test_two_moderators_ignoring_at_once_in_two_referees_both_count(
     than write its old list back."""
     one = Club(tmp_path / "one", database=database_url)
     two = Club(tmp_path / "two", database=database_url)
-    assert two.referee.ignore_list() == []
+    assert two.referee.settings.ignore_list() == []
     one.say("mod !mod ignore spammer bots")
     two.say("mod !mod ignore troll trolls")
     assert one.referee.store.setting("ignored") == ["spammer", "troll"]
@@ -164,7 +164,7 @@ def test_a_writer_never_waits_for_the_reading_lanes_refresh(tmp_path: Path,
     one = Club(tmp_path / "one", database=database_url, network="alpha")
     one.say("mod !mod fairy open festival")   # the version moved: the writer reads all
     answers: list[str] = []
-    with club.referee._refreshing:
+    with club.referee.settings._refreshing:
         writer = threading.Thread(target=lambda: answers.extend(
             club.say("puck !create Puck fairy shortsword lajatang")))
         writer.start()
@@ -184,7 +184,7 @@ def test_reading_commands_answer_while_the_database_cannot_be_read(
     def down() -> int:
         raise OperationalError("SELECT version", None, Exception("connection refused"))
 
-    monkeypatch.setattr(club.referee, "_version", down)
+    monkeypatch.setattr(club.referee.settings, "_version", down)
     club.dice.push(4)
     assert club.say("ann !roll d6") == ["#arena ann rolls d6 = [4] = 4"]
     assert "settings were not read again" in caplog.text

@@ -173,7 +173,7 @@ def test_an_answer_for_a_fight_that_ended_is_dropped(club: Club) -> None:
     jobs = held(club)
     assert club.say("ann !odds") == []
     assert club.say("mod !mod end draw both left")[-1].startswith("#arena")
-    assert club.referee.table("#arena").fight is None
+    assert club.referee.tables.table("#arena").fight is None
     jobs.finish()
     assert club.wait(0) == []
     assert club.say("bob !odds Olaf vs Gorbag") == []  # the channel is free again
@@ -227,7 +227,7 @@ def test_a_fight_is_worked_out_ahead_when_it_begins(club: Club) -> None:
     desk.attach(club.referee, InlineExecutor(), work_ahead=True)
     advisor.forget()
     fight(club, "duel")
-    table = club.referee.table("#arena").fight
+    table = club.referee.tables.table("#arena").fight
     assert table is not None
     assert advisor.chain(table.state).values  # grown and solved before anyone asked
     assert all(advisor.prepare(table.state, 0.0, where)  # at both ranges: no time needed
@@ -245,7 +245,7 @@ def test_a_fight_resumed_after_a_restart_is_worked_out_ahead_again(tmp_path: Pat
     fight(club, "duel")
     advisor.forget()
     assert club.restart() == []
-    table = club.referee.table("#arena").fight
+    table = club.referee.tables.table("#arena").fight
     assert table is not None
     assert advisor.chain(table.state).values  # grown and solved before anyone asked
 

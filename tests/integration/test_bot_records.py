@@ -17,8 +17,11 @@ from club import Club
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from bot.app import commands_for
 from bot.irc.text import DEFAULT_BUDGET
-from bot.referee import REGISTRY
+from bot.systems.registry import PLUGINS
+
+REGISTRY = commands_for(PLUGINS.values())
 
 GENERIC = "went wrong on my side"
 """The referee's reply to an unexpected exception: never the answer to anything typed."""
@@ -710,8 +713,8 @@ def test_mod_rolls_manual_then_auto(tmp_path: Path) -> None:
 def test_mod_rolls_is_per_channel_and_needs_a_channel(tmp_path: Path) -> None:
     club = make_club(tmp_path)
     club.say("#side mod !mod rolls manual")
-    assert club.referee.rolls_mode("#side") == "manual"
-    assert club.referee.rolls_mode("#arena") == "auto"
+    assert club.referee.settings.rolls_mode("#side") == "manual"
+    assert club.referee.settings.rolls_mode("#arena") == "auto"
     assert club.pm("mod !mod rolls manual") == ["mod !mod works in a channel, not in private"]
 
 
@@ -742,13 +745,13 @@ def test_R8_2_non_moderators_are_refused_every_mod_command(
     club = make_club(tmp_path, moderators=("mod", "boss!b@club.example"), fairy=True,
                      verified_idents=True)
     start_fight(club)
-    before = (club.referee.store.ledger(), club.referee.fairy_open(),
-              club.referee.rolls_mode("#arena"), club.warrior("Olaf"))
+    before = (club.referee.store.ledger(), club.referee.settings.fairy_open(),
+              club.referee.settings.rolls_mode("#arena"), club.warrior("Olaf"))
     assert club.say(f"{nick} {text}", account=account, mask=mask) == [
         f"#arena {nick}: only moderators use !mod (by services account or host mask; "
         "without services: /msg <bot> !mod login <password>)"]
-    after = (club.referee.store.ledger(), club.referee.fairy_open(),
-             club.referee.rolls_mode("#arena"), club.warrior("Olaf"))
+    after = (club.referee.store.ledger(), club.referee.settings.fairy_open(),
+             club.referee.settings.rolls_mode("#arena"), club.warrior("Olaf"))
     assert after == before
 
 

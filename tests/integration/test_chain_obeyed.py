@@ -227,7 +227,7 @@ def test_a_challenge_from_laundered_columns_is_refused(
     assert club.say("olaf !challenge Gorbag") == [
         f"#arena olaf: Gorbag's stored sheet differs from the ledger ({differs}): a moderator "
         "must look; ancath-bot audit verify"]
-    assert ledger_size(club) == before and club.referee.table("#arena").challenge is None
+    assert ledger_size(club) == before and club.referee.tables.table("#arena").challenge is None
 
 
 def test_an_accept_after_the_columns_changed_since_the_challenge_is_refused(
@@ -239,7 +239,7 @@ def test_an_accept_after_the_columns_changed_since_the_challenge_is_refused(
     assert club.say("gob !accept") == [
         "#arena gob: Gorbag's stored sheet differs from the ledger (club 95, ledger says 30): "
         "a moderator must look; ancath-bot audit verify"]
-    assert club.referee.table("#arena").fight is None and club.dice.left == 2
+    assert club.referee.tables.table("#arena").fight is None and club.dice.left == 2
     assert sql(club, "SELECT COUNT(*) FROM fights")[0][0] == 0
 
 
@@ -317,7 +317,7 @@ def test_a_fights_awards_from_bp_raised_in_sql_during_it_are_refused(tmp_path: P
     assert club.say("gob !dodge") == [
         "#arena gob: Olaf's stored sheet differs from the ledger (BP 39.5, ledger says 0.0): a "
         "moderator must look; ancath-bot audit verify"]
-    assert ledger_size(club) == before and club.referee.table("#arena").fight is not None
+    assert ledger_size(club) == before and club.referee.tables.table("#arena").fight is not None
     sql(club, "UPDATE warriors SET bp = 0 WHERE name = 'Olaf'")   # mended: it ends
     club.dice.push(80, 5)
     assert "wins by a kill" in club.say("gob !dodge")[0]
@@ -340,7 +340,7 @@ def test_what_the_check_costs_an_accept(tmp_path: Path) -> None:
             club.say("gob !accept")
             took += time.perf_counter() - started
             club.say("mod !mod end draw no contest")
-            assert club.referee.table("#arena").fight is None, club.sent[-2:]
+            assert club.referee.tables.table("#arena").fight is None, club.sent[-2:]
         return took / n
 
     accepts(2)                                    # warm

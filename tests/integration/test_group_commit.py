@@ -41,17 +41,18 @@ from bot.chat.messages import Incoming, Outgoing
 from bot.chat.records_lane import RecordsLane, together
 from bot.chat.registry import Ctx, Refusal, Registry, Spec
 from bot.referee import Referee
-from storage.db import READ_ONLY
+from storage.db_engines import READ_ONLY
 from storage.errors import BatchBroken, TransactionAborted
 from storage.store import DuplicateName, Store
-from storage.unit_of_work import Unit
+from storage.unit_savepoints import Unit
 
 CHALLENGE = "#arena Gorbag, Olaf challenges you to a duel: gob may !accept or !decline."
 
 
 def second_thoughts(ctx: Ctx) -> None:
     """A test's command: writes a setting, says a line, then refuses."""
-    ctx.referee.set_setting(ctx.referee.channel_setting("timelimit", ctx.channel()), 3,
+    settings = ctx.services.settings
+    settings.set_setting(settings.channel_setting("timelimit", ctx.channel()), 3,
                             ctx.who, "quicker")
     ctx.say("the time limit is 3 minutes")
     raise Refusal("on second thoughts, no")
@@ -59,7 +60,8 @@ def second_thoughts(ctx: Ctx) -> None:
 
 def quicker(ctx: Ctx) -> None:
     """A test's command: writes a setting and says so."""
-    ctx.referee.set_setting(ctx.referee.channel_setting("timelimit", ctx.channel()), 3,
+    settings = ctx.services.settings
+    settings.set_setting(settings.channel_setting("timelimit", ctx.channel()), 3,
                             ctx.who, "quicker")
     ctx.say("the time limit is 3 minutes")
 
@@ -67,13 +69,13 @@ def quicker(ctx: Ctx) -> None:
 def bad_read(ctx: Ctx) -> None:
     """A test's command: a read the database refuses (PostgreSQL then ends the
     transaction), before any write."""
-    with ctx.referee.store.unit() as unit:
+    with ctx.services.store.unit() as unit:
         unit.session.execute(text("SELECT * FROM no_such_table"))
 
 
 def broken(ctx: Ctx) -> None:
     """A test's command: writes a warrior's BP, then fails on the bot's side."""
-    ctx.referee.store.adjust_bp("Brenna", 5, ctx.who, "a gift")
+    ctx.services.store.adjust_bp("Brenna", 5, ctx.who, "a gift")
     raise KeyError("a bug")
 
 
@@ -141,10 +143,10 @@ def test_a_command_refused_in_a_batch_takes_back_only_itself(referee: Referee) -
     ]
     assert "created" in answers[4][0]
     assert (counted.begun, counted.committed) == (1, 1)
-    assert referee.turn_seconds("#pit") == 600          # its memory dropped too
+    assert referee.settings.turn_seconds("#pit") == 600          # its memory dropped too
     assert referee.store.setting("timelimit:#pit", None) is None
     assert referee.store.warrior("Brenna").sheet.bp == 0
-    assert referee.table("#arena").challenge is not None
+    assert referee.tables.table("#arena").challenge is not None
     assert referee.store.verify() == []
 
 
@@ -254,7 +256,7 @@ def test_a_later_command_in_a_batch_sees_what_an_earlier_one_did(
          "!close 30 | !flee | !yield"],
     ]
     assert (counted.begun, counted.committed) == (1, 1)
-    fight = referee.table("#arena").fight
+    fight = referee.tables.table("#arena").fight
     assert fight is not None and referee.store.fight(fight.id).seq == fight.seq == 3
 
 
@@ -285,7 +287,7 @@ def test_a_batch_reads_the_club_version_once_and_again_after_its_own_change(
     assert len(reads) == 3   # the first, after the change taken back, after the one kept
     assert whole == []       # what it kept agreed with the club's each time: no reread
     assert referee.store.club_version() == version + 1
-    assert referee.turn_seconds("#pit") == 180
+    assert referee.settings.turn_seconds("#pit") == 180
 
 
 def test_a_batch_whose_commit_fails_answers_each_command_alone(referee: Referee) -> None:

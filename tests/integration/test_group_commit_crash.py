@@ -22,7 +22,7 @@ import pytest
 from crashes import WORKED, killed_runs, killed_together, records_whole
 from sqlalchemy import text
 
-from storage.db import make_engine
+from storage.db_engines import make_engine
 
 WORKER = Path(__file__).with_name("group_commit_worker.py")
 KILLS = 24

@@ -283,7 +283,8 @@ def test_an_ignored_player_hears_nothing_not_even_ctcp(ngircd: NgircdServer,
                                                       tmp_path: Path) -> None:
     async def scenario() -> None:
         async with bot_on(quick(ngircd), tmp_path) as run:
-            run.referee.set_setting("ignored", ["Spam!*@*"], "test", "a moderator's ruling")
+            run.referee.settings.set_setting("ignored", ["Spam!*@*"], "test",
+                                             "a moderator's ruling")
             spam, ann = await player(ngircd, "spam"), await player(ngircd, "ann")
             await spam.say(BOT_NICK, "\x01VERSION\x01")
             for _ in range(2 * USER_BURST):

@@ -55,10 +55,10 @@ def note(club: Club) -> dict[str, object]:
 def test_an_honest_club_is_proved_at_each_start_from_where_the_last_stopped(
         tmp_path: Path) -> None:
     club = played(tmp_path)
-    check = club.referee.ledger_check
+    check = club.referee.settings.ledger_check
     assert check.state == "verified" and check.head is None   # the first start: empty
     club.restart()
-    check = club.referee.ledger_check
+    check = club.referee.settings.ledger_check
     head = club.referee.store.anchor()
     assert check.state == "verified" and check.head == head and check.rows == head.id
     assert note(club)["id"] == head.id
@@ -68,8 +68,8 @@ def test_an_honest_club_is_proved_at_each_start_from_where_the_last_stopped(
         "anyone can check it with the club's public key"]
     club.say("mod !mod bp Olaf +1.0 prize")
     club.restart()   # only the rows since the note are walked
-    assert club.referee.ledger_check.state == "verified"
-    assert club.referee.ledger_check.rows == 1
+    assert club.referee.settings.ledger_check.state == "verified"
+    assert club.referee.settings.ledger_check.rows == 1
 
 
 def test_a_row_forged_after_the_note_is_said_in_the_log_and_by_audit(
@@ -81,7 +81,7 @@ def test_a_row_forged_after_the_note_is_said_in_the_log_and_by_audit(
     sql(club, "UPDATE ledger SET bp = 100 WHERE id = :id", id=newest.id + 1)
     with caplog.at_level(logging.ERROR, logger="bot.app"):
         club.restart()
-    check = club.referee.ledger_check
+    check = club.referee.settings.ledger_check
     assert check.state == "failed" and check.broken == newest.id + 1
     assert f"ledger row {newest.id + 1}: content does not match its hash" in check.first
     assert any("the ledger does not verify" in r.getMessage() for r in caplog.records)
@@ -109,7 +109,7 @@ def test_a_note_moved_on_without_the_key_walks_the_whole_chain(tmp_path: Path) -
     sql(club, "UPDATE settings SET value = :v WHERE key = :k",
         v=json.dumps({"value": moved}), k=CHECKED)
     club.restart()
-    check = club.referee.ledger_check
+    check = club.referee.settings.ledger_check
     assert check.state == "failed" and "ledger row 1: content does not match" in check.first
 
 
@@ -125,7 +125,7 @@ def test_rows_cut_off_below_the_note_are_said(tmp_path: Path, cut: str) -> None:
     sql(club, "UPDATE ledger_head SET last_id = :keep, last_hash = COALESCE((SELECT hash "
         "FROM ledger WHERE id = :keep), :genesis)", keep=keep, genesis="0" * 64)
     club.restart()
-    check = club.referee.ledger_check
+    check = club.referee.settings.ledger_check
     assert check.state == "failed"
     assert check.first.startswith(f"the bot proved the ledger through row {noted['id']} ")
     assert "is gone: rows cut off" in check.first
@@ -143,6 +143,6 @@ def test_a_removal_deleted_below_the_note_brings_no_moderator_back(tmp_path: Pat
     club.restart()   # the note now covers the removal
     sql(club, "DELETE FROM ledger WHERE entry = 'moderator-removed'")
     club.restart()
-    check = club.referee.ledger_check
+    check = club.referee.settings.ledger_check
     assert check.state == "failed" and "of the rows before it are gone" in check.first
     assert "only moderators use !mod" in club.say("mallory !mod bp Olaf +3.0 mine")[0]

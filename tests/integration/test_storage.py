@@ -40,9 +40,11 @@ from rules.ancath.tables import Skill
 from rules.codec import encode
 from rules.errors import RulesError
 from rules.systems import AN_CATH
-from storage import audit, ledger
-from storage.db import head_revision, make_engine, open_database, upgrade
+from storage import ledger
+from storage.db import open_database
+from storage.db_engines import make_engine
 from storage.models import FightCommand, LedgerRow, Setting
+from storage.schema_revision import head_revision, upgrade
 from storage.store import (
     UNDO,
     Busy,
@@ -53,6 +55,7 @@ from storage.store import (
     Store,
     UnknownWarrior,
 )
+from storage.warrior_totals import derived_totals
 
 TABLES = ("warriors", "ledger", "fights", "fight_sides", "fight_commands", "fight_events")
 
@@ -162,7 +165,7 @@ def test_buy_skill_appends_spend_rows_and_totals_follow(store: Store) -> None:
     with pytest.raises(RulesError):  # 1 BP left, a new skill costs 3
         store.buy_skill("Olaf", Skill.AXE, "olaf_acct")
     assert len(store.ledger("Olaf")) == 4
-    totals = audit.derived_totals(_all_rows(store.engine))[olaf.id]
+    totals = derived_totals(_all_rows(store.engine))[olaf.id]
     assert totals["bp"] == 50 and totals["bp_spent"] == 4
     assert totals["skills"] == {s.value: v for s, v in olaf.sheet.skills.items()}
     assert store.verify() == []

@@ -15,7 +15,8 @@ from rules.ancath.tables import Armour, Skill
 from rules.contest.model import parse_fighter
 from rules.general.model import GeneralFighter, parse_dice
 from rules.systems import AN_CATH
-from storage.db import downgrade, head_revision, make_engine, upgrade
+from storage.db_engines import make_engine
+from storage.schema_revision import downgrade, head_revision, upgrade
 from storage.store import Store
 
 NAMES = ("Olaf", "Gorbag", "Snaga", "Alain", "Farthan")

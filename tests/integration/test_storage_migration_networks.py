@@ -16,8 +16,9 @@ from test_storage import KILL, START, play
 from transcript import warrior  # tests/unit, put on the path by conftest.py
 
 from rules.systems import AN_CATH
-from storage.db import downgrade, head_revision, make_engine, upgrade
+from storage.db_engines import make_engine
 from storage.errors import DatabaseProblem
+from storage.schema_revision import downgrade, head_revision, upgrade
 from storage.store import ChallengeRecord, Store
 
 SETTINGS = {

@@ -23,7 +23,9 @@ from transcript import warrior  # tests/unit, put on the path by conftest.py
 
 from rules.systems import AN_CATH
 from storage.club import VersionReader
-from storage.db import head_revision, make_engine, open_database
+from storage.db import open_database
+from storage.db_engines import make_engine
+from storage.schema_revision import head_revision
 from storage.store import Busy, ChallengeRecord, OpenFight, Store
 
 RACER = Path(__file__).with_name("racer.py")
@@ -258,7 +260,8 @@ def test_two_processes_challenge_the_same_warrior_at_once(
 
 OPEN_AT = """\
 import sys, time
-from storage.db import head_revision, open_database
+from storage.db import open_database
+from storage.schema_revision import head_revision
 time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
 engine = open_database(sys.argv[1])
 with engine.connect() as connection:

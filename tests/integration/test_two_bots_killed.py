@@ -26,7 +26,7 @@ from bot_pair import NETWORKS, Bots, Side
 from ircbot import BOT_NICK
 from sqlalchemy import text
 
-from storage.db import make_engine
+from storage.db_engines import make_engine
 
 pytestmark = pytest.mark.parametrize("database_url", [pytest.param(
     "postgresql", marks=pytest.mark.postgresql)], indirect=True)

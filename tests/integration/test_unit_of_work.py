@@ -29,12 +29,14 @@ from bot.clock import FakeClock
 from bot.config import BotConfig
 from bot.console import serve
 from bot.dice import ScriptedDice
-from bot.fights.challenges import Challenge, keep_challenge
+from bot.fights.challenges import keep_challenge
 from bot.fights.play import table_of
+from bot.fights.table import Challenge
 from bot.odds.worker import InlineExecutor
 from bot.referee import Referee
 from rules.systems import AN_CATH
-from storage.db import READ_ONLY, open_database
+from storage.db import open_database
+from storage.db_engines import READ_ONLY
 from storage.keys import Keyring
 from storage.records import ChallengeRecord
 from storage.store import DuplicateName, Store
@@ -252,10 +254,10 @@ def test_a_command_refused_after_it_wrote_says_and_keeps_nothing(
     referee: Referee, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def second_thoughts(ctx: Ctx) -> None:
-        keep_challenge(ctx.referee, table_of(ctx), Challenge(
-            "Olaf", "olaf", "Gorbag", "gob", "duel", ctx.referee.clock.now() + 600))
-        ctx.referee.set_setting(ctx.referee.channel_setting("timelimit", "#arena"), 3, ctx.who,
-                                "quicker")
+        keep_challenge(ctx.services, table_of(ctx), Challenge(
+            "Olaf", "olaf", "Gorbag", "gob", "duel", ctx.services.clock.now() + 600))
+        settings = ctx.services.settings
+        settings.set_setting(settings.channel_setting("timelimit", "#arena"), 3, ctx.who, "quicker")
         ctx.say("Gorbag, Olaf challenges you to a duel")
         raise Refusal("on second thoughts, no")
 
@@ -267,8 +269,8 @@ def test_a_command_refused_after_it_wrote_says_and_keeps_nothing(
     before = rows(referee.store.engine)
     assert say(referee, "olaf !rethink") == ["#arena olaf: on second thoughts, no"]
     assert rows(referee.store.engine) == before
-    assert referee.table("#arena").challenge is None
-    assert referee.turn_seconds("#arena") == 600
+    assert referee.tables.table("#arena").challenge is None
+    assert referee.settings.turn_seconds("#arena") == 600
     assert say(referee, "gob !accept") == ["#arena gob: there is no challenge to you here"]
 
 
@@ -280,7 +282,7 @@ def test_a_commit_that_fails_is_answered_like_a_failed_write(referee: Referee) -
     event.listen(referee.store.engine, "commit", locked)
     assert say(referee, "olaf !challenge Gorbag duel") == [
         "#arena olaf: the club's records are busy, try again in a moment"]
-    assert referee.table("#arena").challenge is None
+    assert referee.tables.table("#arena").challenge is None
     assert referee.store.challenges() == []
     assert say(referee, "olaf !challenge Gorbag duel") == [
         "#arena Gorbag, Olaf challenges you to a duel: gob may !accept or !decline."]
@@ -383,8 +385,8 @@ def test_a_rollback_in_one_channel_leaves_another_channels_commit(
     """Gorbag's fight with Olaf in #arena is being written when a moderator's command
     in #pit starts, waits for the lock, writes and is refused: the fight stays open."""
     def second_thoughts(ctx: Ctx) -> None:
-        ctx.referee.set_setting(ctx.referee.channel_setting("timelimit", "#pit"), 3, ctx.who,
-                                "quicker")
+        settings = ctx.services.settings
+        settings.set_setting(settings.channel_setting("timelimit", "#pit"), 3, ctx.who, "quicker")
         raise Refusal("on second thoughts, no")
 
     commands = Registry()
@@ -408,8 +410,8 @@ def test_a_rollback_in_one_channel_leaves_another_channels_commit(
     accept.join(20)
     rethink.join(20)
     assert answers["rethink"] == ["#pit mod: on second thoughts, no"]
-    assert referee.table("#arena").fight is not None
-    assert referee.turn_seconds("#pit") == 600
+    assert referee.tables.table("#arena").fight is not None
+    assert referee.settings.turn_seconds("#pit") == 600
 
 
 def test_a_fight_being_written_is_not_read_aloud_before_it_is_committed(
@@ -452,6 +454,6 @@ def test_a_channel_setting_is_kept_by_the_tables_spelling_on_the_console(
     serve(referee, ["#a[1] olaf !challenge Gorbag duel", "#a{1} mod !mod rolls manual",
                     "#a[1] gob !accept"], written.append, tick_seconds=0.05)
     assert "#a{1} mod: rolls in #a{1} are now manual" in written
-    assert referee.rolls_mode("#a[1]") == "manual"
+    assert referee.settings.rolls_mode("#a[1]") == "manual"
     assert referee.store.setting("rolls:default:#a[1]", None) == "manual"
     assert referee.store.setting("rolls:default:#a{1}", None) is None

@@ -27,9 +27,10 @@ from bot.chat.registry import (
 
 def ctx(text: str, *, channel: str | None = "#arena", moderator: bool = False) -> Ctx:
     name, *args = text.removeprefix("!").split()
-    referee: Any = SimpleNamespace(is_moderator=lambda _sender: moderator)
+    services: Any = SimpleNamespace(
+        identity=SimpleNamespace(is_moderator=lambda _sender: moderator))
     msg = Incoming(sender=Sender(nick="ann", account="ann"), text=text, channel=channel)
-    return Ctx(referee, msg, name, args)
+    return Ctx(services, msg, name, args)
 
 
 def module(name: str, **functions: Any) -> ModuleType:

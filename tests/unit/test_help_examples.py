@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.app import commands_for
 from bot.chat.registry import Example
-from bot.referee import REGISTRY
+from bot.systems.registry import PLUGINS
 
 INTEGRATION = str(Path(__file__).resolve().parents[1] / "integration")
 if INTEGRATION not in sys.path:
@@ -20,6 +21,7 @@ if INTEGRATION not in sys.path:
 
 from club import Club  # noqa: E402  (tests/integration/club.py)
 
+REGISTRY = commands_for(PLUGINS.values())
 SPECS = {spec.name: spec for spec in REGISTRY.values()}
 """One entry per command (aliases share their command's spec)."""
 

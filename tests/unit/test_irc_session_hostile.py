@@ -60,6 +60,15 @@ def test_an_own_join_without_a_channel_asks_no_who() -> None:
     assert session.who_timed_out() == [WhoDone("#b")]
 
 
+def test_an_echo_that_cannot_be_written_back_asks_nothing() -> None:
+    """A channel that could not be one parameter of a WHO is never asked of; a PING's
+    CR never reaches the PONG (it would end the line there)."""
+    session = fresh("none")
+    session.receive(":srv 001 Ref :Welcome")
+    assert session.receive(":Ref!u@h JOIN ::arena") == []
+    assert session.receive("PING :a\rQUIT") == [Send("PONG :a QUIT", at_once=True)]
+
+
 def test_a_rule_that_fails_on_a_line_is_reported_not_raised(
         monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(_session: IrcSession, _line: Line) -> list[Action]:

@@ -20,7 +20,8 @@ from engine_fights import KINDS, warriors
 
 from bot.odds.advisor import best_defence, policy
 from bot.odds.chain import Chain, key, roll_classes
-from bot.odds.regular import Next, Regular, Won
+from bot.odds.nodes import Next, Won
+from bot.odds.regular import Regular
 from rules.ancath import apply, start
 from rules.ancath.chances import TWO_HANDERS, secondary_weapon
 from rules.ancath.commands import Roll

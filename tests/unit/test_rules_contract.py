@@ -161,7 +161,7 @@ def _imports(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("module", ["storage/awards.py", "storage/replay.py"])
+@pytest.mark.parametrize("module", ["storage/awards.py", "storage/fight_rebuild.py"])
 def test_storage_writes_effects_without_importing_a_system(module: str) -> None:
     packages = [f"rules.{name}" for name in SYSTEMS]   # rules.ancath, rules.contest, ...
     system_modules = [m for m in _imports(ROOT / module)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from toy_system import TOY
 
-from bot.referee import commands_for
+from bot.app import commands_for
 from bot.systems.registry import PLUGINS
 from rules.systems import SYSTEMS
 

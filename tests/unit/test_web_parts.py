@@ -12,7 +12,7 @@ import pytest
 
 from bot.ledger_csv import spreadsheet_safe
 from bot.web.chart import HEIGHT, WIDTH, bp_chart
-from bot.web.integrity import Checked, IntegrityCheck
+from bot.web.integrity_check import Checked, IntegrityCheck
 from bot.web.query import BadRequest, NotNow, day, log_place, number, one_of, place_text, words
 from bot.web.redact import hide_hosts, who
 from storage.audit import Report

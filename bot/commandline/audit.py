@@ -1,6 +1,5 @@
-"""``ancath-bot audit verify``, ``audit export``, ``key public`` and ``db seal-legacy``:
-the ledger proved from a database with its keys, or from an export with the club's
-public key alone, and a club from before ledger keys sealed once, on the operator's word.
+"""``ancath-bot audit verify`` and ``audit export``: the ledger proved from a database
+with its keys, or from an export with the club's public key alone.
 
 ``audit verify`` exits 0 when everything is proved, 1 when it found problems, 2 when it
 cannot check (a key not available, an unreadable file); each problem is one line.
@@ -13,24 +12,21 @@ import os
 import sys
 import tempfile
 import unicodedata
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.commandline.keys import keyring_of
 from bot.config import ConfigError
-from storage.audit import Report, ranges
+from storage.audit import Report
 from storage.audit_export import ExportError, verify_export
-from storage.db import open_database, open_read_only
+from storage.chain import ranges
+from storage.db import open_read_only
 from storage.keys import Keyring
 from storage.ledger import Anchor, anchors_in
-from storage.ledger_view import LedgerFilter
-from storage.models import Entry
 from storage.signing import PublicKey
 from storage.store import Store
 
-__all__ = ["export", "key_public", "printable", "public_key", "seal_legacy", "verify"]
-
-KeyringOf = Callable[[argparse.Namespace, str], Keyring]
+__all__ = ["export", "printable", "public_key", "verify"]
 
 
 def printable(text: str) -> str:
@@ -49,42 +45,7 @@ def public_key(text: str) -> PublicKey:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def key_public(args: argparse.Namespace, url: str, keyring_of: KeyringOf) -> int:
-    """``key public``: the public key of the key that signs, one line."""
-    keyring = keyring_of(args, url)
-    if not keyring.keys:
-        print(f"ancath-bot: no ledger key; a key is looked for in {keyring.looked}",
-              file=sys.stderr)
-        return 2
-    print(keyring.signer().public.text)
-    return 0
-
-
-def seal_legacy(args: argparse.Namespace, url: str, keyring_of: KeyringOf) -> int:
-    """``db seal-legacy``: the legacy rows of a club from before ledger keys sealed by a
-    signed ``ledger-keyed`` row that names how many rows it seals (and ``attested`` rows
-    of its warriors and finished fights), once; the schema is upgraded first, as the
-    bot's start does. The bot never does this on its own: anyone who can write the
-    database can make a chain of legacy rows."""
-    engine = open_database(url)
-    try:
-        store = Store(engine, keyring=keyring_of(args, url))
-        before = store.ledger_head()
-        written = store.seal_legacy(legacy=True)
-        keyed = store.ledger_page(LedgerFilter(entry=Entry.LEDGER_KEYED), limit=1).rows
-    finally:
-        engine.dispose()
-    if not written or before is None or not keyed or keyed[0]["id"] != before.id + 1:
-        print("nothing to seal: no ledger row waits for a seal (the ledger is empty, or "
-              "signed already)")
-        return 0
-    print(f"sealed {before.id} ledger rows (1..{before.id}) with key "
-          f"{store.keyring.signer().public.id}: the signed ledger-keyed row #{before.id + 1} "
-          f"names them, and {written - 1} attested rows follow it; the bot starts now")
-    return 0
-
-
-def export(args: argparse.Namespace, url: str, keyring_of: KeyringOf) -> int:
+def export(args: argparse.Namespace, url: str) -> int:
     """``audit export --out FILE``: written beside it, then renamed over it, so a reader
     never sees half a file."""
     out = Path(args.out)
@@ -124,7 +85,7 @@ def _anchors(args: argparse.Namespace) -> list[Anchor]:
     return anchors
 
 
-def verify(args: argparse.Namespace, url: str | None, keyring_of: KeyringOf) -> int:
+def verify(args: argparse.Namespace, url: str | None) -> int:
     """``audit verify``, of the database (``--db``, ``--config``) or of ``--export``."""
     anchors = _anchors(args)
     trusted = [args.public_key] if args.public_key is not None else []

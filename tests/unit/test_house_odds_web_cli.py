@@ -1,0 +1,94 @@
+"""The odds chain, the leadership pages and the command line as rooms of the house
+(issue 33): no import circle among their modules (a lazy or ``TYPE_CHECKING`` import
+counts), no module over 400 lines, no performance figure in a docstring (figures age
+there: they live in ``bench/README.md``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ROOMS = {
+    "the odds chain": ["bot/odds/chain.py", "bot/odds/linear.py", "bot/odds/regular.py",
+                       "bot/odds/nodes.py", "bot/odds/hits.py"],
+    "the leadership pages": ["bot/web/*.py"],
+    "the command line": ["bot/cli/*.py", "bot/cli.py", "bot/audit_cli.py"],
+}
+FIGURE = re.compile(r"\b\d[\d,.]*\s?(?:ms|µs|s|x)\b|times (?:faster|slower)|per second"
+                    r"|\bgrows about \d|\b20\d\d-\d\d-\d\d\b.*\b(?:run|took|measured)")
+
+
+def _files(room: str) -> list[Path]:
+    return sorted(p for pattern in ROOMS[room] for p in ROOT.glob(pattern) if p.is_file())
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, anywhere in it (a function's body too)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One circle of ``graph``, or None."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt):], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        state[node] = 2
+        path.pop()
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_no_import_runs_in_a_circle(room: str) -> None:
+    modules = {_module(p): p for p in _files(room)}
+    graph = {name: _imports(path) & modules.keys() - {name} for name, path in modules.items()}
+    assert _circle(graph) is None
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_every_module_is_at_most_400_lines(room: str) -> None:
+    long = {str(p.relative_to(ROOT)): n for p in _files(room)
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
+    assert long == {}
+
+
+@pytest.mark.parametrize("room", sorted(ROOMS))
+def test_no_docstring_holds_a_performance_figure(room: str) -> None:
+    figures = []
+    for path in _files(room):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                    and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                figures += [f"{path.name}: {m.group()}"
+                            for m in FIGURE.finditer(body[0].value.value)]
+    assert figures == []
