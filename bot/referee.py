@@ -16,7 +16,6 @@ when there is a list (:meth:`Referee.serves`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import replace
 
@@ -61,9 +60,7 @@ class Referee:
                                  Identity(config, settings), Desk(), commands)
         """What every command gets (:class:`bot.chat.registry.Services`)."""
         self.tables, self.settings, self.identity = tables, settings, self.services.identity
-        self.people, self.odds = self.identity.people, self.services.odds
-        self.is_ignored, self.new_session = self.identity.is_ignored, self.identity.new_session
-        self.renamed, self.gone = self.identity.renamed, self.identity.gone
+        self.odds = self.services.odds
         self.channels: list[str] = list(config.irc.channels) if config.irc else []
         """The channels the bot serves (for lines every channel must hear)."""
         self.heard: Folded[str] = Folded()
@@ -105,51 +102,9 @@ class Referee:
         self.heard.remap(name)
         self.identity.remap(name)
 
-    @property
-    def realm(self) -> str | None:
-        """This network's name when it is not the club's home (the transport sets it):
-        :attr:`bot.identity.Identity.realm`."""
-        return self.identity.realm
-
-    @realm.setter
-    def realm(self, realm: str | None) -> None:
-        self.identity.realm = realm
-
-    @property
-    def shares_channel(self) -> Callable[[str], bool] | None:
-        """Whether the bot shares a channel with a nick now (the transport sets it)."""
-        return self.identity.shares_channel
-
-    @shares_channel.setter
-    def shares_channel(self, shares: Callable[[str], bool] | None) -> None:
-        self.identity.shares_channel = shares
-
-    @property
-    def not_in(self) -> dict[str, str]:
-        """The channels served but not joined, with why (the transport sets it)."""
-        return self.tables.not_in
-
-    @not_in.setter
-    def not_in(self, not_in: dict[str, str]) -> None:
-        self.tables.not_in = not_in
-
-    @property
-    def later(self) -> Callable[[list[Outgoing]], None]:
-        """Where lines go that are ready after ``handle`` returned (work done off the
-        event loop, such as ``!odds``); the transport sets it."""
-        return self.odds.later
-
-    @later.setter
-    def later(self, later: Callable[[list[Outgoing]], None]) -> None:
-        self.odds.later = later
-
     def resume(self) -> list[str]:
         """Take up what the records hold open here (:func:`bot.resuming.resume`)."""
         return resuming.resume(self.services, self.serves)
-
-    def resume_line(self, channel: str) -> Outgoing | None:
-        """The line a channel gets when the bot (re)joins it (:func:`bot.resuming.resume_line`)."""
-        return resuming.resume_line(self.services, channel)
 
     def serves(self, channel: str) -> bool:
         """Whether ``channel`` is this referee's: any channel of its network when the
@@ -198,7 +153,7 @@ class Referee:
         parsed = split_command(msg.text, self.config.command_prefix)
         spec = self.commands.get(parsed[0]) if parsed is not None else None
         if parsed is None or (spec is None and not parsed[0].isalpha()):
-            if not self.is_ignored(msg.sender):   # chatter: as the list was last read
+            if not self.identity.is_ignored(msg.sender):   # chatter: as the list was last read
                 self._saw(msg)
             return []
         name, args = parsed
@@ -206,7 +161,7 @@ class Referee:
         try:
             with command_unit(ctx) if writes else nullcontext():
                 self.settings.refresh()   # a writer reads, checks and writes in one transaction
-                if self.is_ignored(msg.sender):
+                if self.identity.is_ignored(msg.sender):
                     return []
                 self._saw(msg)
                 if spec is None:
@@ -236,7 +191,7 @@ class Referee:
 
     def _saw(self, msg: Incoming) -> None:
         """Who is behind the nick, and the channel, as a line shows them."""
-        self.people.saw(msg.sender.nick, msg.sender.identity)
+        self.identity.people.saw(msg.sender.nick, msg.sender.identity)
         if msg.channel is not None:
             self.heard.setdefault(msg.channel, msg.channel)
 

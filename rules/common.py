@@ -8,6 +8,7 @@ Contest and the General rules all store a ``Roll``, ``Forfeit`` or ``ModeratorEn
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -16,6 +17,7 @@ from rules.errors import FightOver, IllegalCommand
 
 __all__ = [
     "Awaiting", "Forfeit", "ModeratorEnd", "Outcome", "Roll", "Yield", "check_command",
+    "undo_point",
 ]
 
 
@@ -65,3 +67,17 @@ def check_command(state: RulesState, command: ModeratorEnd | _Sided) -> None:
             raise IllegalCommand("the winner must be side 0 or 1")
     elif command.side not in (0, 1):
         raise IllegalCommand("a command's side must be 0 or 1")
+
+
+def undo_point(commands: Sequence[object]) -> int:
+    """How many commands remain after a moderator's undo (R8.1 as the club applies it to
+    every system): the index of the last command that is not a Roll.
+
+    An undo takes back one decision (An Cath's Defend, a contest's Strike, an Attack, a
+    Yield, a Forfeit, a ModeratorEnd...) with the rolls after it, and no more: undoing
+    a Defend keeps the attack roll and asks the defender again. Rolls alone (An Cath's
+    initiative) are nothing to undo."""
+    for index in range(len(commands) - 1, -1, -1):
+        if not isinstance(commands[index], Roll):
+            return index
+    raise IllegalCommand("nothing to undo")

@@ -13,7 +13,7 @@ sans-I/O ``IrcSession`` (bot/irc/session.py), one per connection: every raw line
 it and this module carries out what it answers, keeping the timers (ANSWER_TIMEOUT,
 JOIN_TIMEOUT, nick regain) and passing who is who on to the referee's ``People`` book,
 what people say to the referee (commands within each sender's pace, bot/irc/admission.py),
-and the channels it is not in to ``Referee.not_in`` (a moderator's ``!status``). A line
+and the channels it is not in to the tables' ``not_in`` (a moderator's ``!status``). A line
 for a channel the bot is not in waits for its JOIN (bot/irc/held.py). Only what must
 precede registration goes out directly (CAP, AUTHENTICATE, and the library's NICK and
 USER), and PONG; everything after it, JOINs, WHOs, PINGs, NICK regains and CTCP replies
@@ -31,6 +31,7 @@ from collections.abc import Callable
 
 from irc.client import Event, ServerConnection
 
+from bot import resuming
 from bot.chat.lanes import Lanes
 from bot.chat.messages import Incoming, Outgoing, Priority
 from bot.config import IrcConfig
@@ -88,12 +89,12 @@ class IrcBot:
         self.realm = realm(referee, config)
         """This network's name when it is not the club's home: the prefix of every
         identity here (bot/irc/session.py), and of names typed here."""
-        referee.realm = self.realm
+        referee.services.identity.realm = self.realm
         self.outbox = Outbox(config.flood)
         self.session = self._new_session()
         """The protocol state (bot/irc/session.py) of the current connection; ``_session``
         runs one connection with a new one."""
-        referee.shares_channel = lambda nick: self.session.members.shares(nick)
+        referee.services.identity.shares_channel = lambda nick: self.session.members.shares(nick)
         self.connected = asyncio.Event()
         """Set while registered: the outbox sends only then."""
         self.connection: ServerConnection | None = None
@@ -101,7 +102,7 @@ class IrcBot:
         self.pace = Pace(USER_BURST, USER_RATE)
         """Per-player command pacing (bot/irc/pacing.py)."""
         self.admission = Admission(self.outbox, self.pace,
-                                   lambda sender: referee.is_ignored(sender),
+                                   lambda sender: referee.services.identity.is_ignored(sender),
                                    config.flood.reply_seconds)
         """What people say that goes on (bot/irc/admission.py)."""
         self._deadlines: dict[str, float] = {}
@@ -151,7 +152,7 @@ class IrcBot:
         def later(out: list[Outgoing]) -> None:
             loop.call_soon_threadsafe(self._deliver, out)
 
-        self.referee.later = later
+        self.referee.services.odds.later = later
         sender = asyncio.create_task(self.outbox.run(self._send_line, self.connected))
         ticker = asyncio.create_task(self._tick())
         backoff = 1.0
@@ -188,9 +189,9 @@ class IrcBot:
         """One connection, until it closes; True when it got as far as registering."""
         self._closed = asyncio.Event()
         self.session = self._new_session()
-        self._deadlines, self._farewell, self.referee.not_in = {}, None, {}
+        self._deadlines, self._farewell, self.referee.services.tables.not_in = {}, None, {}
         self.outbox.new_session()
-        self.referee.new_session()
+        self.referee.services.identity.new_session()
         conn = self.connection = aio_client.new_connection(
             {"all_raw_messages": self._on_raw, "disconnect": self._on_disconnect})
         await aio_client.connect(conn, self.config, self.nick)
@@ -317,11 +318,11 @@ class IrcBot:
                     else:
                         self.outbox.raw(line, Priority.FIGHT if in_turn else CONTROL)
                 case Seen(nick, identity):
-                    self.referee.people.saw(nick, identity)
+                    self.referee.services.identity.people.saw(nick, identity)
                 case Gone(nick):
-                    self.referee.gone(nick)
+                    self.referee.services.identity.gone(nick)
                 case Renamed(old, new):
-                    self.referee.renamed(old, new)
+                    self.referee.services.identity.renamed(old, new)
                 case Prefix(mask):
                     self.outbox.prefix = mask
                 case WhoDone(channel):
@@ -356,8 +357,9 @@ class IrcBot:
     def _not_in(self) -> None:
         """Tell the referee the channels the bot is not in now (read by another thread:
         a new dict each time); the chatter held for them goes (bot/irc/held.py)."""
-        self.referee.not_in = dict(self.session.joins.not_in.items())
-        self.held.out_of(self.referee.not_in, self.session.casemapping)
+        tables = self.referee.services.tables
+        tables.not_in = dict(self.session.joins.not_in.items())
+        self.held.out_of(tables.not_in, self.session.casemapping)
 
     def _regain_nick(self) -> None:
         if self.connected.is_set() and self.session.wants_nick:
@@ -370,7 +372,7 @@ class IrcBot:
         (``Brenna (alice) to act``)."""
 
         def resumed() -> list[Outgoing]:
-            line = self.referee.resume_line(channel)
+            line = resuming.resume_line(self.referee.services, channel)
             return [line] if line is not None else []
 
         self.lanes.run(True, lambda: self._guard(resumed), self._deliver)

@@ -161,8 +161,8 @@ def _accept_words(command: Command) -> str | None:
 _WEAPONS = tuple((w.value,) for w in Weapon)
 
 AN_CATH: Plugin[FightState, Command] = Plugin(
-    systems.AN_CATH, "An Cath",
-    verbs(
+    system=systems.AN_CATH, label="An Cath",
+    verbs=verbs(
         _act(Action.ATTACK, "Attack", "a roll against your weapon skill"),
         _act(Action.DOUBLE, "Two attacks (club, shortsword or a pair of shortswords)"),
         _act(Action.PRESS, "Attack at +25; only Luck (5) to defend in the foe's next turn"),
@@ -188,8 +188,9 @@ AN_CATH: Plugin[FightState, Command] = Plugin(
                                      ("prisoner", "ransom", "ten", "goats")),
              chat=False),  # bot.fights.challenges' !accept: it takes up challenges too
     ),
-    Roll, Forfeit, ModeratorEnd, wording.describe, wording.prompt, wording.status,
-    wording.waiting, wording.undone,
-    Fighters("", "<culture> <skill>... [armour]", _create, wording.sheet_line, _keep,
-             wording.listing, _show),
+    roll=Roll, forfeit=Forfeit, end=ModeratorEnd, describe=wording.describe,
+    asks=wording.prompt, glance=wording.status, waiting=wording.waiting,
+    undone=wording.undone,
+    fighters=Fighters("", "<culture> <skill>... [armour]", _create, wording.sheet_line,
+                      _keep, wording.listing, _show),
 )

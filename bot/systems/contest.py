@@ -36,16 +36,17 @@ def _create(name: str, words: Sequence[str], _settings: Settings) -> ContestFigh
     return parse_fighter(name, words[0], words[1], armour)
 
 CONTEST: Plugin[ContestState, Command] = Plugin(
-    systems.CONTEST, "Simple Contest",
-    verbs(
+    system=systems.CONTEST, label="Simple Contest",
+    verbs=verbs(
         fixed("strike", "Simple Contest: strike this round; the bot rolls d20 when both "
               "have", Strike),
         fixed("yield", "Give up the fight", Yield),
     ),
-    Roll, Forfeit, ModeratorEnd, wording.describe, wording.prompt, wording.status,
-    wording.waiting, undone, Fighters(
+    roll=Roll, forfeit=Forfeit, end=ModeratorEnd, describe=wording.describe,
+    asks=wording.prompt, glance=wording.status, waiting=wording.waiting, undone=undone,
+    fighters=Fighters(
         "contest", _USAGE, _create, wording.sheet_line,
         summary="a Simple Contest fighter (R9): rating 1..20, masteries as W (15W, 3W2), a "
                 "mastery edge as ^5W; e.g. !create Alain contest 15W sword^3 armour 2"),
-    wording.opening,
+    opens=wording.opening,
 )

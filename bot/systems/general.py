@@ -42,15 +42,16 @@ def _create(name: str, words: Sequence[str], _settings: Settings) -> GeneralFigh
         int(values["protection"]))
 
 GENERAL: Plugin[GeneralState, Command] = Plugin(
-    systems.GENERAL, "General rules",
-    verbs(
+    system=systems.GENERAL, label="General rules",
+    verbs=verbs(
         fixed("attack", "Attack", Attack, "a d20 Test"),
         fixed("yield", "Give up the fight", Yield),
     ),
-    Roll, Forfeit, ModeratorEnd, wording.describe, wording.prompt, wording.status,
-    wording.waiting, undone, Fighters(
+    roll=Roll, forfeit=Forfeit, end=ModeratorEnd, describe=wording.describe,
+    asks=wording.prompt, glance=wording.status, waiting=wording.waiting, undone=undone,
+    fighters=Fighters(
         "general", _USAGE, _create, wording.sheet_line,
         summary="a General-rules fighter (R10), health 20 unless given; e.g. !create Farthan "
                 "general health=25 str=13 skill=14 weapon=1d10 base=1d8 defense=0 protection=2"),
-    wording.opening,
+    opens=wording.opening,
 )

@@ -80,9 +80,9 @@ _MOST_WORDED = 1024
 """Decisions are few (a verb a side, with its few arguments); a bound all the same."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Plugin(Generic[S, C]):
-    """Everything the bot knows of one rules system."""
+    """Everything the bot knows of one rules system, built by keywords."""
 
     system: RuleSystem
     label: str

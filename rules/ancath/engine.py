@@ -23,7 +23,7 @@ bonus declarations) and ``steps`` (the small state changes they share, and the e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from rules.ancath.actions import act, defend
@@ -49,7 +49,7 @@ from rules.ancath.sheet import Sheet, Status
 from rules.ancath.state import Awaiting, Ending, FightState, Kind, Need, Outcome, RollFor
 from rules.ancath.steps import Out, end, loadout_event, name_of, new_fighter
 from rules.ancath.turns import choose_order, wield
-from rules.common import check_command
+from rules.common import check_command, undo_point
 from rules.errors import IllegalCommand, NotYourTurn
 
 __all__ = ["EXPECTS", "apply", "start", "undo_point"]
@@ -98,20 +98,6 @@ def apply(state: FightState, command: Command) -> tuple[FightState, tuple[Event,
     """Apply one command; raise a RulesError, changing nothing, when it is refused."""
     out: Out = []
     return _apply(state, command, out), tuple(out)
-
-
-def undo_point(commands: Sequence[Command]) -> int:
-    """How many commands remain after a moderator's undo (R8.1 as the club applies it):
-    the index of the last command that is not a Roll.
-
-    An undo takes back one decision (Act, Defend, ChooseOrder, Wield, DeclareBonus,
-    AcceptYield, RejectYield, Stop, Forfeit or ModeratorEnd) with the rolls after it,
-    and no more: undoing a Defend keeps the attack roll and asks the defender again.
-    Rolls alone (initiative) are nothing to undo."""
-    for index in range(len(commands) - 1, -1, -1):
-        if not isinstance(commands[index], Roll):
-            return index
-    raise IllegalCommand("nothing to undo")
 
 
 def _apply(state: FightState, command: Command, out: Out) -> FightState:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rules.common import check_command
+from rules.common import check_command, undo_point
 from rules.contest.model import (
     Awaiting,
     Command,
@@ -25,7 +25,6 @@ from rules.contest.model import (
     ModeratorEnd,
     Need,
     Outcome,
-    Roll,
     Rolled,
     RoundResolved,
     Side,
@@ -181,14 +180,3 @@ def _roll(state: ContestState, side: int, value: int) -> tuple[ContestState, tup
 
 def _end(state: ContestState, outcome: Outcome) -> tuple[ContestState, tuple[Event, ...]]:
     return replace(state, outcome=outcome, awaiting=None), (FightEnded(outcome),)
-
-
-def undo_point(commands: Sequence[Command]) -> int:
-    """The index of the last command that is not a Roll: a moderator's undo takes back
-    one decision (Strike, Yield, Forfeit or ModeratorEnd) and the rolls after it, and
-    no more, the same rule as An Cath's ``undo_point`` (R8.1 as the club applies it to
-    every system). Rolls alone are nothing to undo."""
-    for index in range(len(commands) - 1, -1, -1):
-        if not isinstance(commands[index], Roll):
-            return index
-    raise IllegalCommand("nothing to undo")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from rules.common import check_command
+from rules.common import check_command, undo_point
 from rules.errors import IllegalCommand, InvalidRoll, NotYourTurn
 from rules.general.model import (
     Attack,
@@ -37,7 +37,6 @@ from rules.general.model import (
     Need,
     Outcome,
     Parried,
-    Roll,
     RollFor,
     Side,
     TurnStarted,
@@ -180,14 +179,3 @@ def _next_turn(state: GeneralState, out: Out, getting_up: bool = False) -> Gener
 def _end(state: GeneralState, outcome: Outcome, out: Out) -> GeneralState:
     out.append(FightEnded(outcome))
     return replace(state, outcome=outcome, awaiting=None, exchange=None)
-
-
-def undo_point(commands: Sequence[Command]) -> int:
-    """The index of the last command that is not a Roll: a moderator's undo takes back
-    one decision (Attack, Yield, Forfeit or ModeratorEnd) and the rolls after it, and
-    no more, the same rule as An Cath's ``undo_point`` (R8.1 as the club applies it to
-    every system). Rolls alone are nothing to undo."""
-    for index in range(len(commands) - 1, -1, -1):
-        if not isinstance(commands[index], Roll):
-            return index
-    raise IllegalCommand("nothing to undo")

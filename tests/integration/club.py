@@ -10,7 +10,7 @@ and the referee behind a fake transport that records every line it would send.
 <text>"``, like the console, and returns the lines sent, as ``"<target> <text>"``, split
 as IRC would split them (the budget before the bot knows its own prefix), so a test
 that compares lists counts the lines a command costs. ``!odds`` simulations run in the
-caller's thread, so their answers (``Referee.later``) are ready at once and come in what
+caller's thread, so their answers (``Desk.later``) are ready at once and come in what
 ``say`` returns. A fight's closing line ends with its ledger anchor, ``ledger #<row>
 <mac>``; the MAC depends on the club's random key, so the lines say ``<mac>`` for it
 (``test_ledger_trust`` checks real anchors).
@@ -70,7 +70,7 @@ class Club:
     def _referee(self) -> Referee:
         referee = build_referee(self.config, dice=self.dice, clock=self.clock,
                                 odds_workers=InlineExecutor(), odds_ahead=self.odds_ahead)
-        referee.later = self._later.extend
+        referee.odds.later = self._later.extend
         return referee
 
     def _lines(self, out: list[Outgoing]) -> list[str]:

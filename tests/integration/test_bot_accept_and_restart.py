@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from club import Club
 
+from bot import resuming
 from rules.systems import SYSTEMS
 
 CHALLENGE = "#arena Gorbag, Olaf challenges you to a practice fight: gob may !accept or !decline."
@@ -75,13 +76,13 @@ def test_a_fight_left_waiting_for_its_initiative_rolls_gets_them_at_the_next_sta
     club.dice.push(50, 40)
     assert club.restart() == []
     assert club.dice.left == 0
-    resumed = club.referee.resume_line("#arena")
+    resumed = resuming.resume_line(club.referee.services, "#arena")
     assert resumed is not None and resumed.text == (
         "Fight resumed: Olaf rolls 50 for initiative. Gorbag rolls 40 for "
         "initiative. Olaf (olaf) chooses: !first | !second")
     # The rolls are kept: another restart has nothing left to roll.
     assert club.restart() == []
-    resumed = club.referee.resume_line("#arena")
+    resumed = resuming.resume_line(club.referee.services, "#arena")
     assert resumed is not None and resumed.text == (
         "Fight resumed: Olaf (olaf) chooses: !first | !second")
     assert club.say("olaf !first")[0].startswith("#arena Olaf acts first.")
@@ -167,7 +168,8 @@ def test_an_open_fight_whose_setup_is_unreadable_blocks_its_channel_until_a_mode
              "moderator ends it: !mod end draw <reason> (or !mod end <warrior> <reason>)")
     # today: not a word in the channel, and the channel free while the fight stays open
     # in the records, so the next challenge here is accepted into "busy"
-    joined = club.referee.resume_line("#arena")   # what the channel hears as the bot joins
+    # what the channel hears as the bot joins
+    joined = resuming.resume_line(club.referee.services, "#arena")
     assert joined is not None and joined.text == stuck
     assert "fight 1 in #arena is not resumed" in caplog.text and "!mod end" in caplog.text
     assert club.say("bob !challenge Ulf") == [f"#arena bob: {stuck}"]
@@ -186,5 +188,5 @@ def test_an_open_fight_whose_setup_is_unreadable_blocks_its_channel_until_a_mode
     assert club.referee.store.open_fights() == ([], [])
     assert not club.warrior("Olaf")["in_fight"] and club.warrior("Olaf")["bp"] == 0
     assert club.say("bob !challenge Ulf")[0].startswith("#arena Ulf, Finn challenges you")
-    assert club.restart() == [] and club.referee.resume_line("#arena") is None
+    assert club.restart() == [] and resuming.resume_line(club.referee.services, "#arena") is None
     assert "Traceback" not in caplog.text

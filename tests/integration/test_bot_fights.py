@@ -41,6 +41,7 @@ from typing import Any
 
 from club import Club
 
+from bot import resuming
 from rules.ancath.events import PrisonerTaken
 
 OLAF_TURN = "Olaf (olaf) to act: !attack 25 | !press 50 | !test 40 | !close 30 | !flee | !yield"
@@ -493,7 +494,7 @@ def test_restart_mid_fight_resumes_where_it_was(tmp_path: Path) -> None:
     assert club.restart() == []
     assert club.warrior("Gorbag")["in_fight"]
     # After a restart nobody has spoken yet: players are named by their accounts.
-    resumed = club.referee.resume_line("#arena")
+    resumed = resuming.resume_line(club.referee.services, "#arena")
     assert resumed is not None and resumed.text == f"Fight resumed: turn 1, {GORBAG_DEFENDS}"
     one(club, "gob !status", "Turn 1, standard range. Olaf (broadsword): unhurt / Gorbag "
         "(spear): unhurt.", GORBAG_DEFENDS)

@@ -89,12 +89,12 @@ def test_a_login_is_the_nick_and_host_it_came_from(tmp_path: Path) -> None:
     assert "only moderators" in said(club, EVE, "!mod bp Gorbag +4.0 x", "#arena")[0]
     assert "only moderators" in said(club, BOSS, "!mod bp Gorbag +4.0 x", "#arena")[0]
     said(club, BOSS, "!mod login hunter2hunter2")
-    club.referee.renamed("boss", "bossman")  # a nick change ends the login: log in again
+    club.referee.identity.renamed("boss", "bossman")  # a nick change ends the login: log in again
     moved = Sender(nick="bossman", mask="bossman!~boss@10.0.0.9", host="~boss@10.0.0.9")
     assert "only moderators" in said(club, moved, "!mod fairy open", "#arena")[0]
     said(club, moved, "!mod login hunter2hunter2")
     assert said(club, moved, "!mod fairy open", "#arena")[0].endswith("creation is open")
-    club.referee.gone("bossman")  # quit, or parted the last shared channel
+    club.referee.identity.gone("bossman")  # quit, or parted the last shared channel
     assert "only moderators" in said(club, moved, "!mod fairy close", "#arena")[0]
     assert club.referee.store.ledger("Gorbag")[-1]["entry"] == "created"
 

@@ -64,7 +64,7 @@ def test_a_moderator_is_known_by_services_account_not_by_nick(
             await until(lambda: accounts.get("boss") == "BossAcct"
                         and accounts.get("other") == "OtherAcct")
             assert accounts.get("BossAcct") is None and accounts.get("olaf") is None
-            people = run.referee.people  # the same WHOX: names by account, else user@host
+            people = run.referee.identity.people  # the same WHOX: names by account, else user@host
             assert people.identity("boss") == "BossAcct"
             assert people.identity("olaf") == olaf.user_host
             await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
@@ -106,7 +106,7 @@ def test_a_players_account_owns_the_warrior_across_nicks_and_connections(
             gob, alt, eve = await joining
             await login(inspircd, "gob", "GobAcct")
             await until(lambda: run.bot.accounts.get("gob") == "GobAcct")  # account-notify
-            assert run.referee.people.identity("gob") == "GobAcct"
+            assert run.referee.identity.people.identity("gob") == "GobAcct"
             await gob.say("#arena", "!create Gorbag goblin club spear")
             await from_bot(gob, "created Gorbag (goblin, leather, gob)")  # named by nick
 
@@ -240,8 +240,8 @@ def test_the_same_account_on_another_network_is_another_player(
                                  login(south, "alice", "AliceAcct"))
             await until(lambda: north.bot.accounts.get("alice") == "AliceAcct"
                         and other.bot.accounts.get("alice") == "AliceAcct")
-            assert north.referee.people.identity("alice") == "AliceAcct"
-            assert other.referee.people.identity("alice") == "south:AliceAcct"
+            assert north.referee.identity.people.identity("alice") == "AliceAcct"
+            assert other.referee.identity.people.identity("alice") == "south:AliceAcct"
             await home_alice.say("#arena", "!create Astrid free-clans axe shield")
             await from_bot(home_alice, "created Astrid")
             await south_alice.say("#arena", "!warriors")

@@ -160,7 +160,7 @@ def test_the_fight_goes_on_after_the_server_restarts(ngircd: NgircdServer, tmp_p
             run.dice.push(50, 40)
             await gob.say("#arena", "!accept")
             await from_bot(olaf, "Olaf (olaf) chooses")
-            people = run.referee.people
+            people = run.referee.identity.people
             assert people.identity("eve") == "~eve@127.0.0.1"
             # the bot reconnects once the players are back, so they hear it rejoin
             back = asyncio.Event()
@@ -199,7 +199,7 @@ def test_the_book_of_people_follows_joins_who_nicks_parts_kicks_and_quits(
         early = await player(server, "early")  # there before the bot (and op): from WHO
         await early.join("#side")
         async with bot_on(server, tmp_path, channels=("#arena", "#side")) as run:
-            people, accounts = run.referee.people, run.bot.accounts
+            people, accounts = run.referee.identity.people, run.bot.accounts
             await until(lambda: people.identity("early") == "~early@127.0.0.1")
             late = await player(server, "late")  # from its JOIN
             await until(lambda: people.identity("late") == "~late@127.0.0.1")

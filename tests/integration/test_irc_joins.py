@@ -106,7 +106,7 @@ def test_refused_joins_are_logged_and_named_to_a_moderator_by_status(
             store = run.referee.store
             store.set_setting(password_key("mod"),
                               hash_password("modpass123", "mod", store.keyring), "test")
-            await until(lambda: len(run.referee.not_in) == 2)
+            await until(lambda: len(run.referee.tables.not_in) == 2)
             mod, ann = await player(server, "mod", user="mod"), await player(server, "ann")
             await mod.say(BOT_NICK, "!mod login modpass123")
             await from_bot(mod, "logged in as moderator mod")
@@ -138,8 +138,8 @@ def test_status_names_the_channels_it_is_not_in_in_one_line(tmp_path: Path) -> N
     """A moderator's ``!status`` with 21 channels refused: as many as fit one line, then
     how many more."""
     club = Club(tmp_path)
-    club.referee.not_in = {f"#channel-{n:02}": "too many channels" for n in range(11, 32)}
-    club.referee.not_in["#channel-11"] = "banned"
+    club.referee.tables.not_in = {f"#channel-{n:02}": "too many channels" for n in range(11, 32)}
+    club.referee.tables.not_in["#channel-11"] = "banned"
     said = club.say("mod !status")
     assert len(said) == 1 and len(said[0].encode()) <= 400, said
     assert said[0].startswith(
@@ -148,7 +148,7 @@ def test_status_names_the_channels_it_is_not_in_in_one_line(tmp_path: Path) -> N
     assert said[0].endswith(" more")
     assert club.say("olaf !status") == [
         "#arena olaf: there is no fight in this channel; start one with !challenge"]
-    club.referee.not_in = {}
+    club.referee.tables.not_in = {}
     assert club.say("mod !status") == [
         "#arena mod: there is no fight in this channel; start one with !challenge"]
 
@@ -158,7 +158,7 @@ def test_status_of_a_fight_keeps_the_fight_first(tmp_path: Path) -> None:
     club.say("gob !create Gorbag goblin club spear")
     club.say("olaf !create Olaf free-clans broadsword shield")
     club.say("olaf !challenge Gorbag")
-    club.referee.not_in = {"#side": "kicked by op"}
+    club.referee.tables.not_in = {"#side": "kicked by op"}
     assert club.say("mod !status") == [
         "#arena Olaf has challenged Gorbag (practice). | not in 1 channel: #side (kicked "
         "by op)"]
@@ -220,7 +220,7 @@ def test_a_silent_server_costs_10_s_a_join_and_fight_lines_wait_for_their_channe
     assert server(":srv 001 AnCath :Welcome") == ["JOIN #arena"]
     assert later(9.9) == []
     assert later(0.2) == ["JOIN #side"]  # 10 s, not 30
-    assert club.referee.not_in == {"#arena": "no answer"}
+    assert club.referee.tables.not_in == {"#arena": "no answer"}
     bot._deliver(said("#arena"))
     assert server(f"{me} JOIN #side") == ["WHO #side"]
     assert server(":op!~op@op.host KICK #side AnCath :out") == []

@@ -24,6 +24,7 @@ from transcript import warrior
 from bot.systems.plugin import Plugin, help_lines
 from bot.systems.registry import PLUGINS
 from bot.wording.common import Cast
+from rules import common
 from rules.codec import encode
 from rules.contest.model import parse_fighter
 from rules.errors import RulesError
@@ -161,3 +162,17 @@ def test_every_system_creates_and_describes_its_fighters(plugin: Plugin[Any, Any
         shown = plugin.fighters.show(record)
         assert (shown["name"], shown["owner"], shown["status"], shown["captor"]) == (
             fighter.name, "al", "free", None)
+
+
+def test_a_plugin_is_built_by_keywords_alone() -> None:
+    fields = {name: getattr(TOY, name) for name in (
+        "system", "label", "verbs", "roll", "forfeit", "end", "describe", "asks", "glance",
+        "waiting", "undone", "fighters")}
+    assert Plugin(**fields) == TOY
+    with pytest.raises(TypeError):
+        Plugin(*fields.values())  # type: ignore[call-arg]  # the twelve, as once built
+
+
+def test_every_system_undoes_by_the_one_shared_rule() -> None:
+    # R8.1: an undo takes back the last decision and the rolls after it, in every system
+    assert {system.undo_point for system in SYSTEMS.values()} == {common.undo_point}

@@ -200,10 +200,11 @@ def sheet_line(record: WarriorRecord[Coin], owner: str) -> str:
 
 
 TOY: Plugin[CoinState, Command] = Plugin(
-    TOY_RULES, "Coin duel",
-    verbs(fixed("flip", "Call the coin; a d2 decides when both have", Flip),
-          fixed("yield", "Give up the fight", Yield)),
-    Roll, Forfeit, ModeratorEnd, describe, prompt, status, waiting, undone,
-    Fighters("toy", "", create, sheet_line),
+    system=TOY_RULES, label="Coin duel",
+    verbs=verbs(fixed("flip", "Call the coin; a d2 decides when both have", Flip),
+                fixed("yield", "Give up the fight", Yield)),
+    roll=Roll, forfeit=Forfeit, end=ModeratorEnd, describe=describe, asks=prompt,
+    glance=status, waiting=waiting, undone=undone,
+    fighters=Fighters("toy", "", create, sheet_line),
 )
 """The one entry that plugs the coin duel into the bot."""
