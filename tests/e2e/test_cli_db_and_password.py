@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_cli_ops import one_line_error
 
 from bot.chat.moderators import password_key, verify_password
 from bot.cli import main
@@ -24,15 +25,6 @@ def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     """The command as an operator runs it, its standard input a pipe (no terminal)."""
     return subprocess.run([sys.executable, "-m", "bot.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=60)
-
-
-def one_line_error(result: subprocess.CompletedProcess[str], *words: str) -> str:
-    assert result.returncode == 2, result
-    assert result.stderr.startswith("ancath-bot: ") and result.stderr.count("\n") == 1
-    assert "Traceback" not in result.stderr
-    for word in words:
-        assert word in result.stderr
-    return result.stderr
 
 
 def _club(tmp_path: Path) -> tuple[Path, Path]:

@@ -32,12 +32,14 @@ def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
                           capture_output=True, text=True, timeout=60)
 
 
-def one_line_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
+def one_line_error(result: subprocess.CompletedProcess[str], *words: str) -> str:
+    """The one line a refusal is (exit 2, no traceback), holding ``words``."""
     assert result.returncode == 2, result
     assert result.stderr.startswith("ancath-bot: ") and result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr
     for word in words:
         assert word in result.stderr
+    return result.stderr
 
 
 def test_version() -> None:
