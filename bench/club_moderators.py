@@ -27,6 +27,7 @@ ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:  # run as a script from anywhere: make the repository importable
     sys.path.insert(0, ROOT)
 
+from rules.systems import SYSTEMS  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.keys import Keyring, new_key  # noqa: E402
 from storage.store import Store  # noqa: E402
@@ -62,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
                 raw.commit()
             finally:
                 raw.close()
-            store = Store(engine, keyring=Keyring.of(new_key(), source="the bench's own key"))
+            store = Store(engine, systems=SYSTEMS,
+                          keyring=Keyring.of(new_key(), source="the bench's own key"))
             indexed = p50_ms(store, args.reads)
             with engine.begin() as connection:
                 connection.exec_driver_sql("DROP INDEX ix_ledger_entry")

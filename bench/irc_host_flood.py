@@ -37,6 +37,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,7 +93,7 @@ async def measure(server: NgircdServer, folder: Path, *, identities: int = 10,
     server.restart()
     async with bot_on(server, folder, channels=(ARENA, SIDE)) as run:
         dice = FightDice()
-        run.referee.dice = dice
+        run.referee.services = replace(run.referee.services, dice=dice)
         olaf, gob = await fight(server, dice)
         flooders = [await IrcClient.connect(server.port, f"flood{i}", f"fl{i}")
                     for i in range(identities)]

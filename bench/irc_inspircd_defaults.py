@@ -35,7 +35,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +117,7 @@ async def measure(server: InspircdServer, folder: Path, seconds: float, channels
     queued = 0
     listeners = [asyncio.create_task(room.listen()) for room in rooms]
     async with bot_on(server, folder, channels=tuple(names)) as run:
-        run.referee.dice = OsDice()
+        run.referee.services = replace(run.referee.services, dice=OsDice())
         outbox = run.bot.outbox
         message = outbox.message
 

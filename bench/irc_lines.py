@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,7 +175,7 @@ class Seat:
 async def capacity(run: Running, server: NgircdServer, fights: int, seconds: float,
                    scale: float) -> dict[str, float]:
     """``fights`` busy channels for ``seconds`` (scaled) on one connection."""
-    run.referee.dice = OsDice()
+    run.referee.services = replace(run.referee.services, dice=OsDice())
     budget = run.bot.outbox.budget
     seats: list[Seat] = []
     for index in range(fights):
@@ -221,7 +221,7 @@ async def measure(fights: int, sizes: list[int], seconds: float, scale: float,
     try:
         async with bot_on(server, folder, database=str(folder / "lines.sqlite3")) as run:
             run.bot.outbox.budget = unpaced()
-            run.referee.dice = OsDice()
+            run.referee.services = replace(run.referee.services, dice=OsDice())
             olaf, gob = await player(server, "olaf"), await player(server, "gob")
             await olaf.say("#arena", "!create Olaf free-clans broadsword shield")
             await gob.say("#arena", "!create Gorbag goblin club spear")

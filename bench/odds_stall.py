@@ -35,6 +35,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +88,7 @@ async def setup(run: Running, server: NgircdServer) -> list[IrcClient]:
     await from_bot(olaf, "Olaf (olaf) chooses:")
     await olaf.say(ARENA, "!first")
     await from_bot(olaf, "Olaf (olaf) to act:")
-    run.referee.dice = OsDice()  # a 1d1 is always 1
+    run.referee.services = replace(run.referee.services, dice=OsDice())  # a 1d1 is always 1
     fans = [await IrcClient.connect(server.port, f"fan{i}") for i in range(FANS)]
     for fan in fans:
         await fan.join(SIDE)

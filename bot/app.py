@@ -22,7 +22,8 @@ from bot.odds import advice, desk
 from bot.odds.worker import start_workers
 from bot.referee import Referee
 from bot.systems.plugin import Plugin
-from bot.systems.registry import PLUGINS
+from bot.systems.registry import SYSTEMS
+from rules.systems import SYSTEMS as RULE_SYSTEMS  # the one registry's, once it holds them
 from storage import ledger
 from storage.db import close_database, open_database
 from storage.errors import DatabaseProblem
@@ -33,14 +34,20 @@ __all__ = ["COMMAND_MODULES", "build_referee", "commands_for", "freeze_start", "
 
 log = logging.getLogger(__name__)
 
-COMMAND_MODULES = (basics, warriors, history, mod, challenges, play, time_limits, advice)
-"""The modules whose commands the bot answers."""
+COMMAND_MODULES = (basics, warriors, history, challenges, play, time_limits, advice)
+"""The modules whose commands the bot answers, whatever the systems."""
 
 
-def commands_for(plugins: Iterable[Plugin[Any, Any]]) -> Registry:
-    """The bot's commands with the fight verbs of ``plugins`` (before ``!status``)."""
+def commands_for(systems: Iterable[Plugin[Any, Any]]) -> Registry:
+    """The bot's commands for ``systems``: ``!create``, ``!sheet``, ``!warriors`` and
+    ``!mod`` built with them, their fight verbs (before ``!status``) and each one's own
+    commands outside a fight (An Cath's ``!buy``, the General rules' ``!travel``)."""
+    plugins = tuple(systems)
     modules: list[ModuleType | Iterable[Spec]] = list(COMMAND_MODULES)
+    modules.insert(modules.index(warriors), warriors.commands(plugins))
+    modules.insert(modules.index(challenges), mod.commands(plugins))
     modules.insert(modules.index(play), play.verb_commands(plugins))
+    modules.extend(p.commands for p in plugins)
     return load(modules)
 
 
@@ -70,7 +77,7 @@ def build_referee(
     engine = open_database(url)
     if not keyring.keys and not ledger.is_keyed(engine):
         keyring = load_keyring(url, key_file)   # the first start: make the default key
-    store = Store(engine, keyring=keyring, network=config.network)
+    store = Store(engine, keyring=keyring, network=config.network, systems=RULE_SYSTEMS)
     store.check_signing_key()
     sealed = store.seal_legacy()
     if sealed:
@@ -86,7 +93,7 @@ def build_referee(
                   "ancath-bot audit verify", verdict.first, verdict.broken)
     workers = odds_workers if odds_workers is not None else start_workers()
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock(),
-                      commands_for(PLUGINS.values()))
+                      commands_for(SYSTEMS))
     referee.settings.ledger_check = verdict
     desk.attach(referee, workers, work_ahead=odds_ahead)
     referee.resume()

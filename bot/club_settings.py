@@ -13,12 +13,13 @@ import logging
 import math
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from bot.config import BotConfig
-from bot.fights.table import Tables
+from bot.fights.table import ChannelFight, ChannelFights
 from bot.irc.casemap import fold
 from bot.staged import Staged
 from storage.club import VersionReader
@@ -26,7 +27,7 @@ from storage.proof import UNCHECKED, Verdict
 from storage.records import ClubState
 from storage.store import StorageError, Store
 
-__all__ = ["ClubSettings"]
+__all__ = ["ChannelRules", "ClubSettings"]
 
 log = logging.getLogger("ancath.referee")
 
@@ -51,11 +52,22 @@ _SETTING_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
 and the command that sets it again."""
 
 
+@dataclass(frozen=True, slots=True)
+class ChannelRules:
+    """A channel's rules as one command reads them, once (:meth:`ClubSettings.rules_of`)."""
+
+    rolls_auto: bool
+    """The bot rolls every die the fight waits for (``!mod rolls auto``), else the
+    fighters roll them (``!rol d100``)."""
+    turn_seconds: float
+    """The time to decide (R7.4)."""
+
+
 class ClubSettings:
     """The settings (club-wide, and per channel by the spelling of its table) and the
     moderators named in chat, read again when the club's version moved."""
 
-    def __init__(self, config: BotConfig, store: Store, tables: Tables) -> None:
+    def __init__(self, config: BotConfig, store: Store, tables: ChannelFights) -> None:
         self.config, self.store, self.tables = config, store, tables
         self.kept: Staged[ClubState] = Staged(exact=True)
         """The club's state as last read (one key); a writing command changes its own
@@ -142,18 +154,33 @@ class ClubSettings:
         """The key of a channel's setting (``rolls:libera:#duels``): by the network and
         the spelling of the channel's table, so every spelling the casemapping folds
         alike shares it."""
-        return f"{what}:{self.config.network}:{self.tables.table(channel).channel.casefold()}"
+        return self._key(what, self.tables.table(channel))
+
+    def _key(self, what: str, table: ChannelFight) -> str:
+        return f"{what}:{self.config.network}:{table.channel.casefold()}"
 
     def ignore_list(self) -> list[str]:
         """Accounts and masks (``*`` and ``?`` allowed) the bot ignores (``!mod ignore``)."""
         return list(self.setting("ignored", []))
 
     def rolls_mode(self, channel: str) -> str:
-        return str(self.setting(self.channel_setting("rolls", channel), self.config.rolls))
+        return self._rolls(self.channel_setting("rolls", channel))
 
     def turn_seconds(self, channel: str) -> float:
         """The decision time limit in ``channel`` (R7.4): a moderator's, or the config's."""
-        minutes = self.setting(self.channel_setting("timelimit", channel), None)
+        return self._seconds(self.channel_setting("timelimit", channel))
+
+    def rules_of(self, table: ChannelFight) -> ChannelRules:
+        """The rules of ``table``'s channel, read once for a command: how its dice are
+        rolled and its time to decide (as :meth:`rolls_mode` and :meth:`turn_seconds`)."""
+        return ChannelRules(self._rolls(self._key("rolls", table)) == "auto",
+                            self._seconds(self._key("timelimit", table)))
+
+    def _rolls(self, key: str) -> str:
+        return str(self.setting(key, self.config.rolls))
+
+    def _seconds(self, key: str) -> float:
+        minutes = self.setting(key, None)
         return float(minutes if minutes is not None else self.config.turn_timeout_minutes) * 60
 
     def odds_for(self, channel: str) -> str:

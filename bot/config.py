@@ -24,6 +24,7 @@ from pydantic import (
 )
 from pydantic_settings import EnvSettingsSource, SettingsError
 
+from bot import tls_settings as tls
 from bot.config_rules import (
     ENV_NESTING,
     ENV_PREFIX,
@@ -33,7 +34,6 @@ from bot.config_rules import (
     refuse,
     stray_variable,
 )
-from bot.irc import tls
 from bot.masks import is_mask, unverified_masks
 from storage.models import DEFAULT_NETWORK
 from storage.signing import PublicKey

@@ -49,7 +49,7 @@ def serve(
     lines the referee finishes later (``!odds``) are written as they come. At end of
     input it waits for those still due (at most ``ANSWERS_WAIT``) and writes them."""
     inbox: queue.Queue[str | list[Outgoing] | None] = queue.Queue()
-    referee.services.odds.later = inbox.put
+    referee.services.odds.deliver_answers = inbox.put
 
     def read() -> None:
         try:

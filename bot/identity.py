@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from bot.casemap import DEFAULT, fold, fold_mask, glob_match
 from bot.chat.logins import Logins
 from bot.chat.messages import Sender
 from bot.chat.people import People
 from bot.club_settings import ClubSettings
 from bot.config import NETWORK, BotConfig
-from bot.irc.casemap import DEFAULT, fold, fold_mask, glob_match
 
 __all__ = ["Identity"]
 
@@ -36,7 +36,7 @@ class Identity:
         """Whether the bot shares a channel with a nick now (the IRC transport sets it):
         a password login needs one, since only there the bot sees the nick quit or
         change. None (the console): no such check."""
-        self.realm: str | None = None
+        self.foreign_network: str | None = None
         """This network's name when it is not the club's home network (the transport
         sets it): the names it hands over carry it (``oftc:alice``), and so do the
         names typed here (:meth:`club_name`)."""
@@ -107,7 +107,8 @@ class Identity:
         ``oftc:bob``), unless it begins with a network's name (``libera:bob``; the
         ``:`` of an IPv6 host does not count)."""
         named = _NETWORK_NAMED.match(typed) is not None
-        return f"{self.realm}:{typed}" if self.realm and not named else typed
+        network = self.foreign_network
+        return f"{network}:{typed}" if network and not named else typed
 
     def is_ignored(self, sender: Sender) -> bool:
         """Whether the bot takes nothing from ``sender``; a moderator never is ignored."""

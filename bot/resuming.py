@@ -34,12 +34,13 @@ def resume(services: Services, serves: Callable[[str], bool]) -> list[str]:
     for fight in fights:
         table = tables.table(fight.channel)
         table.fight, table.last_fight_id = fight, fight.id
+        rules = services.settings.rules_of(table)
         try:
-            play.resume_rolls(services, table)
+            play.resume_rolls(services, table, rules)
         except StorageError as error:   # the fight still waits; a command retries
             log.error("fight %d in %s: its due rolls were not made: %s",
                       fight.id, fight.channel, error)
-        play.restart_timer(services, table)   # the time to decide starts again (R7.4)
+        play.restart_timer(services, table, rules)   # the time to decide starts again (R7.4)
         advice.foresee(services, fight)   # its odds worked out ahead again, from here
     challenges.resume_challenges(services, serves)
     for problem in problems:

@@ -1,6 +1,6 @@
 """Values kept by name (a channel's table, the club's settings) that a unit of work on
-one thread changes on copies of its own, published when it commits
-(:mod:`bot.chat.units`)."""
+one thread changes on copies of its own, published when it commits and dropped when it
+does not (:mod:`bot.chat.units`): :class:`UnitCopies`."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ import threading
 from collections.abc import Iterator
 from typing import TypeVar
 
-from bot.irc.casemap import DEFAULT, Folded, fold
+from bot.casemap import DEFAULT, Folded, fold
 
-__all__ = ["Staged"]
+__all__ = ["Staged", "UnitCopies"]
 
 V = TypeVar("V")
 
 
-class Staged(Folded[V]):
+class UnitCopies(Folded[V]):
     """A :class:`Folded` whose values a unit on one thread changes on copies: while it
     has a layer staged, that thread reads and writes copies in its top layer (made as it
     first reads a value, from the layers below or the committed values) and every other
@@ -85,6 +85,9 @@ class Staged(Folded[V]):
     def drop(self) -> None:
         """Forget this thread's top layer."""
         self._layers().pop()
+
+
+Staged = UnitCopies  # old name, kept until PLAY moves (bot/club_settings.py, bot/fights/table.py)
 
 
 def _copy(value: V) -> V:

@@ -9,8 +9,10 @@ system's own, for its wording (``bot/wording``). A bare ``RuleSystem`` is any sy
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Generic
 
 from typing_extensions import TypeVar
@@ -18,8 +20,9 @@ from typing_extensions import TypeVar
 from rules.codec import Codec
 from rules.contract import Awaiting, Outcome, RulesState
 from rules.effects import Effect
+from rules.stored import SheetCodec, Whole
 
-__all__ = ["Awaiting", "Outcome", "RuleSystem", "RulesState"]
+__all__ = ["Awaiting", "Outcome", "RuleSystem", "RulesState", "dataclasses_of", "no_bp"]
 
 S = TypeVar("S", bound=RulesState, default=Any)
 """The system's fight state."""
@@ -54,3 +57,25 @@ class RuleSystem(Generic[S, C, E, F]):
     bp_applied: Callable[[int, int], int]
     """``bp_applied(bp, tenths)``: what a change of ``tenths`` makes to a total of
     ``bp`` within the system's bounds (R2.6), for an award and for an undo's reversal."""
+    stored: SheetCodec | None = None
+    """How a warrior row keeps its fighters (``rules.stored``); None: whole, encoded."""
+
+    def sheets(self) -> SheetCodec:
+        """Its fighters to and from a warrior row's stored values."""
+        return self.stored if self.stored is not None else Whole(self.codec)
+
+
+def dataclasses_of(module: ModuleType) -> list[type]:
+    """Every dataclass a model module defines: its commands, events and fighters (what a
+    system's codec stores)."""
+    return [
+        v for v in vars(module).values()
+        if isinstance(v, type) and dataclasses.is_dataclass(v)
+        and v.__module__ == module.__name__
+    ]
+
+
+def no_bp(_bp: int, _tenths: int) -> int:
+    """``bp_applied`` of a system whose fighters keep no BP (Simple Contest and the
+    General rules, R9.6): nothing changes."""
+    return 0

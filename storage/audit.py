@@ -39,6 +39,7 @@ from storage.models import (
     FightSide,
     Warrior,
 )
+from storage.sheets import Systems
 from storage.signing import PublicKey
 from storage.warrior_totals import add_total, differences, new_totals
 
@@ -76,12 +77,13 @@ class Report:
                 f"a key is looked for in {keyring.looked}" for kid, ids in self.missing.items()]
 
 
-def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
-           trusted: Sequence[PublicKey] = ()) -> Report:
+def verify(session: Session, keyring: Keyring, systems: Systems,
+           anchors: Sequence[Anchor] = (), trusted: Sequence[PublicKey] = ()) -> Report:
     """Prove the chain, the head, every anchor, every warrior's cached fields and every
     fight's digests; what disagrees is named in ``Report.problems``. Signed rows are
     proved by the ``trusted`` public keys and the keyring's; older rows by its secrets,
-    or by the seal the first signed row holds.
+    or by the seal the first signed row holds; warriors' sheets as ``systems`` record
+    them.
 
     The rows are walked once, ``VERIFY_BATCH`` at a time: what is kept is per warrior
     (its rebuilt fields), per fight (its marks' digests), the hashes of the rows the
@@ -90,7 +92,7 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
     walker = Walker(keyring, trusted, named_keys(session))
     totals = new_totals()
     marks = Marks()
-    setups = Setups()
+    setups = Setups(systems)
     wanted = {anchor.id for anchor in anchors}
     anchored: dict[int, tuple[str, str | None]] = {}
     for row in chain_rows(session):
@@ -108,7 +110,7 @@ def verify(session: Session, keyring: Keyring, anchors: Sequence[Anchor] = (),
         report.problems.append(
             f"ledger head does not match row {walker.last_id}: newest rows removed?")
     check_anchors(anchored, walker.last_id, anchors, walker.broken, report)
-    check_stored(session, totals, marks, report)
+    check_stored(session, totals, marks, report, systems)
     check_setups(session, setups, report)
     return report
 
@@ -137,12 +139,12 @@ def check_setups(session: Session, setups: Setups, report: Report) -> None:
 
 
 def check_stored(session: Session, totals: dict[int, dict[str, Any]], marks: Marks,
-                 report: Report) -> None:
+                 report: Report, systems: Systems) -> None:
     """Every warrior's stored columns against ``totals`` and every fight's logs and end
     against ``marks`` (the chain's, walked), into ``report`` (whose ``keyed`` says
     whether the chain is keyed)."""
     check_warriors(list(session.scalars(select(Warrior).order_by(Warrior.id))), totals,
-                   report)
+                   report, systems)
     marks.problems.clear()
     marks.check(lambda fight, seq: fight_digest(session, fight, seq))
     fights = session.execute(
@@ -193,7 +195,7 @@ def check_anchors(anchored: dict[int, tuple[str, str | None]], last_id: int,
 
 
 def check_warriors(warriors: Sequence[Any], totals: dict[int, dict[str, Any]],
-                   report: Report) -> None:
+                   report: Report, systems: Systems) -> None:
     """Each warrior's stored fields (``Warrior`` rows, or an export's) against the
     fields the chain gives it."""
     for gone in sorted(set(totals) - {w.id for w in warriors}):
@@ -212,7 +214,7 @@ def check_warriors(warriors: Sequence[Any], totals: dict[int, dict[str, Any]],
                                        "in the ledger")
             unnamed += 1
         label = derived.get("name", warrior.name)
-        for name, stored, proved in differences(warrior, derived):
+        for name, stored, proved in differences(warrior, derived, systems):
             report.problems.append(f"warrior {label}: {name} is {stored!r}, ledger "
                                    f"says {proved!r}")
     if unnamed and not report.keyed:

@@ -34,6 +34,7 @@ from storage.fight_digests import digest, setup_digest
 from storage.ledger import Anchor, chain_rows, head_row
 from storage.ledger_trust import named_keys
 from storage.models import Fight, FightCommand, FightEvent, FightSide, Warrior
+from storage.sheets import Handed, Systems
 from storage.signing import PublicKey
 from storage.warrior_totals import add_total, new_totals
 
@@ -225,11 +226,13 @@ def _row(number: int, values: dict[str, Any], source: str) -> _Row:
 
 
 def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
-                  anchors: Sequence[Anchor] = (), source: str = "the export") -> Proved:
+                  anchors: Sequence[Anchor] = (), source: str = "the export", *,
+                  systems: Handed) -> Proved:
     """Check an export with the ``trusted`` public keys: every link and signature, the
     seal of older rows, the head, the ``anchors``, every fight's logs against its
     closing rows and every warrior's stored columns against the chain. ``ExportError``
-    when it cannot be read."""
+    when it cannot be read. ``systems``: the rules systems whose sheets it holds."""
+    systems = systems if isinstance(systems, Systems) else Systems(systems)
     records = _parse(lines, source)
     first = next(records, None)
     if first is None or first[1].get("record") != "header" \
@@ -250,7 +253,7 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
     walker = Walker(trusted=trusted, known=known)
     totals = new_totals()
     marks = Marks()
-    setups = Setups()
+    setups = Setups(systems)
     wanted = {anchor.id for anchor in anchors}
     anchored: dict[int, tuple[str, str | None]] = {}
     counts = {"rows": 0, "fights": 0, "warriors": 0}
@@ -309,7 +312,7 @@ def verify_export(lines: Iterable[str], trusted: Sequence[PublicKey],
         report.problems.append(f"ledger head does not match row {walker.last_id}: newest "
                                "rows removed?")
     check_anchors(anchored, walker.last_id, anchors, walker.broken, report)
-    check_warriors(warriors, totals, report)
+    check_warriors(warriors, totals, report, systems)
     marks.check(lambda fight, seq: digests.get((fight, seq)))
     check_fights(fights, last_seqs, marks, report, last_events)
     report.problems += setups.problems + checked_setups

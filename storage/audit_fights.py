@@ -13,6 +13,7 @@ from typing import Any
 
 from storage.ledger import FIGHT_ENTRIES
 from storage.models import Entry
+from storage.sheets import Systems
 
 __all__ = ["PARTS", "DigestOf", "Marks", "Setups"]
 
@@ -37,28 +38,17 @@ def _sheet(total: dict[str, Any]) -> dict[str, Any]:
             "skills": dict(skills) if isinstance(skills, dict) else {}}
 
 
-def _unlike(sheet: Any, known: dict[str, Any]) -> list[str]:
+def _unlike(sheet: Any, known: dict[str, Any], systems: Systems) -> list[str]:
     """Where a setup's sheet differs from a warrior as the chain gave it (empty: it is
-    that warrior); fields the chain does not give (a legacy warrior's) are not asked."""
+    that warrior), as its system's codec compares them (a legacy warrior's, whose
+    system the chain does not give: the first system's); fields the chain does not give
+    (a legacy warrior's) are not asked."""
     if not isinstance(sheet, dict):
         return ["its sheet is unreadable"]
     found: list[str] = []
     if known["name"] is not None and sheet.get("name") != known["name"]:
         found.append(f"name {sheet.get('name')!r}, ledger says {known['name']!r}")
-    if known["system"] not in (None, "ancath"):
-        if known["profile"] is not None and sheet != known["profile"]:
-            found.append("its profile differs")
-        return found
-    for name in ("culture", "armour"):
-        if known[name] is not None and sheet.get(name) != known[name]:
-            found.append(f"{name} {sheet.get(name)}, ledger says {known[name]}")
-    given = sheet.get("skills")
-    skills: dict[str, Any] = given if isinstance(given, dict) else {}
-    found += [f"{skill} {skills.get(skill, 'none')}, ledger says "
-              f"{known['skills'].get(skill, 'none')}"
-              for skill in sorted(set(skills) | set(known["skills"]))
-              if skills.get(skill) != known["skills"].get(skill)]
-    return found
+    return found + systems.sheets(known["system"]).unlike(sheet, known)
 
 
 class Setups:
@@ -72,7 +62,8 @@ class Setups:
     (its reason, ``bought club 60->65``) and each armour change's ``was`` against the
     chain's value before the row."""
 
-    def __init__(self) -> None:
+    def __init__(self, systems: Systems) -> None:
+        self._systems = systems
         self._since: dict[int, list[dict[str, Any]]] = {}
         self.at_close: dict[int, tuple[int, dict[int, list[dict[str, Any]]]]] = {}
         """Per fight: its first closing row's id and, per side's warrior, its sheets."""
@@ -143,11 +134,11 @@ class Setups:
                 and 0 <= side < len(sheets) else None
             newest = states[-1]
             label = newest["name"] or f"warrior id {wid}"
-            if all(_unlike(sheet, state) for state in states):
+            if all(_unlike(sheet, state, self._systems) for state in states):
                 problems.append(
                     f"fight {fight_id}: side {side}'s setup sheet is not {label} as the "
                     f"ledger gives it before its end (ledger row {close}): "
-                    f"{'; '.join(_unlike(sheet, newest)[:4])}")
+                    f"{'; '.join(_unlike(sheet, newest, self._systems)[:4])}")
             owners = [state["owner"] for state in states if state["owner"] is not None]
             if owners and account not in owners:
                 problems.append(

@@ -39,6 +39,7 @@ from storage.keys import Keyring
 from storage.ledger import ROWS, chain_rows, head_row
 from storage.ledger_trust import holds
 from storage.models import Entry, LedgerRow, Warrior
+from storage.sheets import Systems
 from storage.signing import PublicKey
 from storage.warrior_rows import check_row
 from storage.warrior_totals import add_total, differences, new_totals
@@ -112,8 +113,9 @@ class Chained:
     needed). One thread at a time writes through a store; what is kept here is only
     ever replaced whole."""
 
-    def __init__(self, keyring: Callable[[], Keyring]) -> None:
+    def __init__(self, keyring: Callable[[], Keyring], systems: Systems) -> None:
         self._keyring = keyring
+        self._systems = systems
         self._warriors: dict[int, _Kept] = {}
         self._keys: dict[str, PublicKey] | None = None
         self._sealed: bytes | None = None
@@ -222,9 +224,9 @@ class Chained:
         """The warrior of ``row`` as the chain gives it; ``NotProved`` when its stored
         columns differ (logged, with every field). A row whose columns the bot cannot
         read at all is said as such first (``storage.warrior_rows.check_row``)."""
-        check_row(row)
+        check_row(row, self._systems)
         derived = self.warrior(session, row.id)
-        found = differences(row, derived)
+        found = differences(row, derived, self._systems)
         if found:
             log.warning("warrior %s (#%d): its stored columns differ from its ledger rows, "
                         "so nothing is written from them: %s", row.name, row.id,

@@ -10,11 +10,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from rules.replay import replay as replay_commands
-from rules.systems import SYSTEMS
 from storage.damage import unreadable
 from storage.errors import DamagedRecord
 from storage.models import Fight, FightCommand, FightEvent, FightSide
 from storage.records import OpenFight
+from storage.sheets import Systems
 
 __all__ = ["UNDO", "command_log", "load", "log_mismatch", "replay"]
 
@@ -39,19 +39,19 @@ def command_log(session: Session, fight_id: int) -> tuple[list[tuple[int, Any]],
     return rows, last
 
 
-def load(session: Session, fight_id: int) -> OpenFight:
-    return replay(session, fight_id)[0]
+def load(session: Session, fight_id: int, systems: Systems) -> OpenFight:
+    return replay(session, fight_id, systems)[0]
 
 
 def replay(
-    session: Session, fight_id: int
+    session: Session, fight_id: int, systems: Systems
 ) -> tuple[OpenFight, list[tuple[int, tuple[Any, ...]]]]:
-    """The fight rebuilt from its commands (``rules.replay``), with the events each
-    step gave (seq 0 is the start)."""
+    """The fight rebuilt from its commands (``rules.replay``) by its rules system among
+    ``systems``, with the events each step gave (seq 0 is the start)."""
     fight = session.get_one(Fight, fight_id)
-    if fight.system not in SYSTEMS:
+    if fight.system not in systems:
         raise DamagedRecord(f"its rules system {fight.system!r} is none the bot knows")
-    system = SYSTEMS[fight.system]
+    system = systems.rules(fight.system)
     try:
         sheets = tuple(system.codec.decode(s) for s in fight.setup["sheets"])
     except (KeyError, TypeError, ValueError, AttributeError) as error:

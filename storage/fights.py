@@ -19,7 +19,6 @@ from sqlalchemy.orm import Session
 
 from rules.codec import encode
 from rules.system import Outcome, RulesState, RuleSystem
-from rules.systems import SYSTEMS
 from storage.awards import Awards
 from storage.chained import NotProved
 from storage.club import drop_pending
@@ -89,7 +88,7 @@ class Fights(Awards):
                                         "for it here, by the ledger (the challenge was "
                                         "changed outside the bot?): a moderator must look; "
                                         "ancath-bot audit verify")
-                sheets = tuple(fighter_of(row) for row in rows)
+                sheets = tuple(fighter_of(row, self.systems) for row in rows)
                 state, events = system.start(kind, sheets)
                 connection = session.connection()   # Core: no ORM flush
                 fight_id: int = connection.execute(_FIGHTS, {
@@ -197,7 +196,7 @@ class Fights(Awards):
             with self._tx() as session:
                 for warrior in side_rows(session, fight_id):   # before the ledger head
                     self.chained.check(session, warrior)
-                fight = load(session, fight_id)
+                fight = load(session, fight_id, self.systems)
                 keep = fight.system.undo_point(fight.commands)
                 seq = fight.seq + 1
                 effective = command_log(session, fight_id)[0]
@@ -228,7 +227,7 @@ class Fights(Awards):
                                        actor=moderator, moderator=moderator,
                                        reason=f"undo: {reason}", created_at=now)
                 session.flush()
-                rebuilt = load(session, fight_id)
+                rebuilt = load(session, fight_id, self.systems)
                 anchor = session.info.get("anchor")
         except IntegrityError as error:
             if not unique_conflict(error):
@@ -250,7 +249,7 @@ class Fights(Awards):
                 if not serves(channel):
                     continue
                 try:
-                    fight, steps = replay(session, fight_id)
+                    fight, steps = replay(session, fight_id, self.systems)
                 except Exception as error:  # a replay that fails is reported, not fixed
                     problems.append(f"fight {fight_id} in {channel}: replay failed: {error}")
                     continue
@@ -321,11 +320,11 @@ class Fights(Awards):
 
     def fight(self, fight_id: int) -> OpenFight:
         with self._tx(write=False) as session:
-            return load(session, fight_id)
+            return load(session, fight_id, self.systems)
 
     def fight_events(self, fight_id: int) -> list[Any]:
         with self._tx(write=False) as session:
-            system = SYSTEMS[session.get_one(Fight, fight_id).system]
+            system = self.systems.rules(session.get_one(Fight, fight_id).system)
             rows = session.scalars(select(FightEvent.event).where(FightEvent.fight_id == fight_id)
                                    .order_by(FightEvent.seq, FightEvent.idx))
             return [system.codec.decode(data) for data in rows]

@@ -61,18 +61,19 @@ class History(UnitOfWork):
 
     def standings(self, culture: str | None = None) -> list[Standing]:
         """Every warrior by BP, most first, ties by wins, then by name; with
-        ``culture``, An Cath warriors of that culture only."""
+        ``culture``, An Cath warriors of that culture only (what its system's codec
+        groups it by, ``SheetCodec.group``)."""
         with self._tx(write=False) as session:
             results = _results(session)
             rows = session.scalars(select(Warrior)).all()
             out = []
             for row in rows:
                 try:
-                    check_row(row)
+                    check_row(row, self.systems)
                 except DamagedRecord as error:   # left out, and said, not a failed !top
                     log.warning("standings: left out: %s", error)
                     continue
-                found = row.profile.get("culture") if row.system == "ancath" else None
+                found = self.systems.sheets(row.system).group(row.profile)
                 if culture is not None and found != culture:
                     continue
                 tally = results.get(row.id, {})

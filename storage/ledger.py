@@ -30,7 +30,7 @@ the database and checked with ``storage.audit.verify(anchors=...)``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +58,6 @@ from storage.models import (
     LedgerRow,
     Warrior,
 )
-from storage.profiles import recorded
 from storage.signing import SigningKey
 
 __all__ = [
@@ -89,6 +88,8 @@ __all__ = [
 
 FIGHT_ENTRIES = (Entry.FIGHT_CLOSED, Entry.FIGHT_REOPENED)
 """Rows about a fight, on no warrior."""
+Recorded = Callable[[Warrior], dict[str, Any]]
+"""A warrior's sheet as the ledger records it (``storage.sheets.Systems.recorded``)."""
 MODERATOR_ENTRIES = (Entry.MODERATOR_ADDED, Entry.MODERATOR_REMOVED)
 """Rows about a moderator named in chat (``detail["name"]``), on no warrior."""
 ANCHOR_DIGITS = 16
@@ -182,16 +183,18 @@ def append(session: Session, keyring: Keyring, **fields: Any) -> LedgerRow:
     return row
 
 
-def seal(session: Session, keyring: Keyring, created_at: str, legacy: bool = False) -> int:
+def seal(session: Session, keyring: Keyring, created_at: str, recorded: Recorded,
+         legacy: bool = False) -> int:
     """Write now, rather than at the next append (the bot does at its start), the rows
     ``append`` would write first: a seal of older HMAC rows, or a new key's
     introduction; with ``legacy`` (``ancath-bot db seal-legacy``, the operator's word),
     a seal of legacy rows too, which nothing else writes (``LegacyRows``). Returns how
-    many."""
+    many. ``recorded`` gives a warrior's sheet as the ledger records it, for the
+    ``attested`` rows of a legacy seal."""
     signer = keyring.signer()
     chain = _locked_head(session)
     before = chain.last_id
-    _ready(session, chain, keyring, signer, created_at, legacy)
+    _ready(session, chain, keyring, signer, created_at, legacy, recorded)
     if chain.last_id != before:
         _keep_head(session, chain)
     return chain.last_id - before
@@ -230,7 +233,7 @@ def _keep_head(session: Session, chain: Chain) -> None:
 
 
 def _ready(session: Session, chain: Chain, keyring: Keyring, signer: SigningKey,
-           created_at: str, legacy: bool = False) -> None:
+           created_at: str, legacy: bool = False, recorded: Recorded | None = None) -> None:
     """Make the chain's end ready for a row ``signer`` signs: introduce its key when an
     older key of the keyring signed the newest row; seal the rows before when the
     newest is not signed (an HMAC row; legacy rows only with ``legacy``: anyone who can
@@ -263,8 +266,8 @@ def _ready(session: Session, chain: Chain, keyring: Keyring, signer: SigningKey,
         "created_at": created_at,
         "reason": f"rows 1..{count} sealed{told}; from here every row is signed with key "
                   f"{signer.public.id}, which anyone can check"})
-    if all_legacy:
-        _attest_legacy(session, chain, signer, created_at)
+    if all_legacy and recorded is not None:
+        _attest_legacy(session, chain, signer, created_at, recorded)
 
 
 ROW_FIELDS = (*CONTENT, "prev_hash", "hash", "key_id", "signature")
@@ -332,22 +335,23 @@ def _write(session: Session, chain: Chain, signer: SigningKey,
     return row
 
 
-def identity(warrior: Warrior) -> dict[str, Any]:
-    """What a creation (or attested) row holds of a warrior besides its skills."""
-    sheet = recorded(warrior)
+def identity(warrior: Warrior, sheet: dict[str, Any]) -> dict[str, Any]:
+    """What a creation (or attested) row holds of a warrior besides its skills, its
+    ``sheet`` as the ledger records it (``Systems.recorded``)."""
     return {"name": warrior.name, "owner": warrior.owner, "system": warrior.system,
             "culture": sheet["culture"], "armour": sheet["armour"], "profile": sheet["profile"]}
 
 
 def _attest_legacy(session: Session, chain: Chain, signer: SigningKey,
-                   created_at: str) -> None:
+                   created_at: str, recorded: Recorded) -> None:
     in_chain = set(session.scalars(
         select(LedgerRow.warrior_id).where(LedgerRow.warrior_id.is_not(None)).distinct()))
     for warrior in session.scalars(
         select(Warrior).where(Warrior.id.in_(in_chain)).order_by(Warrior.id)
     ):
         _write(session, chain, signer, {
-            "warrior_id": warrior.id, "entry": Entry.ATTESTED, "detail": identity(warrior),
+            "warrior_id": warrior.id, "entry": Entry.ATTESTED,
+            "detail": identity(warrior, recorded(warrior)),
             "actor": "bot", "created_at": created_at,
             "reason": "a warrior from before ledger keys, as stored when they came",
         })

@@ -1,7 +1,7 @@
 """The database tables, as SQLAlchemy 2 typed ORM classes.
 
 A warrior is its identity, the system-neutral caches (BP, spent BP, status, captor) as
-columns, and its rules system's sheet as its ``profile`` (``storage.profiles``); the
+columns, and its rules system's sheet as its ``profile`` (``storage.sheets``); the
 ledger is the truth the caches derive from (R7.3), and ``storage.audit.verify`` proves
 the two agree.
 A fight is its setup plus an append-only command list; events are logged beside it.
@@ -85,7 +85,7 @@ class Warrior(Base):
     name_key: Mapped[str] = mapped_column(String(24), unique=True)
     """The name case-folded: names are unique case-insensitively (R2.5)."""
     owner: Mapped[str] = mapped_column(String(120), index=True)
-    system: Mapped[str] = mapped_column(String(16), default="ancath")
+    system: Mapped[str] = mapped_column(String(16))
     profile: Mapped[dict[str, Any]]
     """The sheet as the warrior's rules system keeps it: An Cath's culture, armour and
     skills (a cache derived from the ledger), another system's whole fighter."""

@@ -30,10 +30,10 @@ from storage.fight_digests import fight_digest
 from storage.keys import Keyring
 from storage.ledger import ROWS, Anchor
 from storage.models import Entry, Fight, FightCommand, FightSide, LedgerRow, Warrior
-from storage.profiles import recorded
 from storage.proof import Proof, Verdict
 from storage.records import Fighter, WarriorRecord
 from storage.row_judge import Judge, RowWalker
+from storage.sheets import Systems
 from storage.signing import PublicKey
 from storage.unit_of_work import UnitOfWork
 from storage.warrior_rows import fighter_of
@@ -132,11 +132,13 @@ class ProvedFight:
         return out
 
 
-def _columns(row: Warrior, derived: dict[str, Any] | None) -> dict[str, Any]:
+def _columns(row: Warrior, derived: dict[str, Any] | None,
+             systems: Systems) -> dict[str, Any]:
     """The warrior's fields as the rows give them, the stored ones where they say
     nothing."""
     values: dict[str, Any] = {
-        "name": row.name, "owner": row.owner, "system": row.system, **recorded(row),
+        "name": row.name, "owner": row.owner, "system": row.system,
+        **systems.recorded(row.system, row.profile),
         "bp": row.bp, "bp_spent": row.bp_spent, "status": row.status,
         "captor_id": row.captor_id}
     if derived is None:
@@ -149,19 +151,15 @@ def _columns(row: Warrior, derived: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _record(session: Session, row: Warrior, columns: dict[str, Any],
-            seated: bool) -> WarriorRecord[Fighter] | None:
+            seated: bool, systems: Systems) -> WarriorRecord[Fighter] | None:
     """The warrior's record with ``columns`` for its stored ones; None when the sheet
     they give cannot be read."""
-    if row.system == "ancath":
-        profile = {**(columns["profile"] or {}), "culture": columns["culture"],
-                   "armour": columns["armour"], "skills": columns["skills"] or {}}
-    else:
-        profile = columns["profile"]
+    profile = systems.sheets(row.system).unrecorded(columns)
     rebuilt = SimpleNamespace(id=row.id, name=columns["name"], owner=columns["owner"],
                               system=row.system, profile=profile, bp=columns["bp"],
                               bp_spent=columns["bp_spent"], status=columns["status"])
     try:
-        fighter = fighter_of(cast(Warrior, rebuilt))
+        fighter = fighter_of(cast(Warrior, rebuilt), systems)
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
     captor = session.get(Warrior, columns["captor_id"]) if columns["captor_id"] else None
@@ -201,7 +199,7 @@ class ProvedView(UnitOfWork):
             verdict = proof.advance(session)
             if whole:
                 report = Report(keyed=proof.walker.keyed)
-                check_stored(session, proof.totals, proof.marks, report)
+                check_stored(session, proof.totals, proof.marks, report, self.systems)
                 return Advance(verdict, tuple(report.problems))
             named = session.execute(select(LedgerRow.warrior_id, LedgerRow.fight_id)
                                     .where(LedgerRow.id > since)).all()
@@ -212,7 +210,8 @@ class ProvedView(UnitOfWork):
                 report = Report(keyed=proof.walker.keyed)
                 check_warriors(
                     list(session.scalars(select(Warrior).where(Warrior.id.in_(warriors)))),
-                    {w: proof.totals[w] for w in warriors if w in proof.totals}, report)
+                    {w: proof.totals[w] for w in warriors if w in proof.totals}, report,
+                    self.systems)
                 problems += report.problems
             for fight in self._fights(session, proof, fights, logs=True).values():
                 problems += fight.problems
@@ -236,11 +235,11 @@ class ProvedView(UnitOfWork):
             out = {}
             for row in rows:
                 derived = proof.totals.get(row.id)
-                columns = _columns(row, derived)
-                proved = _record(session, row, columns, row.id in seated) \
+                columns = _columns(row, derived, self.systems)
+                proved = _record(session, row, columns, row.id in seated, self.systems) \
                     if derived is not None else None
-                differs = {name: (was, now) for name, was, now in
-                           differences(row, derived)} if derived is not None else {}
+                differs = {name: (was, now) for name, was, now in differences(
+                    row, derived, self.systems)} if derived is not None else {}
                 differs.pop("name_key", None)   # said by "name"
                 out[row.name] = ProvedWarrior(row.id, row.name, proved, columns,
                                               differs, derived is not None,

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypedDict, TypeVar
 
+from typing_extensions import TypeVar as DefaultedTypeVar
+
 from rules.system import RulesState, RuleSystem
 from storage.ledger import Anchor
 from storage.log_digests import LogDigests
@@ -26,6 +28,17 @@ class Fighter(Protocol):
 SheetT = TypeVar("SheetT", bound=Fighter, covariant=True)
 Wanted = TypeVar("Wanted", bound=Fighter)
 
+StateT = DefaultedTypeVar("StateT", bound=RulesState, covariant=True, default=Any)
+"""A fight's system's state (a bare ``OpenFight`` or ``Step`` is of any system; frozen
+records, so a fight of one system is an ``OpenFight[RulesState, object, object,
+Fighter]`` too)."""
+CommandT = DefaultedTypeVar("CommandT", covariant=True, default=Any)
+"""Its commands."""
+EventT = DefaultedTypeVar("EventT", covariant=True, default=Any)
+"""Its events."""
+FighterT = DefaultedTypeVar("FighterT", bound=Fighter, covariant=True, default=Any)
+"""Its fighters' sheets."""
+
 
 @dataclass(frozen=True, slots=True)
 class WarriorRecord(Generic[SheetT]):
@@ -38,7 +51,7 @@ class WarriorRecord(Generic[SheetT]):
     owner: str
     captor: str | None
     in_fight: bool
-    system: str = "ancath"
+    system: str
     status: Status = "free"
 
     def sheet_as(self, kind: type[Wanted]) -> Wanted:
@@ -86,27 +99,29 @@ class ClubState:
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class Step(Generic[StateT, CommandT, EventT]):
     """One accepted command, who sent it, and what it did."""
 
-    command: Any
+    command: CommandT
     actor: str
-    state: RulesState
-    events: tuple[Any, ...]
+    state: StateT
+    events: tuple[EventT, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class OpenFight:
-    """An unfinished fight as the bot holds it: rebuilt from its commands."""
+class OpenFight(Generic[StateT, CommandT, EventT, FighterT]):
+    """An unfinished fight as the bot holds it: rebuilt from its commands. Typed by its
+    system's state, command, event and fighter (``OpenFight[FightState, Command, Event,
+    Sheet]`` for An Cath's)."""
 
     id: int
     channel: str
-    system: RuleSystem
+    system: RuleSystem[StateT, CommandT, EventT, FighterT]
     kind: str
-    sheets: tuple[Any, ...]
+    sheets: tuple[FighterT, ...]
     accounts: tuple[str, ...]
-    state: RulesState
-    commands: tuple[Any, ...]
+    state: StateT
+    commands: tuple[CommandT, ...]
     """The effective command list (undone commands left out)."""
     seq: int
     """The last sequence number written for this fight."""

@@ -81,8 +81,9 @@ class Store(Warriors, Fights, Club, History, LedgerView, ProvedView):
     """Warriors, the ledger, settings and fights over one SQLAlchemy engine.
 
     ``keyring`` signs and checks the ledger; without one, the first write loads the
-    default for the engine's database (:func:`storage.keys.load_keyring`). Its own
-    methods audit the ledger; the rest come from its parts."""
+    default for the engine's database (:func:`storage.keys.load_keyring`); ``systems``
+    are the rules systems it is handed (:mod:`storage.sheets`). Its own methods audit
+    the ledger; the rest come from its parts."""
 
     def anchor(self) -> Anchor | None:
         """The ledger head now, to publish (``ledger #4123 9f2c1a7e``); None when empty."""
@@ -95,7 +96,7 @@ class Store(Warriors, Fights, Club, History, LedgerView, ProvedView):
         finished fight's digests, checked against the ledger (writes nothing); signed
         rows by the ``trusted`` public keys as well as the keyring's."""
         with self._tx() as session:
-            return audit.verify(session, self.keyring, anchors, trusted)
+            return audit.verify(session, self.keyring, self.systems, anchors, trusted)
 
     def export_audit(self, out: IO[str]) -> dict[str, int]:
         """Write the audit export (:mod:`storage.audit_export`) of one moment to ``out``;
@@ -144,7 +145,7 @@ class Store(Warriors, Fights, Club, History, LedgerView, ProvedView):
                     "note), and now no row is signed: the chain was rewritten without the "
                     "key, not kept from before ledger keys; nothing sealed: run ancath-bot "
                     "audit verify")
-            return ledger.seal(session, self.keyring, self._clock(), legacy)
+            return ledger.seal(session, self.keyring, self._clock(), self._recorded, legacy)
 
     def check_signing_key(self) -> None:
         """Refuse to go on writing when the newest row's key is not in the keyring (a

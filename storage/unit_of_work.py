@@ -50,8 +50,9 @@ from storage.db_engines import READ_ONLY
 from storage.errors import BatchBroken, TransactionAborted
 from storage.keys import Keyring, load_keyring
 from storage.ledger import ANCHOR_DIGITS, Anchor
-from storage.models import DEFAULT_NETWORK, Entry
+from storage.models import DEFAULT_NETWORK, Entry, Warrior
 from storage.records_guard import RecordsGuard
+from storage.sheets import Handed, Systems
 from storage.unit_savepoints import Unit, aborted, busy, keep_anchor, write_savepoint
 
 __all__ = ["VERSION_READ", "UnitOfWork", "now", "unique_conflict"]
@@ -88,18 +89,26 @@ class UnitOfWork(RecordsGuard):
     default for the engine's database (:func:`storage.keys.load_keyring`). ``network``
     is the IRC network whose fights, challenges and channels this store opens and
     resumes (the config's ``network``); warriors, the ledger and the club-wide settings
-    are every network's."""
+    are every network's. ``systems`` are the rules systems it is handed at start-up
+    (:mod:`storage.sheets`): it reads and writes their warriors and fights, and refuses
+    any other's."""
 
     def __init__(self, engine: Engine, clock: Callable[[], str] = now,
-                 keyring: Keyring | None = None, network: str = DEFAULT_NETWORK) -> None:
+                 keyring: Keyring | None = None, network: str = DEFAULT_NETWORK, *,
+                 systems: Handed) -> None:
         super().__init__(engine)
         self.network = network
+        self.systems = systems if isinstance(systems, Systems) else Systems(systems)
         self._clock = clock
         self._keyring = keyring
         self._reads = engine.execution_options(**{READ_ONLY: True})
-        self.chained = Chained(lambda: self.keyring)
+        self.chained = Chained(lambda: self.keyring, self.systems)
         """What the chain gives a warrior, the settings and the moderators, read before
         the bot writes from a stored value or obeys one (:mod:`storage.chained`)."""
+
+    def _recorded(self, warrior: Warrior) -> dict[str, Any]:
+        """``warrior``'s sheet as the ledger records it."""
+        return self.systems.recorded(warrior.system, warrior.profile)
 
     @property
     def keyring(self) -> Keyring:

@@ -1,33 +1,28 @@
 """A warrior's row: read by name, checked for what the bot never writes
-(``check_row``), its sheet or fighter, its record, and the locking order every writer
-of several warriors keeps (``lock_in_order``). Each works inside a caller's transaction
-(a fight's too)."""
+(``check_row``), its fighter as its rules system's codec reads it, its record, and the
+locking order every writer of several warriors keeps (``lock_in_order``). Each works
+inside a caller's transaction (a fight's too)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from sqlalchemy import Select, exists, select
 from sqlalchemy.orm import Session
 
-from rules.ancath.sheet import Sheet, Status
-from rules.ancath.tables import Armour, Culture, Skill
-from rules.systems import SYSTEMS
 from storage.damage import Unreadable, unreadable
-from storage.errors import DamagedRecord, StorageError, UnknownWarrior
-from storage.models import FightSide, Warrior
+from storage.errors import DamagedRecord, UnknownWarrior
+from storage.models import FightSide, Status, Warrior
 from storage.records import Fighter, WarriorRecord
+from storage.sheets import Systems
 
 __all__ = [
-    "ancath_record",
-    "apply_sheet",
     "check_row",
     "damaged",
     "fighter_of",
     "lock_in_order",
     "lock_warriors",
-    "sheet_of",
     "side_rows",
     "warrior_record",
     "warrior_row",
@@ -45,16 +40,16 @@ def _tenths(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def check_row(row: Warrior) -> None:
+def check_row(row: Warrior, systems: Systems) -> None:
     """Refuse (``DamagedRecord``) a row whose columns hold what the bot never writes: a
-    rules system it does not know, BP that are no count of tenths, a status it has no
-    word for, a profile that is not JSON or no mapping."""
+    rules system ``systems`` does not hold, BP that are no count of tenths, a status it
+    has no word for, a profile that is not JSON or no mapping."""
     why = None
-    if row.system not in SYSTEMS:
+    if row.system not in systems:
         why = f"its rules system {row.system!r} is none the bot knows"
     elif not _tenths(row.bp) or not _tenths(row.bp_spent):
         why = f"its BP {row.bp!r} (spent {row.bp_spent!r}) is not a count of tenths"
-    elif row.status not in ("free", "prisoner", "dead"):
+    elif row.status not in get_args(Status):
         why = f"its status {row.status!r} is not free, prisoner or dead"
     elif not isinstance(row.profile, dict) or isinstance(row.profile, Unreadable):
         why = f"its profile is {unreadable(row.profile) or 'not a mapping'}"
@@ -62,39 +57,13 @@ def check_row(row: Warrior) -> None:
         raise damaged(row, why)
 
 
-def sheet_of(row: Warrior) -> Sheet:
-    """The An Cath sheet of a warrior row (refused for other systems' fighters; a
+def fighter_of(row: Warrior, systems: Systems) -> Fighter:
+    """Whatever the warrior's rules system fights with, as its codec reads the row (a
     damaged row is ``DamagedRecord``)."""
-    check_row(row)
-    if row.system != "ancath":
-        raise StorageError(f"{row.name} fights by {row.system} rules: no BP or skills there")
-    profile = row.profile
+    check_row(row, systems)
     try:
-        skills = {Skill(k): v for k, v in profile["skills"].items()}
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in skills.values()):
-            raise ValueError("a skill that is not a whole number")
-        return Sheet(
-            row.name,
-            Culture(profile["culture"]),
-            Armour(profile["armour"]),
-            skills,
-            row.bp,
-            row.bp_spent,
-            Status(row.status),
-        )
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise damaged(row, f"its profile cannot be read: {type(error).__name__} "
-                           f"{error}") from error
-
-
-def fighter_of(row: Warrior) -> Fighter:
-    """Whatever the warrior's rules system fights with (a damaged row is
-    ``DamagedRecord``)."""
-    check_row(row)
-    if row.system == "ancath":
-        return sheet_of(row)
-    try:
-        fighter: Fighter = SYSTEMS[row.system].codec.decode(row.profile)
+        fighter: Fighter = systems.sheets(row.system).fighter(
+            row.name, row.profile, row.bp, row.bp_spent, row.status)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise damaged(row, f"its profile cannot be read: {type(error).__name__} "
                            f"{error}") from error
@@ -109,7 +78,7 @@ def warrior_row(session: Session, name: str, lock: bool = False) -> Warrior:
     return row
 
 
-def warrior_record(session: Session, row: Warrior,
+def warrior_record(session: Session, row: Warrior, systems: Systems,
                    seated: bool | None = None) -> WarriorRecord[Fighter]:
     """The record of ``row``; ``seated`` when already known (read with the row, or a new
     warrior's), else read here."""
@@ -117,22 +86,8 @@ def warrior_record(session: Session, row: Warrior,
     if seated is None:
         seated = session.scalar(select(exists().where(FightSide.warrior_id == row.id,
                                                       FightSide.active)))
-    return WarriorRecord(row.id, fighter_of(row), row.owner, captor, bool(seated), row.system,
-                         row.status)
-
-
-def ancath_record(session: Session, row: Warrior,
-                  seated: bool | None = None) -> WarriorRecord[Sheet]:
-    """The record of an An Cath warrior, its sheet typed so."""
-    record = warrior_record(session, row, seated)
-    return WarriorRecord(record.id, record.sheet_as(Sheet), record.owner, record.captor,
-                         record.in_fight, record.system, record.status)
-
-
-def apply_sheet(row: Warrior, sheet: Sheet) -> None:
-    """The sheet's skills, BP and spent BP into the row's caches."""
-    row.profile = {**row.profile, "skills": {s.value: v for s, v in sheet.skills.items()}}
-    row.bp, row.bp_spent = sheet.bp, sheet.bp_spent
+    return WarriorRecord(row.id, fighter_of(row, systems), row.owner, captor, bool(seated),
+                         row.system, row.status)
 
 
 def lock_in_order(session: Session, ids: Sequence[int]) -> list[Warrior]:

@@ -1,33 +1,25 @@
 """The store's part for warriors: their creation, their records, what a player buys
-and what a moderator changes between fights; each change with its ledger row, in one
+and what a moderator changes between fights (``change_sheet``: the change is the
+caller's, its system's codec keeps it); each change with its ledger row, in one
 transaction (a warrior's row itself: :mod:`storage.warrior_rows`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import exists, insert, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
-from rules.ancath.sheet import Sheet, add_bp, buy_skill, set_armour, set_skill
-from rules.ancath.tables import Armour, Skill
-from rules.codec import encode
+from rules.stored import Change
 from storage import ledger
 from storage.chained import NotProved
 from storage.errors import Busy, DuplicateName, StorageError, UnknownWarrior
 from storage.models import Entry, FightSide, Warrior
-from storage.profiles import ancath_profile
 from storage.records import Fighter, WarriorRecord
+from storage.sheets import SheetCodec
 from storage.unit_of_work import UnitOfWork, unique_conflict
-from storage.warrior_rows import (
-    ancath_record,
-    apply_sheet,
-    sheet_of,
-    warrior_record,
-    warrior_row,
-)
+from storage.warrior_rows import fighter_of, warrior_record, warrior_row
 
 __all__ = ["Warriors"]
 
@@ -37,46 +29,48 @@ _SEATED = exists().where(FightSide.warrior_id == Warrior.id, FightSide.active).l
 
 
 _NEW = insert(Warrior).returning(Warrior.id)
-R = TypeVar("R")
-"""What a new warrior is handed back as (its record, typed by its system)."""
+F = TypeVar("F", bound=Fighter)
+"""A new warrior's fighter, as its record hands it back."""
 
 
 class Warriors(UnitOfWork):
     """Creating warriors, reading them, and changing them outside fights."""
 
-    def create_warrior(self, sheet: Sheet, owner: str,
-                       actor: str | None = None) -> WarriorRecord[Sheet]:
-        """Add a new warrior and its ``created`` ledger row."""
-        skills = {s.value: v for s, v in sheet.skills.items()}
-        return self._create(sheet.name, owner, "ancath",
-                            ancath_profile(sheet.culture.value, sheet.armour.value, skills),
-                            skills, actor or owner, "warrior created", ancath_record)
+    def create_warrior(self, sheet: F, owner: str,
+                       actor: str | None = None) -> WarriorRecord[F]:
+        """Add a new warrior, of the handed system whose fighter ``sheet`` is, and its
+        ``created`` ledger row (a club without that system refuses it)."""
+        system = self.systems.owning(sheet)
+        return self._create(system.name, sheet, owner, actor or owner, "warrior created")
 
-    def create_fighter(self, system: str, fighter: Fighter,
-                       owner: str) -> WarriorRecord[Fighter]:
+    def create_fighter(self, system: str, fighter: F, owner: str) -> WarriorRecord[F]:
         """A fighter of another rules system (no BP, no skills: R9.6), with its
         ``created`` ledger row holding the whole profile."""
-        return self._create(fighter.name, owner, system, encode(fighter), {}, owner,
-                            f"{system} fighter created", warrior_record)
+        return self._create(system, fighter, owner, owner, f"{system} fighter created")
 
-    def _create(self, name: str, owner: str, system: str, profile: dict[str, Any],
-                skills: dict[str, int], actor: str, reason: str,
-                record: Callable[[Session, Warrior, bool], R]) -> R:
+    def _create(self, system: str, fighter: F, owner: str, actor: str,
+                reason: str) -> WarriorRecord[F]:
         """A new free warrior's row, by a Core INSERT, and its ``created`` ledger row;
-        ``record`` of it. No ORM object is flushed, so a taken name (``DuplicateName``)
-        fails only its own statement (a refused flush would end the whole transaction,
-        a group-commit batch's included)."""
+        its record. No ORM object is flushed, so a taken name (``DuplicateName``) fails
+        only its own statement (a refused flush would end the whole transaction, a
+        group-commit batch's included)."""
+        if system not in self.systems:
+            raise StorageError(f"no rules system {system!r} in this club: start the bot "
+                               "with it")
         now = self._clock()
+        name = fighter.name
+        profile = self.systems.sheets(system).profile(fighter, {})
         values = {"name": name, "name_key": name.casefold(), "owner": owner,
                   "system": system, "profile": profile, "bp": 0, "bp_spent": 0,
                   "status": "free", "captor_id": None, "created_at": now}
         try:
             with self._tx() as session:
                 row = Warrior(id=session.execute(_NEW, values).scalar_one(), **values)
+                sheet = self.systems.recorded(system, profile)
                 self._append(session, warrior_id=row.id, entry=Entry.CREATED,
-                             detail={**ledger.identity(row), "skills": skills}, actor=actor,
-                             reason=reason, created_at=now)
-                return record(session, row, False)
+                             detail={**ledger.identity(row, sheet), "skills": sheet["skills"]},
+                             actor=actor, reason=reason, created_at=now)
+                return cast(WarriorRecord[F], warrior_record(session, row, self.systems, False))
         except IntegrityError as error:
             if not unique_conflict(error):
                 raise
@@ -88,75 +82,70 @@ class Warriors(UnitOfWork):
                                     .where(Warrior.name_key == name.casefold())).one_or_none()
             if found is None:
                 raise UnknownWarrior(f"no warrior named {name}")
-            return warrior_record(session, *found)
+            return warrior_record(session, found[0], self.systems, found[1])
 
     def warriors(self, owner: str | None = None) -> list[WarriorRecord[Fighter]]:
         with self._tx(write=False) as session:
             query = select(Warrior, _SEATED).order_by(Warrior.name_key)
             if owner is not None:
                 query = query.where(Warrior.owner == owner)
-            return [warrior_record(session, *found) for found in session.execute(query)]
+            return [warrior_record(session, row, self.systems, seated)
+                    for row, seated in session.execute(query)]
 
-    def buy_skill(self, name: str, skill: Skill, actor: str) -> WarriorRecord[Sheet]:
-        """Spend BP on a skill, outside any fight (R2.8)."""
+    def change_sheet(self, name: str, change: Change, *, between: str | None = None
+                     ) -> tuple[WarriorRecord[Fighter], dict[str, Any]]:
+        """A between-fight change of a warrior's sheet (a purchase, a moderator's
+        ruling), checked against the chain first, with the ledger row ``change`` gives;
+        with ``between``, refused (``Busy``) while the warrior fights, ``between`` saying
+        when instead. The new record and the row's fields."""
+        return self._change(name, lambda _row, _sheets: change, between)
+
+    def _change(self, name: str, pick: Callable[[Warrior, SheetCodec], Change],
+                between: str | None) -> tuple[WarriorRecord[Fighter], dict[str, Any]]:
         with self._tx() as session:
             row = warrior_row(session, name, lock=True)
-            if warrior_record(session, row).in_fight:
-                raise Busy(f"{row.name} is in a fight; buy skills after it")
-            self.chained.check(session, row)   # bought from the sheet the chain gives
-            sheet, (bought,) = buy_skill(sheet_of(row), skill)
-            apply_sheet(row, sheet)
-            self._append(
-                session, warrior_id=row.id, entry=Entry.SPEND, spent=bought.cost,
-                skill=skill.value, skill_value=bought.new, actor=actor,
-                reason=f"bought {skill.value} {bought.old}->{bought.new}",
-                created_at=self._clock(),
-            )
-            return ancath_record(session, row)
+            if between is not None and warrior_record(session, row, self.systems).in_fight:
+                raise Busy(f"{row.name} is in a fight; {between}")
+            self.chained.check(session, row)
+            sheets = self.systems.sheets(row.system)
+            change = pick(row, sheets)
+            fighter, fields = change(fighter_of(row, self.systems))
+            row.profile = sheets.profile(fighter, row.profile)
+            row.bp, row.bp_spent = sheets.bp(fighter)
+            written = {**fields, "entry": Entry(fields["entry"])}
+            self._append(session, warrior_id=row.id, created_at=self._clock(), **written)
+            return warrior_record(session, row, self.systems), fields
+
+    def _named(self, name: str, change: str, *args: Any,
+               between: str | None = None) -> tuple[WarriorRecord[Any], dict[str, Any]]:
+        """``change_sheet`` with the change its system's codec names ``change``."""
+        def pick(row: Warrior, sheets: SheetCodec) -> Change:
+            if change not in sheets.changes:
+                raise StorageError(f"{row.name} fights by {row.system} rules: no BP or "
+                                   "skills there")
+            return sheets.changes[change](*args)
+        return self._change(name, pick, between)
+
+    # Old names, kept until the ancath commands (SYSTEMS room) call change_sheet.
+    def buy_skill(self, name: str, skill: Any, actor: str) -> WarriorRecord[Any]:
+        """Spend BP on a skill, outside any fight (R2.8)."""
+        return self._named(name, "buy_skill", skill, actor, between="buy skills after it")[0]
 
     def adjust_bp(self, name: str, tenths: int, moderator: str, reason: str) -> int:
         """A moderator's BP change (R8.1); returns the tenths actually applied (R2.6)."""
-        with self._tx() as session:
-            row = warrior_row(session, name, lock=True)
-            self.chained.check(session, row)
-            sheet, (changed,) = add_bp(sheet_of(row), tenths)
-            apply_sheet(row, sheet)
-            self._append(
-                session, warrior_id=row.id, entry=Entry.MODERATOR_BP, bp=changed.applied,
-                actor=moderator, moderator=moderator, reason=reason, created_at=self._clock(),
-            )
-            return changed.applied
+        applied: int = self._named(name, "add_bp", tenths, moderator, reason)[1]["bp"]
+        return applied
 
-    def set_skill(self, name: str, skill: Skill, value: int, moderator: str, reason: str) -> None:
+    def set_skill(self, name: str, skill: Any, value: int, moderator: str, reason: str) -> None:
         """A moderator sets a skill (R8.1)."""
-        with self._tx() as session:
-            row = warrior_row(session, name, lock=True)
-            self.chained.check(session, row)
-            sheet, _ = set_skill(sheet_of(row), skill, value)
-            apply_sheet(row, sheet)
-            self._append(
-                session, warrior_id=row.id, entry=Entry.MODERATOR_SKILL, skill=skill.value,
-                skill_value=value, actor=moderator, moderator=moderator, reason=reason,
-                created_at=self._clock(),
-            )
+        self._named(name, "set_skill", skill, value, moderator, reason)
 
-    def set_armour(self, name: str, armour: Armour, moderator: str, reason: str) -> str:
+    def set_armour(self, name: str, armour: Any, moderator: str, reason: str) -> str:
         """A moderator gives a warrior other armour, between fights only (R2.1: a goblin's
         captured armour); returns the armour it had."""
-        with self._tx() as session:
-            row = warrior_row(session, name, lock=True)
-            if warrior_record(session, row).in_fight:
-                raise Busy(f"{row.name} is in a fight; change armour after it")
-            self.chained.check(session, row)
-            sheet, (changed,) = set_armour(sheet_of(row), armour)
-            row.profile = {**row.profile, "armour": sheet.armour.value}
-            self._append(
-                session, warrior_id=row.id, entry=Entry.MODERATOR_ARMOUR,
-                detail={"armour": armour.value, "was": changed.old.value,
-                        "captured": changed.captured},
-                actor=moderator, moderator=moderator, reason=reason, created_at=self._clock(),
-            )
-            return changed.old.value
+        was: str = self._named(name, "set_armour", armour, moderator, reason,
+                               between="change armour after it")[1]["detail"]["was"]
+        return was
 
     def free(self, name: str, actor: str, reason: str, moderator: str | None = None) -> None:
         """Release a prisoner; the bot checks that ``actor`` is the captor or a moderator,

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from storage.models import Entry, LedgerRow
-from storage.profiles import recorded
+from storage.sheets import Systems
 
 __all__ = ["add_total", "derived_totals", "differences", "new_totals"]
 
@@ -26,7 +26,7 @@ _SETS: dict[str, tuple[str, ...]] = {
 _FIELDS = ("name", "name_key", "owner", "system", "culture", "profile", "skills", "armour",
            "bp", "bp_spent", "status", "captor_id")
 """The warrior's cached fields that verify compares with the chain, in this order
-(``culture``, ``armour``, ``skills`` and ``profile`` as ``profiles.recorded`` reads them
+(``culture``, ``armour``, ``skills`` and ``profile`` as ``sheets.Systems.recorded`` reads them
 from its profile)."""
 
 def derived_totals(rows: Iterable[LedgerRow]) -> dict[int, dict[str, Any]]:
@@ -73,17 +73,19 @@ def add_total(totals: defaultdict[int, dict[str, Any]], row: Any) -> None:
         total["captor_id"] = row.captor_id
 
 
-def differences(warrior: Any, derived: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+def differences(warrior: Any, derived: dict[str, Any],
+                systems: Systems) -> list[tuple[str, Any, Any]]:
     """Each field of ``warrior``'s stored columns that differs from what the chain gives
-    it (``derived``): its name, the stored value and the chain's."""
-    cached = _cached(warrior)
+    it (``derived``): its name, the stored value and the chain's (its sheet as
+    ``systems`` record it)."""
+    cached = _cached(warrior, systems)
     return [(name, cached[name], derived[name]) for name in _FIELDS
             if name in derived and cached[name] != derived[name]]
 
 
-def _cached(warrior: Any) -> dict[str, Any]:
+def _cached(warrior: Any, systems: Systems) -> dict[str, Any]:
     """The warrior's cached fields by the names the chain gives them."""
     return {"name": warrior.name, "name_key": warrior.name_key, "owner": warrior.owner,
-            "system": warrior.system, **recorded(warrior), "bp": warrior.bp,
-            "bp_spent": warrior.bp_spent, "status": warrior.status,
+            "system": warrior.system, **systems.recorded(warrior.system, warrior.profile),
+            "bp": warrior.bp, "bp_spent": warrior.bp_spent, "status": warrior.status,
             "captor_id": warrior.captor_id}

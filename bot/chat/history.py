@@ -16,9 +16,9 @@ import re
 
 from bot.chat.people import is_host_identity
 from bot.chat.registry import Ctx, Example, command
-from bot.irc.text import SEPARATOR
 from bot.refusals import Refusal
-from bot.systems.ancath import parse_culture
+from bot.safe_text import SEPARATOR
+from bot.systems.ancath.fighters import parse_culture
 from rules.ancath.sheet import valid_name
 from storage.records import FightLine, FightSummary, Standing, WarriorStats
 

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.irc.casemap import DEFAULT, Folded
+from bot.casemap import DEFAULT, Folded
 
 __all__ = ["CLUB_FREE", "FIRST_WAIT", "FORGET_SECONDS", "HOST_FREE", "MOST_WAIT", "Logins"]
 

@@ -10,7 +10,7 @@ casemapping (bot/irc/casemap.py), folded again when ``remap`` names another.
 
 from __future__ import annotations
 
-from bot.irc.casemap import DEFAULT, Folded, fold
+from bot.casemap import DEFAULT, Folded, fold
 
 __all__ = ["People", "is_host_identity"]
 

@@ -35,7 +35,7 @@ from itertools import islice
 from typing import Protocol
 
 from bot.chat.messages import Incoming, Outgoing
-from bot.chat.registry import Services
+from bot.chat.registry import Ctx, Services
 from bot.chat.units import batch_unit
 from storage.errors import CommitUnknown, DatabaseUnreachable, RecordsBusy
 
@@ -59,9 +59,13 @@ class Referee(Protocol):
 
     def handle(self, msg: Incoming, writes: bool | None = None) -> list[Outgoing]: ...
 
-    def refused_in_batch(self, msg: Incoming,
-                         error: CommitUnknown | RecordsBusy | DatabaseUnreachable,
-                         ) -> list[Outgoing]: ...
+
+def _refused(referee: Referee, msg: Incoming | None,
+             error: CommitUnknown | RecordsBusy | DatabaseUnreachable) -> list[Outgoing] | None:
+    """The answer to a command of a batch that is not run again, as it would be alone:
+    the batch's commit may or may not have been kept, or the batch waited out another
+    process's lock, or the database server is out of reach."""
+    return None if msg is None else Ctx(referee.services, msg, "", []).answer(str(error))
 
 
 def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
@@ -86,17 +90,15 @@ def together(referee: Referee, jobs: Iterable[tuple[Work, Incoming | None]],
     except CommitUnknown as error:
         log.error("a batch of %d commands: its commit failed and may have been kept; "
                   "none is run again", len(taken))
-        return [referee.refused_in_batch(msg, error) if msg is not None else None
-                for _work, msg in taken]
+        return [_refused(referee, msg, error) for _work, msg in taken]
     except Exception as error:
         if not taken:   # the batch could not begin: its first command is answered alone
             taken = list(islice(jobs, 1))
             if isinstance(error, RecordsBusy):   # run again, it would wait the lock out again
-                return [referee.refused_in_batch(msg, error) if msg is not None else None
-                        for _work, msg in taken]
+                return [_refused(referee, msg, error) for _work, msg in taken]
         if isinstance(error, DatabaseUnreachable):   # nothing kept; the store logged the
-            return [referee.refused_in_batch(msg, error) if msg is not None else None
-                    for _work, msg in taken]   # outage once; run again, each would wait
+            return [_refused(referee, msg, error)   # outage once; run again, each would wait
+                    for _work, msg in taken]
         log.warning("a batch of %d commands was not committed (%s: %s); each runs again "
                     "alone", len(taken), type(error).__name__, error)
         return [work() for work, _msg in taken]

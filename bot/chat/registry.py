@@ -2,10 +2,12 @@
 the examples are both ``!help`` text and tests (tests/unit/test_help_examples.py).
 
 ``@command(...)`` only marks a handler; preconditions (``@channel_only``,
-``@moderator_only``, and ``@fighter_only`` in :mod:`bot.fights.play`), Sopel's
-``require_*`` in shape, are stacked under it and run before the handler, so a handler's
-first lines are its work. The referee builds its :class:`Registry` with :func:`load`
-from an explicit list of command modules; nothing registers itself by being imported.
+``@moderator_only``), Sopel's ``require_*`` in shape, are stacked under it and run
+before the handler, so a handler's first lines are its work (a fight's commands find
+the sender's seat, or refuse, with :func:`bot.fights.play.seated`, which looks the
+channel's fight up once for the whole command). The referee builds its
+:class:`Registry` with :func:`load` from an explicit list of command modules; nothing
+registers itself by being imported.
 A command with sub-commands (``!mod``) holds a :class:`Group` of :class:`Sub` entries,
 marked with ``@sub(...)`` the same way.
 
@@ -27,11 +29,11 @@ from bot.clock import Clock
 from bot.club_settings import ClubSettings
 from bot.config import BotConfig
 from bot.dice import DiceSource
-from bot.fights.table import Tables
+from bot.fights.table import ChannelFights
 from bot.identity import Identity
-from bot.irc.text import DEFAULT_BUDGET
-from bot.odds.desk import Desk
+from bot.odds.desk import OddsRequests
 from bot.refusals import Refusal, WritesAfterAll
+from bot.safe_text import DEFAULT_BUDGET
 from storage.store import Store
 
 __all__ = [
@@ -61,10 +63,10 @@ class Services:
     store: Store
     dice: DiceSource
     clock: Clock
-    tables: Tables
+    tables: ChannelFights
     settings: ClubSettings
     identity: Identity
-    odds: Desk
+    odds: OddsRequests
     commands: Registry
 
 

@@ -2,7 +2,7 @@
 
 The command reads, checks and writes in one transaction; its lines are said only once
 that transaction is committed. What it changes in the referee's memory (the channels'
-tables, the settings) it changes on copies of its own (:class:`bot.staged.Staged`): only its own
+tables, the settings) it changes on copies of its own (:class:`bot.staged.UnitCopies`): only its own
 thread sees them, the talk lane (:mod:`bot.chat.lanes`) reads what was committed, and
 they take the place of the committed ones when the transaction commits. When it is
 rolled back after a write (a refusal after the write, a commit that failed), nothing it
@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from bot.chat.registry import Ctx, Services
-from bot.staged import Staged
+from bot.staged import UnitCopies
 from storage.unit_savepoints import Unit
 
 __all__ = ["batch_unit", "command_unit"]
@@ -60,7 +60,7 @@ def _staging(services: Services, opening: Callable[[], AbstractContextManager[Un
     the settings with the moderators named in chat): published when the unit has ended
     (committed, or refused before it wrote), dropped when it was rolled back after a
     write."""
-    memory: tuple[Staged[Any], ...] = (services.tables, services.settings.kept)
+    memory: tuple[UnitCopies[Any], ...] = (services.tables, services.settings.kept)
     depths = [mapping.depth() for mapping in memory]
     keep = True
     unit: Unit | None = None

@@ -1,11 +1,12 @@
-"""Warrior and ledger commands: create, sheet, warriors, buy, free, audit, travel, and
-the moderator's rulings on warriors (``!mod bp``, ``skill``, ``armour``, ``free``,
-``fairy``) and a channel's rolls (``!mod rolls``), R8.1."""
+"""Warrior and ledger commands of every system: create, sheet, warriors (built with the
+systems, :func:`commands`), free and audit, and the moderator's ``!mod free`` and a
+channel's rolls (``!mod rolls``), R8.1. A system's own (An Cath's ``!buy``, ``!mod bp``)
+are in its folder, ``bot/systems/<name>/commands.py``."""
 
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from collections.abc import Iterable
 from typing import Any
 
 from bot.chat.people import People
@@ -13,6 +14,7 @@ from bot.chat.registry import (
     Ctx,
     Example,
     Refusal,
+    Spec,
     at_least,
     channel_only,
     command,
@@ -21,16 +23,12 @@ from bot.chat.registry import (
     sub,
 )
 from bot.fights import play
-from bot.systems.ancath import parse_skill
 from bot.systems.plugin import Plugin
-from bot.systems.registry import PLUGINS
 from bot.wording.common import award_words
-from rules.ancath.tables import Armour
-from rules.general.travel import METRES_PER_MILE, Pace, travel
 from storage.records import Entry, Fighter, LedgerEntry
 from storage.store import WarriorRecord
 
-__all__ = ["sheet_line"]
+__all__ = ["commands"]
 
 
 def _owner(record: WarriorRecord[Fighter], people: People) -> str:
@@ -39,82 +37,68 @@ def _owner(record: WarriorRecord[Fighter], people: People) -> str:
     return people.name(record.owner) or "unregistered"
 
 
-def sheet_line(record: WarriorRecord[Fighter], people: People) -> str:
-    return PLUGINS[record.system].sheet_line(record, _owner(record, people))
+def commands(systems: Iterable[Plugin[Any, Any]]) -> tuple[Spec, ...]:
+    """``!create``, ``!sheet`` and ``!warriors`` for the fighters of ``systems``, built
+    when the command list is: ``!create``'s usage and help name each system's words."""
+    plugins = {p.system.name: p for p in systems}
+    # the system whose words follow ``!create <name>`` bare (An Cath), and those a word
+    # after the name picks (``contest``), each with its own help
+    bare = next(p for p in plugins.values() if not p.fighters.word)
+    others = tuple(p for p in plugins.values() if p.fighters.word)
 
+    def sheet_line(record: WarriorRecord[Fighter], people: People) -> str:
+        return plugins[record.system].sheet_line(record, _owner(record, people))
 
-def _bare() -> Plugin[Any, Any]:
-    """The system whose words follow ``!create <name>`` with no system word (An Cath)."""
-    return next(p for p in PLUGINS.values() if not p.fighters.word)
+    def create(ctx: Ctx) -> None:
+        if len(ctx.args) < 2:
+            raise Refusal(f"usage: {bare.fighters.creates}")
+        name, word, *rest = ctx.args
+        plugin = next((p for p in others if p.fighters.word == word.lower()), None)
+        if plugin is None:
+            plugin, rest = bare, [word, *rest]
+        record = plugin.create(ctx.services.store, name, rest, ctx.services.settings, ctx.who)
+        ctx.reply("created " + sheet_line(record, ctx.services.identity.people))
 
+    def sheet(ctx: Ctx) -> None:
+        if len(ctx.args) != 1:
+            raise Refusal("usage: !sheet <warrior>")
+        ctx.reply(sheet_line(ctx.services.store.warrior(ctx.args[0]),
+                             ctx.services.identity.people))
 
-def _system(word: str) -> Plugin[Any, Any] | None:
-    """The system ``!create <name> <word> ...`` names, if any."""
-    return next((p for p in PLUGINS.values() if p.fighters.word == word.lower()), None)
+    def warriors(ctx: Ctx) -> None:
+        people = ctx.services.identity.people
+        if ctx.args:
+            name = ctx.args[0]
+            owner = people.identity(name) or ctx.services.identity.club_name(name)
+        else:
+            name, owner = ctx.msg.sender.nick, ctx.who
+        found = ctx.services.store.warriors(owner)
+        if not found:
+            ctx.reply(f"{name} has no warriors; !create makes one")
+            return
+        ctx.reply(f"{name}: " + ", ".join(plugins[r.system].fighters.entry(r) for r in found))
 
-
-_OTHER_RULES = tuple(p for p in PLUGINS.values() if p.fighters.word)
-"""The systems ``!create <name> <word>`` names (``contest``), each with its own help."""
-
-
-@command("create", _bare().fighters.creates,
-         "Make an An Cath warrior: cultures invaders, free-clans, fairy, goblin; the "
-         "culture's fixed skills may be left out; armour defaults to the culture's usual. "
-         "Other rules: !help create " + "|".join(p.fighters.word for p in _OTHER_RULES),
-         subs=tuple((p.fighters.word, f"{p.fighters.creates}: {p.fighters.summary}")
-                    for p in _OTHER_RULES),
-         group="warriors", examples=(
-             Example(("gob !create Gorbag goblin club spear",), "Gorbag (goblin, leather, gob)"),
-             Example(("olaf !create Olaf free-clans axe shield none",), "Olaf (free-clans, none"),
-         ))
-def create(ctx: Ctx) -> None:
-    if len(ctx.args) < 2:
-        raise Refusal(f"usage: {_bare().fighters.creates}")
-    name, word, *rest = ctx.args
-    plugin = _system(word)
-    if plugin is None:
-        plugin, rest = _bare(), [word, *rest]
-    record = plugin.create(ctx.services.store, name, rest, ctx.services.settings, ctx.who)
-    ctx.reply("created " + sheet_line(record, ctx.services.identity.people))
-
-
-@command("sheet", "!sheet <warrior>", "A warrior's skills, BP, Test and status.",
-         group="warriors", reads_only=True, examples=(Example(
-             ("gob !create Gorbag goblin club spear", "ann !sheet gorbag"), "test 40; free"),))
-def sheet(ctx: Ctx) -> None:
-    if len(ctx.args) != 1:
-        raise Refusal("usage: !sheet <warrior>")
-    ctx.reply(sheet_line(ctx.services.store.warrior(ctx.args[0]), ctx.services.identity.people))
-
-
-@command("warriors", "!warriors [player]", "The warriors a player (you, by default) owns; "
-         "a player is named by nick (whoever uses it now) or services account.",
-         group="warriors", reads_only=True)
-def warriors(ctx: Ctx) -> None:
-    people = ctx.services.identity.people
-    if ctx.args:
-        name = ctx.args[0]
-        owner = people.identity(name) or ctx.services.identity.club_name(name)
-    else:
-        name, owner = ctx.msg.sender.nick, ctx.who
-    found = ctx.services.store.warriors(owner)
-    if not found:
-        ctx.reply(f"{name} has no warriors; !create makes one")
-        return
-    ctx.reply(f"{name}: " + ", ".join(PLUGINS[r.system].fighters.entry(r) for r in found))
-
-
-@command("buy", "!buy <warrior> <skill>",
-         "Spend BP: +10 below 50, +5 from 50 to the maximum, 3 BP for a new skill.",
-         group="warriors")
-def buy(ctx: Ctx) -> None:
-    if len(ctx.args) != 2:
-        raise Refusal("usage: !buy <warrior> <skill>")
-    store = ctx.services.store
-    if store.warrior(ctx.args[0]).owner != ctx.who:
-        raise Refusal(f"{ctx.args[0]} is not yours")
-    bought = store.buy_skill(ctx.args[0], parse_skill(ctx.args[1]), ctx.who)
-    ctx.reply("bought: " + sheet_line(bought, ctx.services.identity.people))
+    return (
+        Spec("create", bare.fighters.creates,
+             "Make an An Cath warrior: cultures invaders, free-clans, fairy, goblin; the "
+             "culture's fixed skills may be left out; armour defaults to the culture's "
+             "usual. Other rules: !help create " + "|".join(p.fighters.word for p in others),
+             create, group="warriors",
+             subs=tuple((p.fighters.word, f"{p.fighters.creates}: {p.fighters.summary}")
+                        for p in others),
+             examples=(
+                 Example(("gob !create Gorbag goblin club spear",),
+                         "Gorbag (goblin, leather, gob)"),
+                 Example(("olaf !create Olaf free-clans axe shield none",),
+                         "Olaf (free-clans, none"))),
+        Spec("sheet", "!sheet <warrior>", "A warrior's skills, BP, Test and status.", sheet,
+             group="warriors", reads_only=True, examples=(Example(
+                 ("gob !create Gorbag goblin club spear", "ann !sheet gorbag"),
+                 "test 40; free"),)),
+        Spec("warriors", "!warriors [player]", "The warriors a player (you, by default) "
+             "owns; a player is named by nick (whoever uses it now) or services account.",
+             warriors, group="warriors", reads_only=True),
+    )
 
 
 @command("free", "!free <warrior>", "Release your prisoner.", group="warriors")
@@ -193,66 +177,12 @@ def _audit_row(row: LedgerEntry, people: People) -> str:
     return f"row {row['id']} {row['entry']}{amount}{spent} by {by}{mod}: {reason}"
 
 
-def _armour(word: str) -> Armour:
-    try:
-        return Armour(word.lower())
-    except ValueError:
-        names = ", ".join(a.value for a in Armour)
-        raise Refusal(f"no armour {word}; armours: {names}") from None
-
-
-def _tenths(word: str) -> int:
-    try:
-        amount = Decimal(word)
-    except InvalidOperation:
-        raise Refusal("the amount is like +1.5 or -0.2") from None
-    if not amount.is_finite() or abs(amount) > 1000 or amount * 10 % 1:
-        raise Refusal("BP go in tenths: +1.5, -0.2")
-    tenths = amount * 10
-    return int(tenths)
-
-
-@sub("bp", "!mod bp <warrior> <+/-n> <reason>", "adjust BP, within 0..40", fits=at_least(3))
-@moderator_only
-def _bp(ctx: Ctx, args: list[str]) -> None:
-    applied = ctx.services.store.adjust_bp(args[0], _tenths(args[1]), ctx.moderator,
-                                          " ".join(args[2:]))
-    ctx.reply(f"{args[0]}: {applied / 10:+.1f} BP recorded")
-
-
-@sub("skill", "!mod skill <warrior> <skill> <value> <reason>", "set a skill",
-     fits=lambda args: len(args) >= 4 and args[2].isascii() and args[2].isdigit())
-@moderator_only
-def _set_skill(ctx: Ctx, args: list[str]) -> None:
-    ctx.services.store.set_skill(args[0], parse_skill(args[1]), int(args[2]), ctx.moderator,
-                                " ".join(args[3:]))
-    ctx.reply(f"{args[0]}: {args[1].lower()} set to {args[2]}")
-
-
-@sub("armour", "!mod armour <warrior> <armour> <reason>", "other armour, between fights",
-     fits=at_least(3), aliases=("armor",))
-@moderator_only
-def _set_armour(ctx: Ctx, args: list[str]) -> None:
-    store, armour = ctx.services.store, _armour(args[1])
-    old = store.set_armour(args[0], armour, ctx.moderator, " ".join(args[2:]))
-    ctx.reply(f"{store.warrior(args[0]).sheet.name} now wears {armour.value} (was {old})")
-
-
 @sub("free", "!mod free <warrior> <reason>", "free a prisoner", fits=at_least(2))
 @moderator_only
 def _free(ctx: Ctx, args: list[str]) -> None:
     store = ctx.services.store
     store.free(args[0], ctx.moderator, " ".join(args[1:]), moderator=ctx.moderator)
     ctx.say(f"{store.warrior(args[0]).sheet.name} is free by a moderator's ruling.")
-
-
-@sub("fairy", "!mod fairy open|close [reason]", "Fairy Folk creation",
-     fits=one_of("open", "close"))
-@moderator_only
-def _fairy(ctx: Ctx, args: list[str]) -> None:
-    ctx.services.settings.set_setting("fairy_folk_open", args[0] == "open", ctx.moderator,
-                            " ".join(args[1:]), ctx.moderator)
-    ctx.reply(f"Fairy Folk creation is {'open' if args[0] == 'open' else 'closed'}")
 
 
 @sub("rolls", "!mod rolls auto|manual [reason]", "this channel's roll mode",
@@ -266,35 +196,3 @@ def _rolls(ctx: Ctx, args: list[str]) -> None:
                          ctx.moderator, " ".join(args[1:]), ctx.moderator)
     if not play.catch_up(ctx, f"Rolls in {channel} are now {args[0]}."):  # with the due rolls
         ctx.reply(f"rolls in {channel} are now {args[0]}")
-
-
-@command("travel", "!travel move=<n> vit=<n> strain=<n> walk|jog|run [minutes=<n>|hours=<n>]",
-         "General rules: how far a pace goes a round, a minute and an hour, how long it "
-         "holds, and what a journey costs in Strain.", group="general rules",
-         reads_only=True, examples=(
-             Example(("sam !travel move=12 vit=10 strain=10 run minutes=50",),
-                     "50 min: 18000 m (11.2 miles), Strain 10 -> 1"),))
-def travel_(ctx: Ctx) -> None:
-    values = dict(w.lower().split("=", 1) for w in ctx.args if "=" in w)
-    paces = [w.lower() for w in ctx.args if "=" not in w]
-    keys = {"move", "vit", "strain"}
-    usage = "usage: !travel move=<n> vit=<n> strain=<n> walk|jog|run [minutes=<n>|hours=<n>]"
-    if not keys <= values.keys() or len(paces) != 1 or paces[0] not in {p.value for p in Pace}:
-        raise Refusal(usage)
-    if not all(v.isdecimal() for v in values.values()) or set(values) - keys - {"minutes",
-                                                                                   "hours"}:
-        raise Refusal(usage)
-    minutes = int(values["minutes"]) if "minutes" in values else (
-        int(values["hours"]) * 60 if "hours" in values else None)
-    report = travel(int(values["move"]), int(values["vit"]), int(values["strain"]),
-                    Pace(paces[0]), minutes)
-    text = (f"{report.pace.value.capitalize()} at Move {values['move']}: "
-            f"{report.metres_per_round} m a round, {report.metres_per_minute} m a minute, "
-            f"{float(report.miles_per_hour):g} miles an hour; holds {report.duration_minutes} "
-            f"min a Strain, {report.longest_minutes} min in all down to 1 Strain.")
-    if report.metres is not None:
-        miles = report.metres / METRES_PER_MILE
-        text += (f" {report.minutes} min: {report.metres} m ({miles:.1f} miles), Strain "
-                 f"{values['strain']} -> {report.strain_left}"
-                 + (" (unconscious)" if (report.strain_left or 0) <= 0 else "") + ".")
-    ctx.reply(text)

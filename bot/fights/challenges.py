@@ -10,15 +10,9 @@ import logging
 from collections.abc import Callable
 
 from bot.chat.registry import Ctx, Example, Services, channel_only, command
-from bot.fights.play import (
-    announce,
-    auto_rolls,
-    fight_verb,
-    fighter_only,
-    table_of,
-    timeout,
-)
-from bot.fights.table import Challenge, Table
+from bot.fights.play import announce, play_verb, seated, table_of
+from bot.fights.playing import Played, auto_rolls, plugin_of
+from bot.fights.table import Challenge, ChannelFight
 from bot.odds.advice import foresee
 from bot.refusals import Refusal
 from bot.systems.registry import PLUGINS
@@ -117,8 +111,9 @@ def challenge(ctx: Ctx) -> None:
     kind = kind or SYSTEMS[system].kinds[0]
     # both warriors as the chain gives them, owners included, before the challenge is kept
     ctx.services.store.check_warriors([(me, ctx.who), (target.sheet.name, target.owner)])
+    seconds = ctx.services.settings.rules_of(table).turn_seconds   # R7.4
     challenge = Challenge(me, ctx.who, target.sheet.name, target.owner, kind,
-                          ctx.services.clock.now() + timeout(ctx))
+                          ctx.services.clock.now() + seconds)
     keep_challenge(ctx.services, table, challenge)
     ctx.say(f"{target.sheet.name}, {me} challenges you to {a_fight(kind)}: "
             f"{_player(ctx, target.sheet.name, target.owner)} may !accept or !decline.")
@@ -146,7 +141,8 @@ def withdraw(ctx: Ctx) -> None:
     ctx.say(f"{pending.challenger} withdraws the challenge.")
 
 
-def keep_challenge(services: Services, table: Table, challenge: Challenge | None) -> None:
+def keep_challenge(services: Services, table: ChannelFight, challenge: Challenge | None,
+                   ) -> None:
     """Make ``challenge`` the channel's pending one (None: there is none), in storage
     first, so a restart keeps it."""
     if challenge is None:
@@ -169,12 +165,13 @@ def resume_challenges(services: Services, serves: Callable[[str], bool]) -> None
             log.warning("the challenge waiting in %s (%s to %s) is damaged: its kind %r is "
                         "none the bot knows; it is dropped when %s answers it", kept.channel,
                         kept.challenger, kept.target, kept.kind, kept.target)
-        services.tables.table(kept.channel).challenge = Challenge(
+        table = services.tables.table(kept.channel)
+        table.challenge = Challenge(
             kept.challenger, kept.challenger_account, kept.target, kept.target_account,
-            kept.kind, services.clock.now() + services.settings.turn_seconds(kept.channel))
+            kept.kind, services.clock.now() + services.settings.rules_of(table).turn_seconds)
 
 
-def _accept_challenge(ctx: Ctx, table: Table) -> None:
+def _accept_challenge(ctx: Ctx, table: ChannelFight) -> None:
     if table.stuck is not None:
         raise Refusal(table.stuck.line)
     pending = table.challenge
@@ -197,14 +194,15 @@ def _accept_challenge(ctx: Ctx, table: Table) -> None:
                 f"records (its kind {pending.kind!r} is no kind of {PLUGINS[system.name].label} "
                 f"fight) and is dropped; {pending.challenger} may challenge again.")
         return
+    rules = services.settings.rules_of(table)
     fight, events = services.store.open_fight(  # with its initiative rolls, one transaction
         table.channel, system, pending.kind,
         [(pending.challenger, pending.challenger_account), (target, ctx.who)], ctx.who,
-        rolls=lambda opened: auto_rolls(ctx.services, opened, opened.state),
+        rolls=lambda opened: auto_rolls(opened, opened.state, rules, services.dice),
         owned=True,   # each side's warrior its player's by the chain, not by the challenge
     )
-    table.challenge, table.fight, table.last_fight_id = None, fight, fight.id
-    announce(ctx, table, list(events), opening=True)
+    table.challenge, table.last_fight_id = None, fight.id
+    announce(ctx, table, plugin_of(fight), Played(fight, events), rules, opening=True)
     foresee(services, fight)
 
 
@@ -217,5 +215,4 @@ def accept(ctx: Ctx) -> None:
     if table.fight is None:
         _accept_challenge(ctx, table)
         return
-    fighter_only.enforce(ctx)   # a foe's yield: the fight's own system reads the words
-    fight_verb(ctx)
+    play_verb(ctx, seated(ctx, table))   # a foe's yield: the fight's own system reads it

@@ -1,22 +1,24 @@
-"""Fights in channels: the fighters' commands, automatic or manual rolls. Challenges
-are :mod:`bot.fights.challenges`', time limits :mod:`bot.fights.time_limits`', a moderator's rulings
-:mod:`bot.fights.rulings`'.
+"""Fights in channels, as chat: the fighters' commands and their manual rolls, each a
+thin adapter over the play service (:mod:`bot.fights.playing`): it looks the channel's
+fight up once, reads the channel's rules once, parses the command once, plays it, and
+says it in one line (``announce``). Challenges are :mod:`bot.fights.challenges`', time
+limits :mod:`bot.fights.time_limits`', a moderator's rulings :mod:`bot.fights.rulings`'.
 
-One :class:`bot.fights.table.Table` per channel holds the pending challenge or the
-open fight. Every
-accepted engine command is recorded before anything is said about it, and answered in
-one line (``announce``).
+One :class:`bot.fights.table.ChannelFight` per channel holds the pending challenge or
+the open fight. Every accepted command is recorded before anything is said about it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
 
 from bot.chat.messages import Incoming, Outgoing, Priority
-from bot.chat.registry import Ctx, Example, Precondition, Services, Spec, channel_only, command
+from bot.chat.registry import Ctx, Example, Services, Spec, channel_only, command
+from bot.club_settings import ChannelRules
 from bot.dice import roll
-from bot.fights.table import NO_FIGHT, Table
+from bot.fights.playing import C, E, F, Played, S, die_due, due_rolls, play, plugin_of, roll_due
+from bot.fights.table import ChannelFight, SomeFight
 from bot.fights.turn_timer import TurnTimer
 from bot.irc.text import DEFAULT_BUDGET
 from bot.refusals import Refusal
@@ -24,30 +26,24 @@ from bot.systems.plugin import Plugin, Verb, help_lines
 from bot.systems.registry import PLUGINS
 from bot.wording.common import Cast
 from bot.wording.fit import Say
-from rules.system import RulesState
-from storage.store import OpenFight, Step
 
 __all__ = [
-    "announce", "auto_rolls", "cast", "catch_up", "fight_roll", "fight_step", "fight_verb",
-    "fighter_only", "is_manual", "names_of", "restart_timer", "resumed", "roll_dice",
-    "side_of", "table_of", "timeout", "ui_of", "verb_commands",
+    "Seat", "announce", "cast", "catch_up", "fight_roll", "fight_verb", "names_of",
+    "play_verb", "restart_timer", "resume_rolls", "resumed", "roll_dice", "seated",
+    "table_of", "verb_commands",
 ]
 
 
-def table_of(ctx: Ctx) -> Table:
+def table_of(ctx: Ctx) -> ChannelFight:
+    """The command's channel's (a refusal in private)."""
     return ctx.services.tables.table(ctx.channel())
 
 
-def timeout(ctx: Ctx) -> float:
-    """Seconds to decide in this channel (R7.4)."""
-    return float(ctx.services.settings.turn_seconds(ctx.channel()))
-
-
-def names_of(fight: OpenFight) -> tuple[str, ...]:
+def names_of(fight: SomeFight) -> tuple[str, ...]:
     return tuple(sheet.name for sheet in fight.sheets)
 
 
-def cast(services: Services, fight: OpenFight) -> Cast:
+def cast(services: Services, fight: SomeFight) -> Cast:
     """The fighters, and who plays each as the channel knows them (``Olaf (olaf)``)."""
     names = names_of(fight)
     return Cast(names, tuple(services.identity.people.label(name, account)
@@ -57,59 +53,52 @@ def cast(services: Services, fight: OpenFight) -> Cast:
 # -- fight commands ---------------------------------------------------------------------
 
 
-def _fighter(ctx: Ctx) -> str | None:
-    if ctx.msg.channel is None:
-        return channel_only.check(ctx)
-    table = ctx.services.tables.table(ctx.msg.channel)
-    if table.stuck is not None:
-        return table.stuck.line
-    fight = table.fight
-    if fight is None:
-        return NO_FIGHT
-    if ctx.who not in fight.accounts:
-        return f"only {' and '.join(names_of(fight))}'s players act in this fight"
-    return None
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """The sender's side in their channel's open fight."""
+
+    table: ChannelFight
+    fight: SomeFight
+    side: int
 
 
-fighter_only = Precondition("fighter only", _fighter)
-"""The sender plays a side in this channel's open fight."""
-
-
-def side_of(ctx: Ctx, fight: OpenFight) -> int:
-    """The sender's side (``fighter_only`` made sure there is one)."""
-    return fight.accounts.index(ctx.who)
-
-
-def fight_step(ctx: Ctx, table: Table, engine_command: Any, actor: str,
-               moderator: str | None = None, reason: str | None = None) -> list[Any]:
-    """Apply, then make the automatic rolls that follow, and record them all in one
-    transaction before anything is said; returns the events."""
+def seated(ctx: Ctx, table: ChannelFight | None = None) -> Seat:
+    """The sender's seat in the channel's open fight (``table``, when the command looked
+    it up already), or the refusal saying why there is none: in private, a fight the
+    records could not give back, no fight, or the sender plays no side in it."""
+    table = table_of(ctx) if table is None else table
     fight = table.fighting()
-    state, events = fight.system.apply(fight.state, engine_command)
-    steps = [Step(engine_command, actor, state, events)]
-    steps += auto_rolls(ctx.services, fight, state)
-    return _record(ctx.services, table, steps, moderator, reason)
+    if ctx.who not in fight.accounts:
+        raise Refusal(f"only {' and '.join(names_of(fight))}'s players act in this fight")
+    return Seat(table, fight, fight.accounts.index(ctx.who))
 
 
-def _record(services: Services, table: Table, steps: list[Step], moderator: str | None = None,
-            reason: str | None = None) -> list[Any]:
-    table.fight = services.store.record_steps(table.fighting(), steps, moderator, reason)
-    return [event for step in steps for event in step.events]
+def announce(ctx: Ctx, table: ChannelFight, plugin: Plugin[S, C],
+             played: Played[S, C, E, F], rules: ChannelRules,
+             head: str | Say = "", opening: bool = False) -> None:
+    """The channel's fight as played, and what happened and who moves next said in one
+    line (``head`` first, and who fights whom when ``opening``), what it says cut to fit
+    the server's line, never the options (:meth:`Plugin.line`). The time limit starts
+    again only when the fight moved on (:class:`TurnTimer`, R7.4). A fight's end ends
+    with the ledger head its closing row made (``ledger #4123 9f2c1a7e4305b5ca``): an
+    anchor in the channel's log that ``audit verify --anchors`` checks, so it too is
+    said in one line, whole."""
+    fight = table.fight = played.fight
+    line = plugin.line(played.events, fight.state, not rules.rolls_auto,
+                       cast(ctx.services, fight), fight.awarded, fight.anchor, head, opening)
+    ctx.say(line(None), fit=line)
+    if played.ended:
+        table.fight, table.timer = None, None
+        return
+    now, seconds = ctx.services.clock.now(), rules.turn_seconds
+    table.timer = TurnTimer.start(fight.state, now, seconds) if table.timer is None \
+        else table.timer.restart_if_moved(fight.state, now, seconds)
 
 
-def auto_rolls(services: Services, fight: OpenFight, state: RulesState) -> list[Step]:
-    """In automatic mode the bot rolls every die ``fight`` waits for, from ``state`` on."""
-    steps: list[Step] = []
-    if services.settings.rolls_mode(fight.channel) != "auto":
-        return steps
-    ui = ui_of(fight)
-    side = _roll_due(state)
-    while side is not None:
-        roll = ui.roll(side, services.dice.roll(_die(state)))
-        state, events = fight.system.apply(state, roll)
-        steps.append(Step(roll, "bot", state, events))
-        side = _roll_due(state)
-    return steps
+def restart_timer(services: Services, table: ChannelFight, rules: ChannelRules) -> None:
+    """The time to decide starts again now, moved on or not (a resumed fight, an undo)."""
+    table.timer = TurnTimer.start(table.fighting().state, services.clock.now(),
+                                  rules.turn_seconds)
 
 
 def catch_up(ctx: Ctx, head: str) -> bool:
@@ -118,90 +107,42 @@ def catch_up(ctx: Ctx, head: str) -> bool:
     table = table_of(ctx)
     if table.fight is None:
         return False
-    events = _due_rolls(ctx.services, table)
-    if events:
-        announce(ctx, table, events, head)
-    return bool(events)
+    services, rules = ctx.services, ctx.services.settings.rules_of(table)
+    played = due_rolls(table.fight, rules, services.dice, services.store)
+    if played.events:
+        announce(ctx, table, plugin_of(played.fight), played, rules, head)
+    return bool(played.events)
 
 
-def _due_rolls(services: Services, table: Table) -> list[Any]:
-    """Make, and record, the automatic rolls the table's fight waits for; their events."""
-    fight = table.fighting()
-    steps = auto_rolls(services, fight, fight.state)
-    return _record(services, table, steps) if steps else []
-
-
-def ui_of(fight: OpenFight) -> Plugin[Any, Any]:
-    """The fight's rules system as the bot plays it."""
-    return PLUGINS[fight.system.name]
-
-
-def _roll_due(state: RulesState) -> int | None:
-    awaiting = state.awaiting
-    return awaiting.side if awaiting is not None and awaiting.is_roll else None
-
-
-def _die(state: RulesState) -> int:
-    """The die the fight waits for: d100 in An Cath, d20 or a damage die elsewhere."""
-    assert state.awaiting is not None
-    return state.awaiting.die
-
-
-def is_manual(services: Services, table: Table) -> bool:
-    return bool(services.settings.rolls_mode(table.channel) == "manual")
-
-
-def announce(ctx: Ctx, table: Table, events: list[Any], head: str | Say = "",
-             opening: bool = False) -> None:
-    """Say what happened and who moves next in one line (``head`` first, and who fights
-    whom when ``opening``), what it says cut to fit the server's line, never the options
-    (:meth:`Plugin.line`). The time limit starts again only when the fight moved on
-    (:class:`TurnTimer`, R7.4). A fight's end ends with the ledger head its closing row
-    made (``ledger #4123 9f2c1a7e4305b5ca``): an anchor in the channel's log that
-    ``audit verify --anchors`` checks, so it too is said in one line, whole."""
-    fight = table.fighting()
-    line = ui_of(fight).line(events, fight.state, is_manual(ctx.services, table),
-                             cast(ctx.services, fight), fight.awarded, fight.anchor, head,
-                             opening)
-    ctx.say(line(None), fit=line)
-    if fight.state.outcome is not None:
-        table.fight, table.timer = None, None
-        return
-    now, seconds = ctx.services.clock.now(), ctx.services.settings.turn_seconds(table.channel)
-    table.timer = TurnTimer.start(fight.state, now, seconds) if table.timer is None \
-        else table.timer.restart_if_moved(fight.state, now, seconds)
-
-
-def restart_timer(services: Services, table: Table) -> None:
-    """The time to decide starts again now, moved on or not (a resumed fight, an undo)."""
-    table.timer = TurnTimer.start(table.fighting().state, services.clock.now(),
-                                  services.settings.turn_seconds(table.channel))
-
-
-@fighter_only
 def fight_verb(ctx: Ctx) -> None:
-    """A fight verb (``fighter_only`` holds): the fight's own rules system says which
-    command it is. A verb of another system is refused as that, after its words."""
-    table = table_of(ctx)
-    fight = table.fighting()
-    ui = ui_of(fight)
-    verb = ui.verbs.get(ctx.name)
+    """A fight verb by a fighter of the channel's open fight (:func:`seated`)."""
+    play_verb(ctx, seated(ctx))
+
+
+def play_verb(ctx: Ctx, seat: Seat) -> None:
+    """The verb ``ctx`` names, as the fight's own rules system reads it, played and
+    said. A verb of another system is refused as that, after its words."""
+    fight = seat.fight
+    plugin = plugin_of(fight)
+    verb = plugin.verbs.get(ctx.name)
     if verb is None:
         _any_verb(ctx.name).parse(0, ctx.args)
-        raise Refusal(f"!{ctx.name} is not a move in a {ui.label} fight; !status shows yours")
-    engine_command = verb.parse(side_of(ctx, fight), ctx.args)
-    announce(ctx, table, fight_step(ctx, table, engine_command, ctx.who))
+        raise Refusal(f"!{ctx.name} is not a move in a {plugin.label} fight; !status shows yours")
+    command = verb.parse(seat.side, ctx.args)
+    services, rules = ctx.services, ctx.services.settings.rules_of(seat.table)
+    played = play(fight, command, rules, services.dice, services.store, actor=ctx.who)
+    announce(ctx, seat.table, plugin, played, rules)
 
 
-def _any_verb(name: str) -> Verb[Any]:
+def _any_verb(name: str) -> Verb[object]:
     """The first registered system's verb of that name."""
     return next(p.verbs[name] for p in PLUGINS.values() if name in p.verbs)
 
 
-def verb_commands(plugins: Iterable[Plugin[Any, Any]]) -> tuple[Spec, ...]:
-    """Every chat verb of ``plugins`` as a fight command (one per name)."""
-    return tuple(Spec(name, usage, summary, fight_verb, group="fight",
-                      preconditions=(fighter_only,))
+def verb_commands(plugins: Iterable[Plugin[S, C]]) -> tuple[Spec, ...]:
+    """Every chat verb of ``plugins`` as a fight command (one per name); each refuses
+    whoever plays no side in the channel's fight (:func:`seated`)."""
+    return tuple(Spec(name, usage, summary, fight_verb, group="fight")
                  for name, (usage, summary) in help_lines(plugins).items())
 
 
@@ -222,8 +163,8 @@ def _status(ctx: Ctx) -> str:
         pending = table.challenge
         return f"{pending.challenger} has challenged {pending.target} ({pending.kind})."
     fight = table.fighting()
-    return ui_of(fight).status(fight.state, is_manual(ctx.services, table),
-                               cast(ctx.services, fight))
+    manual = not ctx.services.settings.rules_of(table).rolls_auto
+    return plugin_of(fight).status(fight.state, manual, cast(ctx.services, fight))
 
 
 def _not_in(ctx: Ctx, line: str, room: int) -> str:
@@ -254,15 +195,22 @@ def _one_die(word: str) -> int | None:
     return int(faces) if word.startswith("d") and faces.isdecimal() and len(faces) < 5 else None
 
 
-def fight_roll(services: Services, msg: Incoming, args: list[str]) -> bool:
-    """Whether a roll of ``args`` by this sender is a fight roll: one die, by a fighter
-    of the channel's fight, in a manual-roll channel."""
+def _fight_roll(services: Services, msg: Incoming, args: list[str],
+                ) -> tuple[ChannelFight, SomeFight, ChannelRules] | None:
+    """The channel's fight and rules when a roll of ``args`` by this sender is a fight
+    roll: one die, by a fighter of the channel's fight, in a manual-roll channel."""
     if msg.channel is None or len(args) != 1 or _one_die(args[0]) is None:
-        return False
+        return None
     table = services.tables.get(msg.channel)
-    if table is None or table.fight is None:
-        return False
-    return msg.sender.identity in table.fight.accounts and is_manual(services, table)
+    if table is None or table.fight is None or msg.sender.identity not in table.fight.accounts:
+        return None
+    rules = services.settings.rules_of(table)
+    return None if rules.rolls_auto else (table, table.fight, rules)
+
+
+def fight_roll(services: Services, msg: Incoming, args: list[str]) -> bool:
+    """Whether a roll of ``args`` by this sender is a fight roll (:func:`manual_roll`)."""
+    return _fight_roll(services, msg, args) is not None
 
 
 def manual_roll(ctx: Ctx) -> bool:
@@ -270,22 +218,25 @@ def manual_roll(ctx: Ctx) -> bool:
     roll of the awaited die (d100 in An Cath, d20 or a damage die elsewhere) drives the
     fight; any other fighter's, or one when no roll is due, is refused and rolls
     nothing. True when the line was handled here."""
-    if not fight_roll(ctx.services, ctx.msg, ctx.args):
+    found = _fight_roll(ctx.services, ctx.msg, ctx.args)
+    if found is None:
         return False
     ctx.writing()
-    table = table_of(ctx)
-    fight = table.fighting()
+    table, fight, rules = found
     faces = _one_die(ctx.args[0])
-    ui, due = ui_of(fight), _roll_due(fight.state)
+    plugin, due = plugin_of(fight), roll_due(fight.state)
     if due is None:
-        raise Refusal("not a roll now: " + ui.prompt(fight.state, True, cast(ctx.services, fight)))
-    die = _die(fight.state)
+        raise Refusal("not a roll now: " + plugin.prompt(fight.state, True,
+                                                         cast(ctx.services, fight)))
+    die = die_due(fight.state)
     if fight.accounts[due] != ctx.who:
-        raise Refusal(f"not your roll: {ui.waiting(fight.state)} is awaited")
+        raise Refusal(f"not your roll: {plugin.waiting(fight.state)} is awaited")
     if faces != die:
         raise Refusal(f"roll d{die} for this, not d{faces}")
-    step = ui.roll(due, ctx.services.dice.roll(die))
-    announce(ctx, table, fight_step(ctx, table, step, ctx.who))
+    services = ctx.services
+    played = play(fight, plugin.roll(due, services.dice.roll(die)), rules, services.dice,
+                  services.store, actor=ctx.who)
+    announce(ctx, table, plugin, played, rules)
     return True
 
 
@@ -303,28 +254,29 @@ def roll_dice(ctx: Ctx) -> None:
     ctx.say(f"{ctx.msg.sender.nick} rolls {result.describe()}", Priority.CHATTER)
 
 
-def resume_rolls(services: Services, table: Table) -> None:
+def resume_rolls(services: Services, table: ChannelFight, rules: ChannelRules) -> None:
     """Make, and record, the automatic rolls a fight taken up from storage waits for (it
     was left waiting, or its channel's rolls became automatic while the bot was away);
     the resume line says them."""
-    table.unsaid = _due_rolls(services, table)
+    played = due_rolls(table.fighting(), rules, services.dice, services.store)
+    table.fight, table.unannounced_events = played.fight, list(played.events)
 
 
-def resumed(services: Services, table: Table) -> Outgoing:
+def resumed(services: Services, table: ChannelFight) -> Outgoing:
     """``Fight resumed: turn 10, Brenna (alice) to act: ...``, for a (re)join, after
     what the rolls made at the start said (``resume_rolls``); a fight they ended ends
     with its anchor, as :func:`announce` says it."""
     fight = table.fighting()
-    ui, who = ui_of(fight), cast(services, fight)
-    unsaid, table.unsaid = table.unsaid, []
+    plugin, who = plugin_of(fight), cast(services, fight)
+    unsaid, table.unannounced_events = table.unannounced_events, []
     if fight.state.outcome is not None:
         table.fight, table.timer = None, None
-        line = ui.line(unsaid, fight.state, False, who, fight.awarded, fight.anchor,
-                       "Fight resumed:")
+        line = plugin.line(unsaid, fight.state, False, who, fight.awarded, fight.anchor,
+                           "Fight resumed:")
         return Outgoing(table.channel, line(None), Priority.FIGHT, line)
-    said = ui.describe(unsaid, who, fight.awarded) + " " if unsaid else ""
+    said = plugin.describe(unsaid, who, fight.awarded) + " " if unsaid else ""
     turn = fight.state.progress
-    prompt = ui.prompt(fight.state, is_manual(services, table), who)
+    prompt = plugin.prompt(fight.state, not services.settings.rules_of(table).rolls_auto, who)
     if said or not turn:   # what the rolls said, or before the first turn
         return Outgoing(table.channel, f"Fight resumed: {said}{prompt}", Priority.FIGHT)
     return Outgoing(table.channel, f"Fight resumed: turn {turn}, {prompt}", Priority.FIGHT)

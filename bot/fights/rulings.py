@@ -4,17 +4,9 @@
 from __future__ import annotations
 
 from bot.chat.registry import Ctx, at_least, channel_only, moderator_only, sub
-from bot.fights.play import (
-    announce,
-    cast,
-    fight_step,
-    is_manual,
-    names_of,
-    restart_timer,
-    table_of,
-    ui_of,
-)
-from bot.fights.table import Table
+from bot.fights.play import announce, cast, names_of, restart_timer, table_of
+from bot.fights.playing import play, plugin_of
+from bot.fights.table import ChannelFight
 from bot.refusals import Refusal
 from bot.wording.common import join, ruled
 from bot.wording.fit import fitted
@@ -39,10 +31,10 @@ def moderator_undo(ctx: Ctx, args: list[str]) -> None:
     before = table.fight or store.fight(table.last_fight_id)
     fight = store.undo(table.last_fight_id, ctx.moderator, reason)
     table.fight = fight
-    ui = ui_of(fight)
-    ctx.say(ui.undo_line(before.commands, len(fight.commands), names_of(fight), reason) + " "
-            + ui.prompt(fight.state, is_manual(ctx.services, table), cast(ctx.services, fight)))
-    restart_timer(ctx.services, table)
+    plugin, rules = plugin_of(fight), ctx.services.settings.rules_of(table)
+    ctx.say(plugin.undo_line(before.commands, len(fight.commands), names_of(fight), reason)
+            + " " + plugin.prompt(fight.state, not rules.rolls_auto, cast(ctx.services, fight)))
+    restart_timer(ctx.services, table, rules)
 
 
 @sub("end", "!mod end <warrior>|draw <reason>",
@@ -64,13 +56,14 @@ def moderator_end(ctx: Ctx, args: list[str]) -> None:
         if winner_name.casefold() not in names:
             raise Refusal(f"the winner must be {' or '.join(names_of(fight))}, or draw")
         winner = names.index(winner_name.casefold())
-    end = ui_of(fight).end(winner, reason)
+    plugin, rules, services = plugin_of(fight), ctx.services.settings.rules_of(table), ctx.services
     who, nick = ctx.moderator, ctx.msg.sender.nick
-    announce(ctx, table, fight_step(ctx, table, end, who, moderator=who, reason=reason),
-             lambda most: ruled(nick, reason, most))
+    played = play(fight, plugin.end(winner, reason), rules, services.dice, services.store,
+                  actor=who, moderator=who, reason=reason)
+    announce(ctx, table, plugin, played, rules, lambda most: ruled(nick, reason, most))
 
 
-def _end_unread(ctx: Ctx, table: Table, winner: str, reason: str) -> None:
+def _end_unread(ctx: Ctx, table: ChannelFight, winner: str, reason: str) -> None:
     """``!mod end`` of a fight that could not be taken up: closed in the records as the
     moderator rules (a side's warrior wins, or a draw), with no BP, and the channel free."""
     assert table.stuck is not None

@@ -1,18 +1,33 @@
-"""A channel's table: the pending challenge or the open fight there, its time to decide,
-or the fight the records could not give back (:class:`Stuck`); and :class:`Tables`,
-every channel's, compared by the network's casemapping."""
+"""What a channel holds (:class:`ChannelFight`): the pending challenge or the open fight
+there, its time to decide, or the fight the records could not give back
+(:class:`Stuck`); and :class:`ChannelFights`, every channel's, compared by the network's
+casemapping."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from bot.fights.turn_timer import TurnTimer
 from bot.refusals import Refusal
 from bot.staged import Staged
+from rules.system import RulesState
+from storage.records import Fighter
 from storage.store import OpenFight
 
-__all__ = ["NO_FIGHT", "Challenge", "Stuck", "Table", "Tables"]
+__all__ = [
+    "NO_FIGHT",
+    "Challenge",
+    "ChannelFight",
+    "ChannelFights",
+    "SomeFight",
+    "Stuck",
+    "Tables",
+]
+
+SomeFight = OpenFight[RulesState, object, object, Fighter]
+"""A fight of whichever rules system, as a channel holds it: what every system's fight
+shows (its state's ``RulesState``, its fighters' names); the system's own types come
+back through :func:`bot.fights.playing.plugin_of` and the play service."""
 
 NO_FIGHT = "there is no fight in this channel; start one with !challenge"
 
@@ -46,21 +61,23 @@ class Stuck:
 
 
 @dataclass
-class Table:
+class ChannelFight:
+    """A channel's pending challenge or open fight, with what goes with it."""
+
     channel: str
     challenge: Challenge | None = None
-    fight: OpenFight | None = None
+    fight: SomeFight | None = None
     last_fight_id: int | None = None
     """The newest fight here, open or just ended: what ``!mod undo`` works on."""
     timer: TurnTimer | None = None
     """The open fight's time to decide (R7.4)."""
-    unsaid: list[Any] = field(default_factory=list)
+    unannounced_events: list[object] = field(default_factory=list)
     """Events made while no one could hear (the rolls a resumed fight was due): the
     resume line says them."""
     stuck: Stuck | None = None
     """The channel's open fight that could not be taken up, blocking it (:class:`Stuck`)."""
 
-    def fighting(self) -> OpenFight:
+    def fighting(self) -> SomeFight:
         if self.stuck is not None:
             raise Refusal(self.stuck.line)
         if self.fight is None:
@@ -68,9 +85,9 @@ class Table:
         return self.fight
 
 
-class Tables(Staged[Table]):
-    """The table of each channel, channels compared by the network's casemapping; a
-    writing command changes its own copies (:mod:`bot.chat.units`)."""
+class ChannelFights(Staged[ChannelFight]):
+    """Each channel's :class:`ChannelFight`, channels compared by the network's
+    casemapping; a writing command changes its own copies (:mod:`bot.chat.units`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -78,10 +95,13 @@ class Tables(Staged[Table]):
         """The channels the bot serves but is not in, with why (``too many channels``,
         ``kicked by op``); the transport sets it, and ``!status`` tells a moderator."""
 
-    def table(self, channel: str) -> Table:
-        """``channel``'s table, a new one when it has none yet."""
+    def table(self, channel: str) -> ChannelFight:
+        """``channel``'s, a new one when it has none yet."""
         try:
             return self[channel]   # one look (``in`` then ``[]`` looked twice)
         except KeyError:
-            self[channel] = Table(channel)
+            self[channel] = ChannelFight(channel)
             return self[channel]
+
+
+Tables = ChannelFights   # old name, kept until the router (bot/referee.py) moves

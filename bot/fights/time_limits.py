@@ -11,15 +11,8 @@ import math
 from bot.chat.messages import Outgoing, Priority
 from bot.chat.registry import Ctx, Services, command
 from bot.fights.challenges import keep_challenge
-from bot.fights.play import (
-    announce,
-    cast,
-    fight_step,
-    fighter_only,
-    side_of,
-    table_of,
-    ui_of,
-)
+from bot.fights.play import announce, cast, seated
+from bot.fights.playing import play, plugin_of
 from bot.fights.turn_timer import Alarm
 from bot.refusals import Refusal
 from storage.errors import DatabaseUnreachable, RecordsBusy
@@ -65,17 +58,19 @@ def tick(services: Services) -> list[Outgoing]:
 
 @command("claim", "!claim", "Win by forfeit when the foe has let the time limit pass.",
          group="fight")
-@fighter_only
 def claim(ctx: Ctx) -> None:
-    """The forfeit of the side that let its time run out (R7.4)."""
-    table = table_of(ctx)
-    fight = table.fighting()
+    """The forfeit of the side that let its time run out (R7.4), by a fighter of the
+    channel's open fight (:func:`seated`)."""
+    seat = seated(ctx)
+    table, fight = seat.table, seat.fight
     awaiting = fight.state.awaiting
-    if awaiting is None or awaiting.side == side_of(ctx, fight):
+    if awaiting is None or awaiting.side == seat.side:
         raise Refusal("the fight is waiting for you, not your foe")
     now = ctx.services.clock.now()
     if table.timer is None or not table.timer.due(now):
         left = table.timer.remaining(now) if table.timer else 0.0
         raise Refusal(f"your foe still has {_time_left(left)} to act")
-    forfeit = ui_of(fight).forfeit(awaiting.side)
-    announce(ctx, table, fight_step(ctx, table, forfeit, ctx.who))
+    plugin, rules, services = plugin_of(fight), ctx.services.settings.rules_of(table), ctx.services
+    played = play(fight, plugin.forfeit(awaiting.side), rules, services.dice, services.store,
+                  actor=ctx.who)
+    announce(ctx, table, plugin, played, rules)

@@ -11,7 +11,7 @@ they leave the last one. Both compare nicks and channels by the network's casema
 
 from __future__ import annotations
 
-from bot.irc.casemap import DEFAULT, Folded
+from bot.casemap import DEFAULT, Folded
 
 __all__ = ["Accounts", "Members", "logged_in"]
 

@@ -1,8 +1,10 @@
 """Which of what people say on IRC goes on: a command (the command prefix, or ``/rol``)
-to the referee, a CTCP request (VERSION) to its answer. Either only from someone the bot
-does not ignore and within their pace (bot/irc/pacing.py); past it, the slow-down NOTICE
-at most once a minute. Whatever they ask, answered or not, weighs on their place in the
-send queue (bot/irc/fair.py). Chatter goes nowhere.
+to the referee, a CTCP request (VERSION) to its answer. Either only within their pace
+(bot/irc/pacing.py); past it, the slow-down NOTICE at most once a minute, never to
+someone the bot ignores. A command within the pace goes on whoever sent it: the referee
+reads the ignore list for it, once (bot/referee.py); a CTCP request is answered only to
+someone the bot does not ignore. Whatever they ask, answered or not, weighs on their
+place in the send queue (bot/irc/fair.py). Chatter goes nowhere.
 """
 
 from __future__ import annotations
@@ -37,12 +39,7 @@ class Admission:
             return False
         shown = f"{prefix}mod login ..." if is_secret(msg.text, prefix) else msg.text
         self.outbox.asked(owed(msg.sender))  # dropped or not, it weighs on their place
-        if self.is_ignored(msg.sender):
-            # as this process last read the list: the referee reads it again first, and
-            # answers if a moderator in another process took the ignore back meanwhile;
-            # within the pace, but with no slow-down line
-            return self.pace.allowed(msg.sender.identity)
-        return self._paced(msg.sender, shown)
+        return self._paced(msg.sender, shown, ignored_quietly=True)
 
     def ctcp(self, request: CtcpRequest) -> None:
         """Answer ``request`` (a NOTICE) unless ignored or past its asker's pace."""
@@ -53,11 +50,16 @@ class Admission:
             self.outbox.message(sender.nick, request.answer, Priority.CHATTER, "NOTICE",
                                 owed=asker, within=self.reply_seconds)
 
-    def _paced(self, sender: Sender, what: str) -> bool:
+    def _paced(self, sender: Sender, what: str, ignored_quietly: bool = False) -> bool:
         """Whether a command from ``sender`` is within the pace (else the slow-down
-        notice, once a minute)."""
+        notice, once a minute). With ``ignored_quietly`` the ignore list is read only
+        for a line past the pace, dropped with no word to someone ignored: one within
+        it goes on to the referee, which reads the list once, fresh (a moderator in
+        another process may have taken the ignore back)."""
         if self.pace.allowed(sender.identity):
             return True
+        if ignored_quietly and self.is_ignored(sender):
+            return False
         log.warning("rate limit: dropped %r from %s", what[:40], sender.identity)
         if self.pace.tell(sender.identity):
             self.outbox.message(sender.nick, self.pace.notice, Priority.CHATTER, "NOTICE",

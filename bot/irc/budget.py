@@ -36,8 +36,12 @@ import time
 from collections.abc import Callable
 
 from bot.config import FloodConfig
+from bot.irc.line import Line
 
-__all__ = ["WEIGHTS", "Budget", "TokenBucket"]
+__all__ = ["WEIGHTS", "Budget", "Cost", "TokenBucket"]
+
+Cost = tuple[float, float]
+"""What a line costs: line-budget units, and bytes on the wire (CR LF included)."""
 
 WEIGHTS = {"JOIN": 2, "NICK": 4, "PART": 5}
 """Line-budget units of the commands that cost more than one (InspIRCd 3's penalties)."""
@@ -83,25 +87,30 @@ class Budget:
         self.lines = TokenBucket(flood.burst, flood.per_second, clock)
         self.bytes = TokenBucket(flood.burst_bytes, flood.bytes_per_second, clock)
 
-    def cost(self, line: str) -> tuple[float, float]:
-        """Units and bytes ``line`` costs, each capped to its bucket."""
-        weight = WEIGHTS.get(line.split(" ", 1)[0].upper(), 1)
-        size = len(line.encode()) + 2  # CR LF
-        return min(weight, self.lines.burst), min(size, self.bytes.burst)
+    def cost(self, line: Line | str) -> Cost:
+        """Units and bytes ``line`` costs, each capped to its bucket; a ``Line`` as
+        ``Line.format`` writes it (raises ``LineError`` where it cannot be one line)."""
+        if isinstance(line, Line):
+            command, text = line.command, line.format()
+        else:
+            command, text = line.split(" ", 1)[0].upper(), line
+        size = len(text.encode()) + 2  # CR LF
+        return min(WEIGHTS.get(command, 1), self.lines.burst), min(size, self.bytes.burst)
 
-    def wait_time(self, line: str) -> float:
-        units, size = self.cost(line)
+    def wait_time(self, line: Cost | Line | str) -> float:
+        """Seconds until both buckets have what ``line`` costs (or ``cost``, reckoned)."""
+        units, size = line if isinstance(line, tuple) else self.cost(line)
         return max(self.lines.wait_time(units), self.bytes.wait_time(size))
 
-    def take(self, line: str) -> bool:
+    def take(self, line: Cost | Line | str) -> bool:
         """Spend what ``line`` costs if both buckets have it."""
         if self.wait_time(line) > 0:
             return False
         self.spend(line)
         return True
 
-    def spend(self, line: str) -> None:
-        units, size = self.cost(line)
+    def spend(self, line: Cost | Line | str) -> None:
+        units, size = line if isinstance(line, tuple) else self.cost(line)
         self.lines.spend(units)
         self.bytes.spend(size)
 

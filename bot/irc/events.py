@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.chat.messages import Sender
+from bot.irc.line import Line
 
 __all__ = ["Action", "CapsRefused", "Casemapping", "CtcpRequest", "Farewell", "Gone",
            "JoinRefused", "Joined", "Kicked", "Left", "LoggedIn", "Message", "Prefix",
@@ -21,7 +22,8 @@ __all__ = ["Action", "CapsRefused", "Casemapping", "CtcpRequest", "Farewell", "G
 
 @dataclass(frozen=True, slots=True)
 class Send:
-    line: str
+    line: Line
+    """Written as ``line.format()`` only where it goes on the socket."""
     in_turn: bool = False
     """Paced in turn with fight output (a WHO), not ahead of it like protocol lines."""
     at_once: bool = False

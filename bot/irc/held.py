@@ -18,8 +18,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
+from bot.casemap import fold
 from bot.chat.messages import Outgoing, Priority
-from bot.irc.casemap import fold
 
 __all__ = ["Held"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Container, Iterable
 
-from bot.irc.casemap import Folded, fold
+from bot.casemap import Folded, fold
 from bot.irc.events import Action, JoinRefused, Send, WhoDone
 from bot.irc.line import Line
 
@@ -54,7 +54,7 @@ class Joins:
 
     @property
     def line(self) -> str | None:
-        """The JOIN that waits for its answer."""
+        """The JOIN that waits for its answer, as written on the wire."""
         return None if self.waiting is None else Line("JOIN", [self.waiting]).format()
 
     def start(self) -> list[Action]:
@@ -120,7 +120,7 @@ class Joins:
         if not self._todo:
             return []
         self.waiting = self._todo.popleft()
-        return [Send(Line("JOIN", [self.waiting]).format(), in_turn=True)]
+        return [Send(Line("JOIN", [self.waiting]), in_turn=True)]
 
 
 class Whos:
@@ -129,7 +129,8 @@ class Whos:
     def __init__(self) -> None:
         self._todo: deque[str] = deque()
         self.waiting: str | None = None
-        """The WHO line that waits for its end of WHO."""
+        """The WHO line that waits for its end of WHO, as written on the wire (the
+        transport times its answer by it)."""
         self.channel = ""
         """The channel of ``waiting``."""
 
@@ -150,5 +151,6 @@ class Whos:
             return []
         channel = self.channel = self._todo.popleft()
         # WHOX: who is logged in as whom; a plain WHO still gives user@host
-        self.waiting = Line("WHO", [channel, "%tnuhact,42"] if whox else [channel]).format()
-        return [Send(self.waiting, in_turn=True)]
+        who = Line("WHO", [channel, "%tnuhact,42"] if whox else [channel])
+        self.waiting = who.format()   # which line waits, as the transport writes it
+        return [Send(who, in_turn=True)]

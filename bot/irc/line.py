@@ -24,6 +24,8 @@ _TAG_QUOTES = str.maketrans({plain: "\\" + code for code, plain in _TAG_ESCAPES.
 _COMMAND = re.compile(r"[A-Z]+|[0-9]{3}")
 _NEVER = ("\r", "\n", "\0")
 """What ends or forges a line: never in any part of one."""
+_NEVER_IN = re.compile("[\r\n\0]").search
+_NOT_MIDDLE = re.compile("[ \r\n\0]").search
 _LOW_QUOTE = re.compile("\x10(.)", re.DOTALL)
 _LOW_ESCAPES = {"0": "\0", "n": "\n", "r": "\r"}
 
@@ -64,7 +66,7 @@ class Line:
             if not middle(param):
                 raise LineError(f"middle parameter {param!r} is empty, holds a space or "
                                 "starts with ':'")
-        if any(char in last for char in _NEVER):
+        if _NEVER_IN(last):
             raise LineError(f"parameter {last!r} holds CR, LF or NUL")
         parts += middles
         if self.params:
@@ -79,7 +81,7 @@ class LineError(ValueError):
 def middle(param: str) -> bool:
     """Whether ``param`` can be written as a middle parameter (or the source): not
     empty, no space, CR, LF or NUL, not starting with ``:``."""
-    return bool(param) and param[0] != ":" and not any(c in param for c in (" ", *_NEVER))
+    return bool(param) and param[0] != ":" and not _NOT_MIDDLE(param)
 
 
 def _tags(tags: dict[str, str | None]) -> str:

@@ -4,10 +4,12 @@ fight output, then chatter.
 
 Everything the bot sends after registration goes through here: messages, and protocol
 lines (JOIN, WHO, PING, NICK, CAP) queued with ``raw``; what must precede registration
-(CAP, AUTHENTICATE, NICK, USER) and PONG answers go out around it. Every parameter is
-cleaned of CR, LF and NUL and text is split on UTF-8 boundaries within what the server
-leaves after our own prefix (docs/irc-notes.md#one-line), except a line that must stay one (a
-fight's end with its ledger anchor): it is fitted to that budget. Messages wait here
+(CAP, AUTHENTICATE, NICK, USER) and PONG answers go out around it. The queue holds
+``Line`` values (bot/irc/line.py), each costed as it is queued and written as text
+(``Line.format``) only by the sender, on the socket. Every parameter is cleaned of CR,
+LF and NUL, and text split on UTF-8 boundaries within what the server leaves after our
+own prefix (docs/irc-notes.md#one-line), except a line that must stay one (a fight's
+end with its ledger anchor): it is fitted to that budget. Messages wait here
 across a reconnect; protocol lines belong to their session and are dropped when a new one
 starts; past ``max_backlog`` messages the newest chatter is dropped first, each message
 whole. Protocol lines (a JOIN or WHO the join sequence waits on) and busy lines are never
@@ -38,7 +40,6 @@ import asyncio
 import itertools
 import logging
 import math
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -46,18 +47,16 @@ from dataclasses import dataclass
 
 from bot.chat.messages import Priority
 from bot.config import FloodConfig
-from bot.irc.budget import Budget
+from bot.irc.budget import Budget, Cost
 from bot.irc.fair import Fair, Owed, Rank
-from bot.irc.line import Line, middle, parse
+from bot.irc.line import Line, LineError, middle, parse
 from bot.irc.pacing import Busy
-from bot.irc.text import DEFAULT_BUDGET, clean, split_utf8
+from bot.safe_text import DEFAULT_BUDGET, clean, split_utf8, valid_target
 
-__all__ = ["CONTROL", "SHARE", "Outbox", "valid_target"]
+__all__ = ["CONTROL", "SHARE", "Outbox"]
 
 log = logging.getLogger("ancath.outbox")
 
-_CHANNEL = re.compile(r"[#&][^\s,\x07\x00-\x1f]{1,49}")
-_NICK = re.compile(r"[A-Za-z\[\]\\`_^{|}][A-Za-z0-9\[\]\\`_^{|}-]{0,29}")
 _LIMIT = 510
 """Bytes of a relayed line before CR LF, the sender's prefix included."""
 CONTROL = Priority.FIGHT - 1
@@ -68,22 +67,16 @@ _NOBODY: Owed = ("", "")
 _TOO_LATE, _BACKLOG = "too late to send", "send backlog full"
 
 
-def valid_target(target: str) -> bool:
-    """A channel or nick the bot may address; anything else is never sent."""
-    return bool(_CHANNEL.fullmatch(target) or _NICK.fullmatch(target))
-
-
-def _text(command: str, target: str, text: str) -> str:
-    """``<command> <target> :<text>``, a PRIVMSG or NOTICE as written, ``text``
-    cleaned."""
-    return Line(command, [target, clean(text)], trailing=True).format()
+def _text(command: str, target: str, text: str) -> Line:
+    """``<command> <target> :<text>``, a PRIVMSG or NOTICE, ``text`` cleaned."""
+    return Line(command, [target, clean(text)], trailing=True)
 
 
 @dataclass(slots=True)
 class _Queued:
     priority: int
     order: int
-    line: str
+    line: Line
     protocol: bool
     """A protocol line of this session (dropped by ``new_session``)."""
     owed: Owed
@@ -98,10 +91,12 @@ class _Queued:
     """The nick of whom a reply answers, to name if it is dropped (:meth:`_tell`)."""
     busy: bool = False
     """A busy line: its text is read from ``Busy`` when it goes out (:meth:`_as_sent`)."""
+    cost: Cost = (0.0, 0.0)
+    """What the line costs the budget, reckoned as it is queued (:meth:`_push`)."""
 
     @property
     def target(self) -> str:
-        return parse(self.line).param(0)
+        return self.line.param(0)
 
     @property
     def kept(self) -> bool:
@@ -129,14 +124,14 @@ class Outbox:
         """Lines of fight output sent in a row while chatter waited (:meth:`_pick`)."""
         self.busy = Busy(self.most_owed, clock)
         """The askers of replies dropped, to be told by a busy line (:meth:`_tell`)."""
-        self._chosen: tuple[_Queued, str, list[str]] | None = None
+        self._chosen: tuple[_Queued, Line, list[str]] | None = None
         """What ``next_line`` gave: the entry, its line as sent, whom it tells."""
         self.dropped = 0
         """Lines of replies dropped as too late to send, queued first or not."""
         self.expired = 0
         """Of those, the lines that had been queued."""
         self._ready = asyncio.Event()
-        self._send: Callable[[str], bool] | None = None
+        self._send: Callable[[Line], bool] | None = None
         self._connected: asyncio.Event | None = None
 
     def __len__(self) -> int:
@@ -194,9 +189,14 @@ class Outbox:
             until = None
         return len(pieces)
 
-    def raw(self, line: str, priority: int = CONTROL) -> None:
-        """Queue a protocol line of this session (dropped by ``new_session``)."""
-        self._push(_Queued(priority, -1, clean(line), True, _NOBODY))
+    def raw(self, line: Line | str, priority: int = CONTROL) -> None:
+        """Queue a protocol line of this session (dropped by ``new_session``), cleaned."""
+        line = parse(line) if isinstance(line, str) else line
+        line = Line(line.command, [*map(clean, line.params)], trailing=line.trailing)
+        try:
+            self._push(_Queued(priority, -1, line, True, _NOBODY))
+        except LineError as error:
+            log.warning("not sending a protocol line that cannot be one line: %s", error)
 
     def new_session(self) -> None:
         """A new connection: full budgets, and the protocol lines of the session that
@@ -209,10 +209,11 @@ class Outbox:
     def _push(self, entry: _Queued) -> int:
         """Send at once when nothing waits and the budget allows; else queue. Returns
         the message's first order (``entry.message``, or this line's when -1)."""
+        entry.cost = self.budget.cost(entry.line)
         send, connected = self._send, self._connected
         if not self._queue and connected is not None and connected.is_set() and send:
             line, told = self._as_sent(entry)
-            if self.budget.take(line) and send(line):
+            if self.budget.take(self._cost(entry, line)) and send(line):
                 if entry.busy:
                     self.busy.told(entry.target, told)
                 return entry.message
@@ -250,7 +251,7 @@ class Outbox:
             entry = min(chatter, key=rank, default=entry)
         return entry
 
-    def _admit(self, priority: int, owed: Owed, line: str, lines: int, within: float,
+    def _admit(self, priority: int, owed: Owed, line: Line, lines: int, within: float,
                bounded: bool) -> bool:
         """Whether a reply of ``lines`` lines for ``owed``, ``line`` the first, may be
         queued (:meth:`message`); ``bounded``: its host's replies are bounded."""
@@ -283,12 +284,11 @@ class Outbox:
         control = [e for e in self._queue if e.priority < Priority.FIGHT]
         return control + chatter + fight[:max(0, share)]
 
-    def _wait(self, ahead: list[_Queued], line: str) -> float:
+    def _wait(self, ahead: list[_Queued], line: Line) -> float:
         """Seconds until ``line`` would go out after the lines ``ahead``."""
         units, size = self.budget.cost(line)
         for entry in ahead:
-            cost = self.budget.cost(entry.line)
-            units, size = units + cost[0], size + cost[1]
+            units, size = units + entry.cost[0], size + entry.cost[1]
         return max(self.budget.lines.wait_time(units), self.budget.bytes.wait_time(size))
 
     # -- drops, never silent -------------------------------------------------------------
@@ -306,10 +306,10 @@ class Outbox:
         """A WARNING for every drop; the asker of a reply (a PRIVMSG) is told by a busy
         line (:meth:`_tell`)."""
         whom = ""
-        if entry.reply and entry.owed[1] and parse(entry.line).command == "PRIVMSG":
+        if entry.reply and entry.owed[1] and entry.line.command == "PRIVMSG":
             told = "named" if self._tell(entry) else "not named"
             whom = f" a reply to {entry.owed[1]} ({told} in a busy line)"
-        log.warning("%s, dropped%s: %s", why, whom, entry.line)
+        log.warning("%s, dropped%s: %s", why, whom, entry.line.format())
 
     def _tell(self, dropped: _Queued) -> bool:
         """Name the asker of ``dropped`` in its target's busy line, queued unless one
@@ -322,7 +322,7 @@ class Outbox:
             self._push(_Queued(Priority.CHATTER, -1, line, False, dropped.owed, busy=True))
         return True
 
-    def _as_sent(self, entry: _Queued) -> tuple[str, list[str]]:
+    def _as_sent(self, entry: _Queued) -> tuple[Line, list[str]]:
         """``entry``'s line as it goes out, and the askers it tells: a busy line's names
         are read now, as many as fit."""
         if not entry.busy:
@@ -331,6 +331,10 @@ class Outbox:
         text, told = self.busy.words(entry.target, self._budget("PRIVMSG", entry.target),
                                      fights)
         return _text("PRIVMSG", entry.target, text), told
+
+    def _cost(self, entry: _Queued, line: Line) -> Cost:
+        """``line``'s cost: ``entry``'s, but a busy line's as its names are read."""
+        return self.budget.cost(line) if entry.busy else entry.cost
 
     def _expire(self) -> None:
         """Drop every reply whose time is up, with the rest of its message."""
@@ -341,7 +345,7 @@ class Outbox:
 
     # -- sending -------------------------------------------------------------------------
 
-    def next_line(self) -> tuple[str | None, float]:
+    def next_line(self) -> tuple[Line | None, float]:
         """The line to send next (:meth:`_pick`), if the budget allows it now; else None
         and the seconds to wait. It stays queued until ``sent``; a reply whose time is
         up is dropped on the way."""
@@ -351,7 +355,7 @@ class Outbox:
             return None, 0.0
         entry = self._pick()
         line, told = self._as_sent(entry)
-        wait = self.budget.wait_time(line)
+        wait = self.budget.wait_time(self._cost(entry, line))
         if wait > 0:
             return None, wait
         self._chosen = entry, line, told
@@ -363,7 +367,7 @@ class Outbox:
             raise RuntimeError("sent() without a line from next_line()")
         entry, line, told = self._chosen
         self._remove(entry)
-        self.budget.spend(line)
+        self.budget.spend(self._cost(entry, line))
         if entry.busy:
             self.busy.told(entry.target, told)
         if entry.priority >= Priority.CHATTER or not any(
@@ -372,8 +376,9 @@ class Outbox:
         elif entry.priority == Priority.FIGHT:
             self._streak += 1
 
-    async def run(self, send: Callable[[str], bool], connected: asyncio.Event) -> None:
-        """Send forever: wait for a line, a connection and the budget, in that order."""
+    async def run(self, send: Callable[[Line], bool], connected: asyncio.Event) -> None:
+        """Send forever: wait for a line, a connection and the budget, in that order;
+        ``send`` writes the line (``Line.format``) on the socket."""
         self._send, self._connected = send, connected
         while True:
             if not self._queue:

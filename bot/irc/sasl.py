@@ -20,14 +20,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.irc.events import Action, LoggedIn, SaslFailed, SaslNoPassword, SaslUnavailable, Send
-from bot.irc.line import Line, parse
+from bot.irc.line import Line
 
 __all__ = ["SASL_NUMERICS", "Sasl", "SaslLogin"]
 
 _FAILURES = {"904": "saslfail", "905": "sasltoolong", "906": "saslaborted"}
 SASL_NUMERICS = ("903", "904", "905", "906", "907", "908")
 _CHUNK = 400
-_END = Send(Line("CAP", ["END"]).format())
+_END = Send(Line("CAP", ["END"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +81,7 @@ class Sasl:
     @staticmethod
     def quits(actions: list[Action]) -> bool:
         """Whether ``actions`` end the connection (a QUIT)."""
-        return any(isinstance(a, Send) and parse(a.line).command == "QUIT" for a in actions)
+        return any(isinstance(a, Send) and a.line.command == "QUIT" for a in actions)
 
     def refused(self, caps: str) -> list[Action]:
         """The server refused the request (NAK) of ``caps``."""
@@ -138,15 +138,15 @@ class Sasl:
         said = SaslUnavailable(mechanism, listed or None, required, caps)
         if required:
             bye = Line("QUIT", [f"SASL {mechanism} is not available"], trailing=True)
-            return [said, Send(bye.format())]
+            return [said, Send(bye)]
         return [said, *go_on]
 
 
 def _request(caps: list[str]) -> Send:
     """``CAP REQ :<caps>``."""
-    return Send(Line("CAP", ["REQ", " ".join(caps)], trailing=True).format())
+    return Send(Line("CAP", ["REQ", " ".join(caps)], trailing=True))
 
 
 def _authenticate_line(what: str) -> Send:
     """``AUTHENTICATE <what>``: a mechanism, a chunk of the login, ``+`` or ``*``."""
-    return Send(Line("AUTHENTICATE", [what]).format())
+    return Send(Line("AUTHENTICATE", [what]))

@@ -15,8 +15,8 @@ the transport calls ``joins.timed_out`` and ``who_timed_out`` when an answer is 
 What it sees of who is who (JOIN, WHO, NAMES, NICK, ACCOUNT, PART, KICK, QUIT) goes
 into ``accounts`` and ``members`` and out as ``Seen``, ``Gone`` and ``Renamed``, by the
 rule of ``sender``: the services account if known, else ``user@host``; on a network
-that is not the club's home (``realm``, the network's name) each is written
-``<realm>:<account>`` (and masks ``<realm>:nick!user@host``), since an account is its
+that is not the club's home (``foreign_network``, the network's name) each is written
+``<network>:<account>`` (and masks ``<network>:nick!user@host``), since an account is its
 network's own: ``alice`` there is not the club's ``alice``. Nicks and
 channels compare by the network's CASEMAPPING (bot/irc/casemap.py), and what it keeps
 by nick or channel is folded again when ISUPPORT names the mapping.
@@ -36,8 +36,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping
 
+from bot import casemap
 from bot.chat.messages import Sender
-from bot.irc import casemap
 from bot.irc.accounts import Accounts, Members, logged_in
 from bot.irc.events import (
     Action,
@@ -60,7 +60,7 @@ from bot.irc.events import (
 from bot.irc.joins import REFUSALS, Joins, Whos
 from bot.irc.line import Line, ctcp_parts, middle, nick_of, parse, user_host_of
 from bot.irc.sasl import SASL_NUMERICS, Sasl, SaslLogin
-from bot.irc.text import clean
+from bot.safe_text import clean
 
 __all__ = ["WANTED_CAPS", "IrcSession", "SaslLogin"]
 
@@ -90,7 +90,7 @@ class IrcSession:
     def __init__(self, nick: str, alt_nicks: Iterable[str] = (),
                  channels: Iterable[str] = (), sasl: SaslLogin | None = None,
                  rng: random.Random | None = None, version: str | None = None,
-                 realm: str | None = None) -> None:
+                 foreign_network: str | None = None) -> None:
         self.wanted_nick = nick
         self.nick = nick
         """The nick the bot has, or asked for while registering."""
@@ -99,9 +99,9 @@ class IrcSession:
         self.login = Sasl(sasl)
         self.version = version
         """The answer to CTCP VERSION; None answers nothing."""
-        self.realm = realm
+        self.foreign_network = foreign_network
         """This network's name when it is not the club's home network: the prefix of
-        every identity and mask it hands on (``<realm>:alice``)."""
+        every identity and mask it hands on (``<network>:alice``)."""
         self.registered = False
         self.caps: set[str] = set()
         """Capabilities the server acknowledged."""
@@ -160,7 +160,7 @@ class IrcSession:
     def _club_name(self, name: str) -> str:
         """On a network that is not the club's home, ``name`` with this network's name
         before it."""
-        return f"{self.realm}:{name}" if self.realm else name
+        return f"{self.foreign_network}:{name}" if self.foreign_network else name
 
     # -- capabilities and SASL ----------------------------------------------------------
 
@@ -221,7 +221,7 @@ class IrcSession:
         tried = line.param(1, self.nick)
         self.nick = options[options.index(tried) + 1] if tried in options[:-1] else (
             f"{self.wanted_nick[:20]}{self._rng.randint(100, 999)}")
-        return [Send(Line("NICK", [self.nick]).format())]
+        return [Send(Line("NICK", [self.nick]))]
 
     @property
     def wants_nick(self) -> bool:
@@ -232,7 +232,7 @@ class IrcSession:
         """Ask for the configured nick again (the transport calls this now and then)."""
         if not (self.registered and self.wants_nick):
             return []
-        return [Send(Line("NICK", [self.wanted_nick]).format())]
+        return [Send(Line("NICK", [self.wanted_nick]))]
 
     @_on("NICK")
     def _nick(self, line: Line) -> list[Action]:
@@ -397,4 +397,4 @@ class IrcSession:
 
     @_on("PING")
     def _ping(self, line: Line) -> list[Action]:
-        return [Send(Line("PONG", [clean(line.param(0))], trailing=True).format(), at_once=True)]
+        return [Send(Line("PONG", [clean(line.param(0))], trailing=True), at_once=True)]

@@ -58,14 +58,14 @@ from bot.irc.events import (
 )
 from bot.irc.fair import owed
 from bot.irc.held import Held
+from bot.irc.home_network import foreign_network
 from bot.irc.joins import JOIN_TIMEOUT
 from bot.irc.line import Line
 from bot.irc.outbox import CONTROL, Outbox
 from bot.irc.pacing import Pace
-from bot.irc.realm import realm
 from bot.irc.session import IrcSession, SaslLogin
-from bot.irc.text import clean
 from bot.referee import Referee
+from bot.safe_text import clean
 
 __all__ = ["VERSION", "IrcBot"]
 
@@ -86,10 +86,10 @@ class IrcBot:
     def __init__(self, config: IrcConfig, referee: Referee) -> None:
         self.config = config
         self.referee = referee
-        self.realm = realm(referee, config)
+        self.foreign_network = foreign_network(referee, config)
         """This network's name when it is not the club's home: the prefix of every
         identity here (bot/irc/session.py), and of names typed here."""
-        referee.services.identity.realm = self.realm
+        referee.services.identity.foreign_network = self.foreign_network
         self.outbox = Outbox(config.flood)
         self.session = self._new_session()
         """The protocol state (bot/irc/session.py) of the current connection; ``_session``
@@ -128,7 +128,7 @@ class IrcBot:
             mechanism, config.sasl_account or "",
             config.sasl_password() if mechanism == "PLAIN" else None, config.sasl_required)
         return IrcSession(config.nick, config.alt_nicks, config.channels, sasl,
-                          version=VERSION, realm=self.realm)
+                          version=VERSION, foreign_network=self.foreign_network)
 
     @property
     def nick(self) -> str:
@@ -152,7 +152,7 @@ class IrcBot:
         def later(out: list[Outgoing]) -> None:
             loop.call_soon_threadsafe(self._deliver, out)
 
-        self.referee.services.odds.later = later
+        self.referee.services.odds.deliver_answers = later
         sender = asyncio.create_task(self.outbox.run(self._send_line, self.connected))
         ticker = asyncio.create_task(self._tick())
         backoff = 1.0
@@ -224,7 +224,7 @@ class IrcBot:
             if idle > self.config.ping_idle_seconds and not self._pinged and \
                     self.session.registered:
                 self._pinged = True
-                self.outbox.raw(Line("PING", [str(int(now))], trailing=True).format())
+                self.outbox.raw(Line("PING", [str(int(now))], trailing=True))
 
     def _drop(self, conn: ServerConnection, reason: str) -> None:
         try:
@@ -259,19 +259,21 @@ class IrcBot:
 
     # -- sending ------------------------------------------------------------------------
 
-    def _send_line(self, line: str) -> bool:
+    def _send_line(self, line: Line) -> bool:
         """One line to the server now (the outbox's sender, and the session's before
-        registration); False when there is no link to send it on."""
+        registration), written here and only here (``Line.format``); False when there
+        is no link to send it on."""
         conn = self.connection
         if conn is None or not conn.is_connected():
             return False
         try:
-            conn.send_raw(clean(line))
+            text = line.format()
+            conn.send_raw(clean(text))
         except Exception:
             log.warning("send failed: %s", line, exc_info=True)
             return False
-        if line in (self.session.waiting_who, self.session.joins.line):
-            self._deadlines[line] = time.monotonic() + self._timeout(line)
+        if text in (self.session.waiting_who, self.session.joins.line):
+            self._deadlines[text] = time.monotonic() + self._timeout(text)
         return True
 
     def _timeout(self, line: str) -> float:

@@ -15,7 +15,7 @@ from bot.odds import advisor, desk
 from bot.odds.advisor import POLICY, prepare, shard, weighed
 from bot.odds.desk import WINDOW, Job
 from bot.refusals import Refusal
-from bot.systems.ancath import AN_CATH
+from bot.systems.registry import SYSTEMS
 from rules.ancath import start
 from rules.ancath.sheet import Sheet
 from rules.ancath.state import FightState, Kind, Need, Range
@@ -46,7 +46,7 @@ def foresee(services: Services, fight: OpenFight) -> None:
     """Work out an An Cath fight's chances ahead, from its start, in pieces behind the
     requests (where the desk does work ahead: a bot on IRC)."""
     state = fight.state
-    if fight.system.name != "ancath" or not isinstance(state, FightState):
+    if not SYSTEMS.find(fight.system.name).advised or not isinstance(state, FightState):
         return
 
     def alive() -> bool:
@@ -127,7 +127,7 @@ def _matchup(ctx: Ctx) -> None:
         raise Refusal("usage: !odds <warrior> vs <warrior> [practice|duel|mortal]")
     store = ctx.services.store
     first, second = store.warrior(words[0]), store.warrior(words[2])
-    if first.system != "ancath" or second.system != "ancath":
+    if not (SYSTEMS.find(first.system).advised and SYSTEMS.find(second.system).advised):
         raise Refusal("the odds advisor knows An Cath warriors only")
     one, other = first.sheet_as(Sheet), second.sheet_as(Sheet)
     a, b = one.name, other.name
@@ -144,7 +144,8 @@ def _matchup(ctx: Ctx) -> None:
 def _in_fight(ctx: Ctx) -> None:
     table = ctx.services.tables.table(ctx.channel())
     fight = table.fighting()
-    if fight.system.name != "ancath":
+    plugin = SYSTEMS.find(fight.system.name)
+    if not plugin.advised:
         raise Refusal("the odds advisor knows An Cath fights only")
     state = fight.state
     assert isinstance(state, FightState)
@@ -163,6 +164,6 @@ def _in_fight(ctx: Ctx) -> None:
 
     def per_move(parts: list[advisor.Part]) -> str:
         return f"{name}'s chances (exact): " + ", ".join(
-            f"{AN_CATH.word(move)} {_pct(chance)}" for move, chance in weighed(state, parts))
+            f"{plugin.word(move)} {_pct(chance)}" for move, chance in weighed(state, parts))
 
     _ask(ctx, _per_range(state, advisor.weigh_part), per_move, fight)

@@ -1,5 +1,6 @@
 """The odds desk of a referee: who may ask for odds now, the jobs out on its workers,
-and their answers, which go out through :attr:`Desk.later` when they are ready.
+and their answers, which go out through :attr:`OddsRequests.deliver_answers` when they
+are ready.
 
 A request is one or more :class:`Job`; each names its shard, the worker that keeps the
 chain it needs (the shard modulo the number of workers), and the answer is made once
@@ -29,8 +30,8 @@ from bot.chat.messages import Outgoing
 from bot.odds.worker import start_workers
 from bot.refusals import Refusal
 
-__all__ = ["AHEAD_FIGHTS", "AHEAD_PIECES", "OUT", "WINDOW", "Desk", "Job", "admit", "ahead",
-           "ask", "attach", "close", "wait", "workers"]
+__all__ = ["AHEAD_FIGHTS", "AHEAD_PIECES", "OUT", "WINDOW", "Job", "OddsRequests",
+           "admit", "ahead", "ask", "attach", "close", "wait", "workers"]
 
 log = logging.getLogger("ancath.odds")
 
@@ -57,10 +58,11 @@ class Job(Generic[T]):
 
 
 @dataclass
-class Desk:
-    """One referee's desk: its workers (none until :func:`attach`), the requests out,
-    and where answers go once ready (``later``, which the transport sets; it may be
-    called from another thread)."""
+class OddsRequests:
+    """One referee's ``!odds`` requests: its workers (none until :func:`attach`), the
+    requests out, who asked lately, and where answers go once ready
+    (``deliver_answers``, which the transport sets; it may be called from another
+    thread)."""
 
     workers: list[Executor] = field(default_factory=list)
     busy: set[str] = field(default_factory=set)
@@ -74,17 +76,18 @@ class Desk:
     """Whether work ahead (:func:`ahead`) is done here."""
     working: int = 0
     """Fights being worked out ahead now."""
-    later: Callable[[list[Outgoing]], None] = lambda _out: None
+    deliver_answers: Callable[[list[Outgoing]], None] = lambda _out: None
 
 
-class HasDesk(Protocol):
-    """What holds a desk: a referee, or the services its commands get."""
+
+class HasOdds(Protocol):
+    """What holds the odds requests: a referee, or the services its commands get."""
 
     @property
-    def odds(self) -> Desk: ...
+    def odds(self) -> OddsRequests: ...
 
 
-def attach(owner: HasDesk, workers: Executor | Sequence[Executor], *,
+def attach(owner: HasOdds, workers: Executor | Sequence[Executor], *,
            work_ahead: bool = False) -> None:
     """Give ``owner``'s desk ``workers`` (one executor each, running one job at a time),
     afresh; with ``work_ahead`` it also does the work :func:`ahead` asks for (a bot on
@@ -97,12 +100,12 @@ def attach(owner: HasDesk, workers: Executor | Sequence[Executor], *,
         desk.busy, desk.asked, desk.out, desk.working = set(), {}, 0, 0
 
 
-def workers(owner: HasDesk) -> Sequence[Executor]:
+def workers(owner: HasOdds) -> Sequence[Executor]:
     """Where ``owner``'s odds jobs run."""
     return owner.odds.workers
 
 
-def _submit(desk: Desk, job: Job[T]) -> Future[T]:
+def _submit(desk: OddsRequests, job: Job[T]) -> Future[T]:
     """``job`` sent to its worker; a worker process that died (killed, out of memory) is
     replaced by a new one, logged, and the job sent there."""
     index = job.shard % len(desk.workers)
@@ -119,7 +122,7 @@ def _submit(desk: Desk, job: Job[T]) -> Future[T]:
         return desk.workers[index].submit(job.run)
 
 
-def ahead(owner: HasDesk, pieces: Sequence[Job[bool]], alive: Callable[[], bool]) -> None:
+def ahead(owner: HasOdds, pieces: Sequence[Job[bool]], alive: Callable[[], bool]) -> None:
     """Run each of ``pieces`` on its worker again and again until it returns True or
     ``alive()`` turns False (its fight ended), each run queued behind the requests
     already waiting, so a request waits for the pieces already queued on its worker,
@@ -145,7 +148,7 @@ def ahead(owner: HasDesk, pieces: Sequence[Job[bool]], alive: Callable[[], bool]
         _repeat(desk, piece, alive, finished)
 
 
-def _repeat(desk: Desk, piece: Job[bool], alive: Callable[[], bool],
+def _repeat(desk: OddsRequests, piece: Job[bool], alive: Callable[[], bool],
             finished: Callable[[], None]) -> None:
     """Run ``piece`` until it is done (see :func:`ahead`), then call ``finished``."""
     runs = 0
@@ -175,7 +178,7 @@ def _repeat(desk: Desk, piece: Job[bool], alive: Callable[[], bool],
     submit()
 
 
-def _check(desk: Desk, who: str, channel: str | None, now: float) -> None:
+def _check(desk: OddsRequests, who: str, channel: str | None, now: float) -> None:
     """Refuse a request beyond the limits (the desk's lock held)."""
     last = desk.asked.get(who)
     if last is not None and now - last < WINDOW:
@@ -188,14 +191,14 @@ def _check(desk: Desk, who: str, channel: str | None, now: float) -> None:
         raise Refusal(f"{OUT} !odds are being worked out already; ask again in a minute")
 
 
-def admit(desk: Desk, who: str, channel: str | None, now: float) -> None:
+def admit(desk: OddsRequests, who: str, channel: str | None, now: float) -> None:
     """Refuse, naming when to ask again, a request of ``who`` (in ``channel``, casefolded)
     beyond the limits: first, so a refusal costs the event loop next to nothing."""
     with desk.changed:
         _check(desk, who, channel, now)
 
 
-def ask(desk: Desk, who: str, channel: str | None, now: float, jobs: Sequence[Job[T]],
+def ask(desk: OddsRequests, who: str, channel: str | None, now: float, jobs: Sequence[Job[T]],
         answer: Callable[[list[T]], str | None], reply: Callable[[str], list[Outgoing]],
         ) -> None:
     """Run ``jobs`` for ``who`` and send ``reply(answer(their results, in order))`` once
@@ -227,7 +230,7 @@ def ask(desk: Desk, who: str, channel: str | None, now: float, jobs: Sequence[Jo
         finally:
             with desk.changed:
                 if out and not desk.closed:
-                    desk.later(out)
+                    desk.deliver_answers(out)
                 _release(desk, channel)
 
     try:
@@ -243,7 +246,7 @@ def ask(desk: Desk, who: str, channel: str | None, now: float, jobs: Sequence[Jo
         future.add_done_callback(done)
 
 
-def _release(desk: Desk, channel: str | None) -> None:
+def _release(desk: OddsRequests, channel: str | None) -> None:
     """One request less out (the desk's lock held)."""
     if channel is not None:
         desk.busy.discard(channel)
@@ -265,14 +268,14 @@ def _answer(futures: list[Future[T]], answer: Callable[[list[T]], str | None]) -
     return answer([future.result() for future in futures])
 
 
-def wait(owner: HasDesk, timeout: float) -> bool:
+def wait(owner: HasOdds, timeout: float) -> bool:
     """Wait until every answer is out (or dropped); False if ``timeout`` passed first."""
     desk = owner.odds
     with desk.changed:
         return desk.changed.wait_for(lambda: desk.out == 0, timeout)
 
 
-def close(owner: HasDesk) -> None:
+def close(owner: HasOdds) -> None:
     """Drop the answers not yet out, cancel the jobs not started and stop the workers
     (waiting for the jobs running); again is harmless."""
     desk = owner.odds

@@ -1,5 +1,6 @@
-"""The record a rules system plugs into the bot by (python-chess's ``VARIANTS`` is the
-model): its rules engine, its fight verbs, its wording and its fighters, together.
+"""The record a rules system plugs into the bot by (python-chess's variants are the
+model): its rules engine, its fight verbs, its wording, its fighters and its commands
+outside a fight, together; :mod:`bot.systems.registry` holds them.
 
 A :class:`Verb` is the one place a fight command is defined: its name and help, how
 its words make an engine command (``parse``), and how an engine command is said back
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from bot.chat.registry import Spec, Sub
 from bot.refusals import Refusal
 from bot.systems.fighters import Fighters, Settings
 from bot.wording.common import Award, Cast, join
@@ -109,6 +111,16 @@ class Plugin(Generic[S, C]):
     opens: Callable[[Any, Cast], str] = _no_opening
     """``opens(state, cast)``: who fights whom, and with what, for a fight's first line
     when its start has no events to say it (An Cath's ``FightStarted`` does)."""
+    aliases: tuple[str, ...] = ()
+    """Other words the registry finds it by, beside its name and label."""
+    commands: tuple[Spec, ...] = ()
+    """Its chat commands outside a fight (An Cath's ``!buy``), wired by :mod:`bot.app`."""
+    subcommands: tuple[Sub, ...] = ()
+    """Its ``!mod`` rulings on its warriors (An Cath's ``!mod bp``)."""
+    setting_subcommands: tuple[Sub, ...] = ()
+    """Its ``!mod`` rulings on the club's settings (An Cath's ``!mod fairy``)."""
+    advised: bool = False
+    """Whether the odds advisor (``!odds``) knows its fights: An Cath's alone."""
     _worded: dict[Any, str] = field(default_factory=dict, init=False, repr=False,
                                     compare=False)
     """The words of the decisions already worded: a prompt words five or so, each by

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.irc.text import SEPARATOR
+from bot.safe_text import SEPARATOR
 from bot.wording.fit import cut
 from rules.common import ModeratorEnd
 from storage.store import Award

@@ -14,6 +14,7 @@ from test_cli_ops import one_line_error
 
 from bot.chat.moderators import password_key, verify_password
 from bot.cli import main
+from rules.systems import SYSTEMS
 from storage.db import open_read_only
 from storage.keys import KEY_ENV, load_keyring
 from storage.store import Store
@@ -40,7 +41,8 @@ def test_echo_pw_into_moderator_password_sets_it_without_a_terminal(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     assert done.stdout == "password set: boss logs in with /msg <bot> !mod login <password>\n"
 
-    store = Store(open_read_only(str(db)), keyring=load_keyring(str(db), create=False))
+    store = Store(open_read_only(str(db)), systems=SYSTEMS,
+                  keyring=load_keyring(str(db), create=False))
     key = password_key("boss")
     stored, newest = store.setting(key), store.newest_seal(key)
     assert verify_password(stored, "hunter2hunter2", "boss", store.keyring, newest=newest)

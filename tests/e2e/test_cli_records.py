@@ -14,6 +14,7 @@ from rules.ancath.sheet import create_warrior
 from rules.ancath.tables import Culture, Skill
 from rules.contest.model import parse_fighter
 from rules.general.model import GeneralFighter, parse_dice
+from rules.systems import SYSTEMS
 from storage.db import open_database
 from storage.store import Store
 
@@ -26,7 +27,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 def test_db_upgrade_show_ledger_and_verify(tmp_path: Path) -> None:
     db = str(tmp_path / "club.sqlite3")
     assert cli("db", "upgrade", "--db", db).returncode == 0
-    store = Store(open_database(db))
+    store = Store(open_database(db), systems=SYSTEMS)
     sheet, _ = create_warrior("Gorbag", Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
     store.create_warrior(sheet, "gob")
     store.adjust_bp("Gorbag", 12, "mod", "tournament prize")
@@ -61,7 +62,7 @@ def test_unknown_warrior_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_show_a_simple_contest_fighter(tmp_path: Path) -> None:
     db = str(tmp_path / "club.sqlite3")
-    Store(open_database(db)).create_fighter(
+    Store(open_database(db), systems=SYSTEMS).create_fighter(
         "contest", parse_fighter("Alain", "15W", "sword^3", 2), "al")
     shown = cli("warrior", "show", "alain", "--db", db, "--json")
     assert shown.returncode == 0, shown.stderr
@@ -79,7 +80,7 @@ def test_show_a_general_rules_fighter(tmp_path: Path) -> None:
     db = str(tmp_path / "club.sqlite3")
     fighter = GeneralFighter("Farthan", 25, 13, 14, parse_dice("1d10"), parse_dice("2d6+1"),
                              0, 2)
-    Store(open_database(db)).create_fighter("general", fighter, "far")
+    Store(open_database(db), systems=SYSTEMS).create_fighter("general", fighter, "far")
     shown = cli("warrior", "show", "farthan", "--db", db, "--json")
     assert shown.returncode == 0, shown.stderr
     assert json.loads(shown.stdout) == {
@@ -95,7 +96,7 @@ def test_show_a_general_rules_fighter(tmp_path: Path) -> None:
 def test_show_an_an_cath_warrior_in_plain_text(tmp_path: Path) -> None:
     db = str(tmp_path / "club.sqlite3")
     sheet, _ = create_warrior("Gorbag", Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
-    Store(open_database(db)).create_warrior(sheet, "gob")
+    Store(open_database(db), systems=SYSTEMS).create_warrior(sheet, "gob")
     plain = cli("warrior", "show", "Gorbag", "--db", db)
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout.splitlines()[:3] == ["name: Gorbag", "owner: gob", "culture: goblin"]
@@ -112,7 +113,7 @@ def test_the_ledger_csv_neutralises_formulas_as_the_web_download_does(tmp_path: 
     from storage.keys import Keyring
 
     db = str(tmp_path / "club.sqlite3")
-    store = Store(open_database(db))
+    store = Store(open_database(db), systems=SYSTEMS)
     sheet, _ = create_warrior("Gorbag", Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
     store.create_warrior(sheet, "gob")
     reasons = ['=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)", "\tx", "\r=x"]
@@ -123,7 +124,7 @@ def test_the_ledger_csv_neutralises_formulas_as_the_web_download_does(tmp_path: 
                             "csv"], capture_output=True, timeout=60)
     assert shown.returncode == 0, shown.stderr
     engine = open_read_only(db)
-    web = TestClient(make_app(Store(engine, keyring=Keyring()))).get("/ledger.csv")
+    web = TestClient(make_app(Store(engine, systems=SYSTEMS, keyring=Keyring()))).get("/ledger.csv")
     engine.dispose()
     assert web.status_code == 200 and web.content == shown.stdout
     got = [row["reason"] for row in csv.DictReader(io.StringIO(shown.stdout.decode(),

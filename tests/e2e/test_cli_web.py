@@ -15,6 +15,7 @@ import pytest
 
 from rules.ancath.sheet import create_warrior
 from rules.ancath.tables import Culture, Skill
+from rules.systems import SYSTEMS
 from storage.db import open_database
 from storage.store import Store
 
@@ -35,7 +36,7 @@ def db(tmp_path: Path) -> str:
     path = str(tmp_path / "club.sqlite3")
     engine = open_database(path)
     sheet, _ = create_warrior("Gorbag", Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
-    Store(engine).create_warrior(sheet, "gob")
+    Store(engine, systems=SYSTEMS).create_warrior(sheet, "gob")
     engine.dispose()
     return path
 

@@ -10,10 +10,10 @@ and the referee behind a fake transport that records every line it would send.
 <text>"``, like the console, and returns the lines sent, as ``"<target> <text>"``, split
 as IRC would split them (the budget before the bot knows its own prefix), so a test
 that compares lists counts the lines a command costs. ``!odds`` simulations run in the
-caller's thread, so their answers (``Desk.later``) are ready at once and come in what
-``say`` returns. A fight's closing line ends with its ledger anchor, ``ledger #<row>
-<mac>``; the MAC depends on the club's random key, so the lines say ``<mac>`` for it
-(``test_ledger_trust`` checks real anchors).
+caller's thread, so their answers (``OddsRequests.deliver_answers``) are ready at once
+and come in what ``say`` returns. A fight's closing line ends with its ledger anchor,
+``ledger #<row> <mac>``; the MAC depends on the club's random key, so the lines say
+``<mac>`` for it (``test_ledger_trust`` checks real anchors).
 
 Several clubs may share one database as processes do (``database`` a URL, each with its
 ``network`` and its ``channels``, as ``irc.channels`` lists them). ``verified_idents``
@@ -30,9 +30,9 @@ from bot.chat.messages import Incoming, Outgoing, Sender
 from bot.clock import FakeClock
 from bot.config import BotConfig, IrcConfig
 from bot.dice import ScriptedDice
-from bot.irc.text import split_utf8
 from bot.odds.worker import InlineExecutor
 from bot.referee import Referee
+from bot.safe_text import split_utf8
 from rules.ancath.sheet import Sheet
 
 __all__ = ["Club", "lines"]
@@ -70,7 +70,7 @@ class Club:
     def _referee(self) -> Referee:
         referee = build_referee(self.config, dice=self.dice, clock=self.clock,
                                 odds_workers=InlineExecutor(), odds_ahead=self.odds_ahead)
-        referee.odds.later = self._later.extend
+        referee.odds.deliver_answers = self._later.extend
         return referee
 
     def _lines(self, out: list[Outgoing]) -> list[str]:

@@ -33,7 +33,7 @@ from rules.ancath.sheet import create_warrior
 from rules.ancath.state import Need
 from rules.ancath.tables import Culture, Skill
 from rules.errors import RulesError
-from rules.systems import AN_CATH
+from rules.systems import AN_CATH, SYSTEMS
 from storage.db import open_database
 from storage.store import Busy, DuplicateName, OpenFight, StorageError, Store
 
@@ -190,7 +190,7 @@ def main() -> int:
     parser.add_argument("seed", type=int)
     parser.add_argument("--seconds", type=float, default=120.0)
     args = parser.parse_args()
-    store = Store(open_database(args.url))
+    store = Store(open_database(args.url), systems=SYSTEMS)
     fights, problems = store.open_fights()
     if problems:
         say("problems", problems)

@@ -28,6 +28,7 @@ import pytest
 from replays import ledger_matches_replays, replay_stored
 from sqlalchemy import Engine, text
 
+from rules.systems import SYSTEMS
 from storage.db_engines import make_engine
 from storage.schema_revision import head_revision
 from storage.store import Store
@@ -224,10 +225,10 @@ def _check(engine: Engine, output: str) -> int:
     for fight_id, seq in last.items():
         assert stored[fight_id] >= seq, f"fight {fight_id}: acknowledged seq {seq} lost"
 
-    assert Store(engine).verify() == []
+    assert Store(engine, systems=SYSTEMS).verify() == []
     with engine.connect() as connection:
         networks = connection.execute(text("SELECT DISTINCT network FROM fights")).scalars()
-        stores = [Store(engine, network=network) for network in networks]
+        stores = [Store(engine, systems=SYSTEMS, network=network) for network in networks]
     unfinished = 0
     for store in stores:   # each network's, as its process resumes them
         fights, problems = store.open_fights()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from rules.systems import AN_CATH
+from rules.systems import AN_CATH, SYSTEMS
 from storage.db import open_database
 from storage.store import Busy, Store
 
@@ -56,7 +56,7 @@ def race(store: Store, prefix: str, rounds: int, start: float) -> None:
 def main(argv: list[str]) -> None:
     url, network, job, *args = argv
     engine = open_database(url)
-    store = Store(engine, network=network)
+    store = Store(engine, systems=SYSTEMS, network=network)
     store.verify()   # connected and warm before the start
     if job == "ledger":
         ledger(store, args[0], args[1], int(args[2]), float(args[3]))

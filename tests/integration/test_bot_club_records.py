@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from bot.chat.history import MOST
 from bot.config import WebConfig
-from bot.irc.text import DEFAULT_BUDGET
+from bot.safe_text import DEFAULT_BUDGET
 
 GENERIC = "went wrong on my side"
 """The referee's reply to an unexpected exception: never the answer to anything typed."""

@@ -28,8 +28,8 @@ from hypothesis import strategies as st
 
 from bot.chat.messages import Incoming, Sender
 from bot.chat.moderators import hash_password, password_key
-from bot.irc.text import DEFAULT_BUDGET
-from bot.systems.ancath import RANSOM_MOST
+from bot.safe_text import DEFAULT_BUDGET
+from bot.systems.ancath.plugin import RANSOM_MOST
 from storage.club import HOME_NETWORK, seal_digest
 from storage.store import Store
 

@@ -232,11 +232,12 @@ def test_the_first_irc_bot_names_the_home_network_and_a_config_must_agree(
         bot.lanes.close()
         return bot
 
-    assert irc_bot("alpha").realm is None                   # the first: the home
+    assert irc_bot("alpha").foreign_network is None                   # the first: the home
     beta = irc_bot("beta")
-    assert beta.realm == beta.referee.identity.realm == "beta"       # names typed there too
-    assert irc_bot("gamma", home="alpha").realm == "gamma"
-    assert irc_bot("delta", shared=True).realm is None      # the same people as alpha's
+    identity = beta.referee.identity
+    assert beta.foreign_network == identity.foreign_network == "beta"   # names typed there too
+    assert irc_bot("gamma", home="alpha").foreign_network == "gamma"
+    assert irc_bot("delta", shared=True).foreign_network is None      # the same people as alpha's
     with pytest.raises(ConfigError, match="the club's home network is alpha"):
         irc_bot("beta", home="beta")
 
@@ -250,7 +251,7 @@ def test_names_typed_on_another_network_are_that_networks(
     alpha = Club(tmp_path / "alpha", database=database_url, network="alpha")
     beta = Club(tmp_path / "beta", database=database_url, network="beta",
                 moderators=("beta:mod",), verified_idents=True)   # masks may be added
-    beta.referee.identity.realm = "beta"   # as its IRC bot sets it (the test above)
+    beta.referee.identity.foreign_network = "beta"   # as its IRC bot sets it (the test above)
     alpha.say("#yard alice !create Astrid free-clans axe shield")
 
     def said(line: str, account: str | None = None) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bot.app import commands_for
-from bot.irc.text import DEFAULT_BUDGET
+from bot.safe_text import DEFAULT_BUDGET
 from bot.systems.registry import PLUGINS
 
 REGISTRY = commands_for(PLUGINS.values())
@@ -857,7 +858,7 @@ def fuzz_club(tmp_path: Path, setup: str, dice: random.Random) -> Club:
         club.say("olaf !first")
     if setup == "ended":
         olaf_kills_gorbag(club)
-    club.referee.dice = RandomDice(dice)
+    club.referee.services = replace(club.referee.services, dice=RandomDice(dice))
     return club
 
 

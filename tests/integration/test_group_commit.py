@@ -15,6 +15,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import nullcontext, suppress
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -83,13 +84,13 @@ def broken(ctx: Ctx) -> None:
 def referee(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Referee]:
     referee = referee_on(database_url)
     commands = Registry()
-    for spec in dict.fromkeys(referee.commands.values()):
+    for spec in dict.fromkeys(referee.services.commands.values()):
         commands.add(spec)
     commands.add(Spec("rethink", "!rethink", "A test's command.", second_thoughts))
     commands.add(Spec("broken", "!broken", "A test's command.", broken))
     commands.add(Spec("badread", "!badread", "A test's command.", bad_read))
     commands.add(Spec("quicker", "!quicker", "A test's command.", quicker))
-    monkeypatch.setattr(referee, "commands", commands)
+    monkeypatch.setattr(referee, "services", replace(referee.services, commands=commands))
     for said in (f"gob !create {GORBAG}", f"olaf !create {OLAF}", f"bren !create {BRENNA}"):
         assert "created" in " ".join(say(referee, said)), said
     try:
@@ -244,7 +245,8 @@ def test_a_reason_too_long_is_refused_alike_on_every_database(referee: Referee) 
 def test_a_later_command_in_a_batch_sees_what_an_earlier_one_did(
     referee: Referee, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(referee, "dice", HeldDice(50, 20))   # the initiative: Olaf's
+    # the initiative: Olaf's
+    monkeypatch.setattr(referee, "services", replace(referee.services, dice=HeldDice(50, 20)))
     counted = Transactions(referee.store.engine)
     answers = batch(referee, "olaf !challenge Gorbag duel", "gob !accept", "olaf !first")
     assert answers == [
@@ -494,7 +496,7 @@ async def until(check: Any, seconds: float = 10) -> None:
 
 def test_a_batch_says_nothing_before_its_commit(referee: Referee,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(referee, "dice", HeldDice(50, 20))
+    monkeypatch.setattr(referee, "services", replace(referee.services, dice=HeldDice(50, 20)))
     committing, go = threading.Event(), threading.Event()
 
     def held(_connection: Any) -> None:

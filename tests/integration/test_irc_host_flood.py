@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from ircbot import BOT_NICK, bot_on, from_bot, player
@@ -95,7 +96,7 @@ def test_ten_identities_on_one_host_flooding_odds_and_ctcp_cannot_hold_back_a_by
         async with bot_on(server, tmp_path, channels=(ARENA, SIDE)) as run:
             outbox = run.bot.outbox
             dice = FightDice()
-            run.referee.dice = dice
+            run.referee.services = replace(run.referee.services, dice=dice)
             olaf, gob = await fight(server, dice)
             flooders = [await IrcClient.connect(server.port, f"flood{i}", f"fl{i}")
                         for i in range(FLOODERS)]

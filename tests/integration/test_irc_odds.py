@@ -15,6 +15,7 @@ blocked loop would answer none of them before the odds.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,8 @@ def test_six_odds_in_one_channel_do_not_hold_up_a_fight_in_another(
             await olaf.say("#arena", "!attack")
             await from_bot(gob, "Gorbag (gob) to act:")
             assert not answer.done()  # the fight went on while the odds were out
-            run.referee.dice = OsDice()  # for the rolls below (1d1 is always 1)
+            # for the rolls below (1d1 is always 1)
+            run.referee.services = replace(run.referee.services, dice=OsDice())
             rolls = 0
             while not answer.done():
                 await olaf.say("#arena", "!roll 1d1")

@@ -34,7 +34,7 @@ from rules.ancath.tables import Skill
 from rules.codec import encode
 from rules.contest.model import parse_fighter
 from rules.replay import replay
-from rules.systems import AN_CATH
+from rules.systems import AN_CATH, SYSTEMS
 from storage import ledger
 from storage.chained import Chained
 from storage.db import open_database, open_read_only
@@ -84,7 +84,7 @@ def engine(database_url: str) -> Iterator[Engine]:
 
 @pytest.fixture
 def store(engine: Engine) -> Store:
-    return Store(engine, keyring=Keyring.of(KEY))
+    return Store(engine, systems=SYSTEMS, keyring=Keyring.of(KEY))
 
 
 def play(store: Store, fight: OpenFight, script: str) -> OpenFight:
@@ -402,7 +402,7 @@ def public_id(key: str) -> str:
 
 def test_rows_signed_by_a_key_that_is_not_available_are_named(store: Store) -> None:
     filled(store)
-    other = Store(store.engine, keyring=Keyring.of(NEW_KEY, source="a key file"))
+    other = Store(store.engine, systems=SYSTEMS, keyring=Keyring.of(NEW_KEY, source="a key file"))
     report = other.audit()
     kid = public_id(KEY)
     assert list(report.missing) == [kid] and report.problems == []
@@ -414,7 +414,7 @@ def test_rows_signed_by_a_key_that_is_not_available_are_named(store: Store) -> N
 
 def test_a_rotated_key_is_introduced_by_a_row_the_old_key_signs(store: Store) -> None:
     filled(store)
-    rotated = Store(store.engine, keyring=Keyring.of(NEW_KEY, KEY))
+    rotated = Store(store.engine, systems=SYSTEMS, keyring=Keyring.of(NEW_KEY, KEY))
     rotated.adjust_bp("Olaf", 5, "mod", "after the rotation")
     with store.engine.connect() as connection:
         kids, entries = zip(*connection.execute(text(
@@ -424,21 +424,24 @@ def test_a_rotated_key_is_introduced_by_a_row_the_old_key_signs(store: Store) ->
     assert rotated.verify() == []
     new_public = signing_key(NEW_KEY.encode()).public
     assert store.verify() == []                   # the old key's row vouches for the new one
-    assert Store(store.engine, keyring=Keyring()).audit(trusted=[new_public]).problems == []
+    assert Store(store.engine, systems=SYSTEMS,
+                 keyring=Keyring()).audit(trusted=[new_public]).problems == []
 
 
 def test_a_retired_key_used_after_a_rotation_is_caught(store: Store) -> None:
     """The old key leaked, so it was rotated out of signing: a row it signs after the
     newer key took over is named, though its signature is right."""
     filled(store)
-    Store(store.engine, keyring=Keyring.of(NEW_KEY, KEY)).adjust_bp("Olaf", 5, "mod", "later")
+    Store(store.engine, systems=SYSTEMS,
+          keyring=Keyring.of(NEW_KEY, KEY)).adjust_bp("Olaf", 5, "mod", "later")
     with pytest.raises(KeyringError, match="not available"):    # the bot will not
-        Store(store.engine, keyring=Keyring.of(KEY)).adjust_bp("Olaf", 5, "mod", "old key")
+        Store(store.engine, systems=SYSTEMS,
+              keyring=Keyring.of(KEY)).adjust_bp("Olaf", 5, "mod", "old key")
     with store.engine.begin() as connection:
         forged_id = forge_row(connection, False, warrior_id=1, entry="moderator-bp", bp=100,
                               sign_with=KEY)
         connection.execute(text("UPDATE warriors SET bp = bp + 100 WHERE id = 1"))
-    problems = Store(store.engine, keyring=Keyring.of(NEW_KEY, KEY)).verify()
+    problems = Store(store.engine, systems=SYSTEMS, keyring=Keyring.of(NEW_KEY, KEY)).verify()
     assert naming(problems, f"ledger row {forged_id}:", f"signed by key {public_id(KEY)}",
                   "in force"), problems
 
@@ -579,7 +582,7 @@ def test_audit_reads_through_a_read_only_engine_and_sees_the_newest_commits(
     reader = open_read_only(database_url)    # the bot's engine is still open: a live file
     try:
         store.adjust_bp("Gorbag", 1, "mod", "just now")
-        checker = Store(reader, keyring=Keyring.of(KEY))
+        checker = Store(reader, systems=SYSTEMS, keyring=Keyring.of(KEY))
         assert checker.verify() == []
         assert checker.anchor() == store.anchor()
         with pytest.raises(Exception, match=r"(?i)read.?only"), reader.begin() as connection:
@@ -628,7 +631,7 @@ def test_a_database_from_before_keys_verifies_with_notes(store: Store, legacy: O
     # with the key, legacy rows no signed row seals are a failure naming the one command
     assert len(report.problems) == 1 and naming(report.problems, "ledger rows 1..", "legacy "
                                                 "rows", "no signed row seals", "db seal-legacy")
-    unkeyed = Store(store.engine, keyring=Keyring()).audit()   # without it: a note
+    unkeyed = Store(store.engine, systems=SYSTEMS, keyring=Keyring()).audit()   # without it: a note
     assert naming(unkeyed.notes, "ledger rows 1..", "legacy rows", "can still rewrite them")
     assert naming(report.notes, "2 warriors come from before")
     assert naming(report.notes, f"fights {legacy.id} ended before")
@@ -749,7 +752,7 @@ def test_an_hmac_club_is_sealed_by_one_signed_row_and_the_public_key_then_proves
     store: Store, hmac_club: int,
 ) -> None:
     public = signing_key(KEY.encode()).public
-    unsigned = Store(store.engine, keyring=Keyring())
+    unsigned = Store(store.engine, systems=SYSTEMS, keyring=Keyring())
     assert naming(unsigned.audit(trusted=[public]).problems, "no ledger row is signed")
     assert store.verify() == []                     # the secret still proves the MACs
     assert store.seal_legacy() == 1 and store.seal_legacy() == 0
@@ -767,7 +770,8 @@ def test_an_hmac_row_edited_after_the_seal_fails_with_the_public_key_alone(
         connection.execute(text("UPDATE ledger SET bp = 300 WHERE reason = 'grant'"))
         connection.execute(text("UPDATE warriors SET bp = bp + 270 WHERE name_key = 'olaf'"))
     public = signing_key(KEY.encode()).public
-    problems = Store(store.engine, keyring=Keyring()).audit(trusted=[public]).problems
+    problems = Store(store.engine, systems=SYSTEMS,
+                     keyring=Keyring()).audit(trusted=[public]).problems
     assert naming(problems, f"ledger row {hmac_club + 1}: its seal does not match"), problems
 
 

@@ -1,5 +1,5 @@
 """The real worker processes: two others, below the bot in priority, and a referee
-built without workers answers ``!odds`` from them through ``Desk.later``."""
+built without workers answers ``!odds`` from them through ``OddsRequests.deliver_answers``."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_the_workers_are_other_processes_below_the_bot() -> None:
 def test_a_referee_answers_from_its_worker(tmp_path: Path) -> None:
     referee = build_referee(BotConfig(database=str(tmp_path / "club.sqlite3")))
     answers: queue.Queue[list[Outgoing]] = queue.Queue()
-    referee.odds.later = answers.put
+    referee.odds.deliver_answers = answers.put
     try:
         for nick, text in (("gob", "!create Gorbag goblin club spear"),
                            ("olaf", "!create Olaf free-clans axe shield"),
@@ -53,7 +53,7 @@ def test_a_worker_that_died_is_replaced_and_odds_go_on(tmp_path: Path) -> None:
     at most; the next one that needs it starts a new worker, and says so in the log."""
     referee = build_referee(BotConfig(database=str(tmp_path / "club.sqlite3")))
     answers: queue.Queue[list[Outgoing]] = queue.Queue()
-    referee.odds.later = answers.put
+    referee.odds.deliver_answers = answers.put
 
     def say(nick: str, text: str) -> list[Outgoing]:
         return referee.handle(Incoming(sender=Sender(nick=nick, account=nick), text=text,

@@ -39,7 +39,7 @@ from rules.ancath.state import Ending, Need
 from rules.ancath.tables import Skill
 from rules.codec import encode
 from rules.errors import RulesError
-from rules.systems import AN_CATH
+from rules.systems import AN_CATH, SYSTEMS
 from storage import ledger
 from storage.db import open_database
 from storage.db_engines import make_engine
@@ -519,7 +519,7 @@ def test_open_fights_rebuilds_unfinished_fights_equal_to_the_live_state(
                     .replace("Gorbag", "Ugluk"))
     assert three.state.outcome is not None
 
-    restarted = Store(make_engine(database_url))    # as after a restart
+    restarted = Store(make_engine(database_url), systems=SYSTEMS)    # as after a restart
     try:
         fights, problems = restarted.open_fights()
         assert problems == []
@@ -599,7 +599,7 @@ def _at_once(url: str, *jobs: Callable[[Store], Any]) -> list[Any]:
     results: list[Any] = [None] * len(jobs)
 
     def run(index: int, job: Callable[[Store], Any]) -> None:
-        racer = Store(make_engine(url))
+        racer = Store(make_engine(url), systems=SYSTEMS)
         try:
             racer.verify()                   # connected and warm before the start
             barrier.wait(timeout=30)
@@ -835,7 +835,7 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
                                       ).scalar_one() == len(before)   # legacy rows
         assert {"fights", "fight_sides", "fight_commands", "fight_events"} <= set(
             inspect(engine).get_table_names())
-        store = Store(engine)
+        store = Store(engine, systems=SYSTEMS)
         # legacy rows are sealed only by the operator's ancath-bot db seal-legacy
         (unsealed,) = store.verify()
         assert "no signed row seals" in unsealed and "db seal-legacy" in unsealed
@@ -914,7 +914,8 @@ def test_sqlite_connection_pragmas(tmp_path: Path) -> None:
 
 def test_sqlite_writers_wait_for_each_other(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'bot.sqlite3'}"
-    first, second = Store(open_database(url)), Store(make_engine(url))
+    first = Store(open_database(url), systems=SYSTEMS)
+    second = Store(make_engine(url), systems=SYSTEMS)
     try:
         add_pair(first)
         held = threading.Event()

@@ -14,7 +14,7 @@ from transcript import command, warrior  # tests/unit, put on the path by confte
 from rules.ancath.tables import Armour, Skill
 from rules.contest.model import parse_fighter
 from rules.general.model import GeneralFighter, parse_dice
-from rules.systems import AN_CATH
+from rules.systems import AN_CATH, SYSTEMS
 from storage.db_engines import make_engine
 from storage.schema_revision import downgrade, head_revision, upgrade
 from storage.store import Store
@@ -107,7 +107,7 @@ def test_a_filled_database_down_to_0005_and_up_again_reads_back_identically(
                                   ).scalar_one() == head_revision()
         assert connection.execute(text("SELECT * FROM ledger ORDER BY id")).all() == ledger
     assert stored(store.engine, "profile") == sheets
-    again = Store(store.engine)
+    again = Store(store.engine, systems=SYSTEMS)
     assert {name: again.warrior(name) for name in NAMES} == before
     assert again.verify() == []
 

@@ -14,6 +14,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -34,7 +35,7 @@ from bot.fights.play import table_of
 from bot.fights.table import Challenge
 from bot.odds.worker import InlineExecutor
 from bot.referee import Referee
-from rules.systems import AN_CATH
+from rules.systems import AN_CATH, SYSTEMS
 from storage.db import open_database
 from storage.db_engines import READ_ONLY
 from storage.keys import Keyring
@@ -121,7 +122,7 @@ def _writes(connection: Connection) -> bool:
 def store(database_url: str) -> Iterator[Store]:
     engine = open_database(database_url)
     try:
-        yield Store(engine, keyring=KEY)
+        yield Store(engine, systems=SYSTEMS, keyring=KEY)
     finally:
         engine.dispose()
 
@@ -262,10 +263,10 @@ def test_a_command_refused_after_it_wrote_says_and_keeps_nothing(
         raise Refusal("on second thoughts, no")
 
     commands = Registry()
-    for spec in dict.fromkeys(referee.commands.values()):
+    for spec in dict.fromkeys(referee.services.commands.values()):
         commands.add(spec)
     commands.add(Spec("rethink", "!rethink", "A test's command.", second_thoughts))
-    monkeypatch.setattr(referee, "commands", commands)
+    monkeypatch.setattr(referee, "services", replace(referee.services, commands=commands))
     before = rows(referee.store.engine)
     assert say(referee, "olaf !rethink") == ["#arena olaf: on second thoughts, no"]
     assert rows(referee.store.engine) == before
@@ -344,14 +345,14 @@ def test_a_roll_taken_for_talk_that_became_a_fight_roll_goes_to_the_records_lane
         referee.handle(roll, False)
     assert rows(referee.store.engine) == before
     assert referee.writes(roll)
-    monkeypatch.setattr(referee, "dice", HeldDice(50))
+    monkeypatch.setattr(referee, "services", replace(referee.services, dice=HeldDice(50)))
     assert "50" in " ".join(o.text for o in referee.handle(roll, True))  # on the records lane
 
 
 def test_the_lanes_queue_such_a_roll_again_on_the_records_lane(
     referee: Referee, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(referee, "dice", HeldDice(50))
+    monkeypatch.setattr(referee, "services", replace(referee.services, dice=HeldDice(50)))
     say(referee, "mod !mod rolls manual for the test")
     say(referee, "olaf !challenge Gorbag duel")
     said: list[str] = []
@@ -390,12 +391,12 @@ def test_a_rollback_in_one_channel_leaves_another_channels_commit(
         raise Refusal("on second thoughts, no")
 
     commands = Registry()
-    for spec in dict.fromkeys(referee.commands.values()):
+    for spec in dict.fromkeys(referee.services.commands.values()):
         commands.add(spec)
     commands.add(Spec("rethink", "!rethink", "A test's command.", second_thoughts))
-    monkeypatch.setattr(referee, "commands", commands)
+    monkeypatch.setattr(referee, "services", replace(referee.services, commands=commands))
     dice = HeldDice(50, 20)
-    monkeypatch.setattr(referee, "dice", dice)
+    monkeypatch.setattr(referee, "services", replace(referee.services, dice=dice))
     say(referee, "olaf !challenge Gorbag duel")
     dice.hold = True
     answers: dict[str, list[str]] = {}
@@ -417,7 +418,7 @@ def test_a_rollback_in_one_channel_leaves_another_channels_commit(
 def test_a_fight_being_written_is_not_read_aloud_before_it_is_committed(
     referee: Referee, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(referee, "dice", HeldDice(50, 20))
+    monkeypatch.setattr(referee, "services", replace(referee.services, dice=HeldDice(50, 20)))
     say(referee, "olaf !challenge Gorbag duel")
     committing, go = threading.Event(), threading.Event()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.irc.text import split_utf8
+from bot.safe_text import split_utf8
 from bot.wording.fit import ELLIPSIS, Say, cut, fitted
 
 ANCHOR = "ledger #39 4305b5ca9e1f0c2d"

@@ -23,7 +23,7 @@ def admission() -> tuple[Admission, Outbox]:
 def said(outbox: Outbox) -> list[str]:
     lines = []
     while (line := outbox.next_line()[0]) is not None:
-        lines.append(line)
+        lines.append(line.format())
         outbox.sent()
     return lines
 

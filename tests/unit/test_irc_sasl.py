@@ -10,9 +10,10 @@ import pytest
 from bot.config import IrcConfig
 from bot.irc import logbook
 from bot.irc.events import Action, CapsRefused, Registered, SaslFailed, SaslUnavailable, Send
+from bot.irc.line import parse
 from bot.irc.session import IrcSession, SaslLogin
 
-QUIT = Send("QUIT :SASL PLAIN is not available")
+QUIT = Send(parse("QUIT :SASL PLAIN is not available"))
 
 
 def plain(required: bool) -> IrcSession:
@@ -20,29 +21,30 @@ def plain(required: bool) -> IrcSession:
 
 
 def sent(actions: list[Action]) -> list[str]:
-    return [a.line for a in actions if isinstance(a, Send)]
+    return [a.line.format() for a in actions if isinstance(a, Send)]
 
 
-@pytest.mark.parametrize(("required", "then"), [(True, QUIT), (False, Send("CAP END"))],
+@pytest.mark.parametrize(("required", "then"), [(True, QUIT), (False, Send(parse("CAP END")))],
                          ids=["required", "not-required"])
 def test_plain_where_only_external_is_offered_requests_sasl_then_quits_or_goes_on(
         required: bool, then: Send) -> None:
     """irctest's testPlainNotAvailable: only EXTERNAL offered, PLAIN configured."""
     session = plain(required)
     assert session.receive(":srv CAP * LS :sasl=EXTERNAL account-tag") == [
-        Send("CAP REQ :account-tag sasl")]
+        Send(parse("CAP REQ :account-tag sasl"))]
     assert session.receive(":srv CAP * ACK :account-tag sasl") == [
         SaslUnavailable("PLAIN", "EXTERNAL", required), then]  # no AUTHENTICATE
 
 
 @pytest.mark.parametrize(("required", "then"), [
-    (True, [QUIT]), (False, [Send("CAP REQ :account-tag")])], ids=["required", "not-required"])
+    (True, [QUIT]), (False, [Send(parse("CAP REQ :account-tag"))])],
+    ids=["required", "not-required"])
 def test_no_sasl_on_offer_quits_or_goes_on(required: bool, then: list[Send]) -> None:
     assert plain(required).receive(":srv CAP * LS :account-tag") == [
         SaslUnavailable("PLAIN", None, required), *then]
 
 
-@pytest.mark.parametrize(("required", "then"), [(True, QUIT), (False, Send("CAP END"))],
+@pytest.mark.parametrize(("required", "then"), [(True, QUIT), (False, Send(parse("CAP END")))],
                          ids=["required", "not-required"])
 def test_908_naming_other_mechanisms_before_904_is_the_mechanism_unavailable(
         required: bool, then: Send) -> None:
@@ -61,7 +63,7 @@ def test_a_904_after_908_naming_ours_is_a_refused_login() -> None:
     session.receive(":srv CAP * ACK :sasl")
     session.receive(":srv 908 AnCath PLAIN,EXTERNAL :are available SASL mechanisms")
     assert session.receive(":srv 904 AnCath :SASL authentication failed") == [
-        SaslFailed("saslfail"), Send("CAP END")]
+        SaslFailed("saslfail"), Send(parse("CAP END"))]
 
 
 def test_a_refused_request_of_sasl_quits_when_required() -> None:
@@ -72,7 +74,7 @@ def test_a_refused_request_of_sasl_quits_when_required() -> None:
     session = IrcSession("AnCath")  # no login: a NAK only ends negotiation
     session.receive(":srv CAP * LS :account-tag")
     assert session.receive(":srv CAP * NAK :account-tag") == [
-        CapsRefused("account-tag"), Send("CAP END")]
+        CapsRefused("account-tag"), Send(parse("CAP END"))]
 
 
 def test_external_where_only_plain_is_offered_quits() -> None:
@@ -80,7 +82,7 @@ def test_external_where_only_plain_is_offered_quits() -> None:
     session.receive(":srv CAP * LS :sasl=PLAIN")
     assert session.receive(":srv CAP * ACK :sasl") == [
         SaslUnavailable("EXTERNAL", "PLAIN", True),
-        Send("QUIT :SASL EXTERNAL is not available")]
+        Send(parse("QUIT :SASL EXTERNAL is not available"))]
 
 
 @pytest.mark.parametrize("required", [True, False], ids=["required", "not-required"])
@@ -95,7 +97,7 @@ def test_a_server_that_never_answers_cap_ls_offers_no_sasl(
     said = SaslUnavailable("PLAIN", None, required, caps=False)
     out = session.receive(":srv 001 AnCath :Welcome")
     assert out == ([said, QUIT] if required else
-                   [said, Registered("AnCath"), Send("JOIN #a", in_turn=True)])
+                   [said, Registered("AnCath"), Send(parse("JOIN #a"), in_turn=True)])
     assert session.registered is not required
     logbook.note(said, IrcConfig(server="irc.example.org", sasl_account="RefAcct"))
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [
@@ -110,4 +112,4 @@ def test_a_server_that_never_answers_cap_ls_offers_no_sasl(
 def test_without_a_login_a_server_that_ignores_cap_ls_is_joined() -> None:
     session = IrcSession("AnCath", channels=["#a"])
     assert session.receive(":srv 001 AnCath :Welcome") == [
-        Registered("AnCath"), Send("JOIN #a", in_turn=True)]
+        Registered("AnCath"), Send(parse("JOIN #a"), in_turn=True)]

@@ -37,7 +37,7 @@ PLAIN = SaslLogin("PLAIN", "RefAcct", "s3cret")
 
 
 def sent(actions: list[Action]) -> list[str]:
-    return [a.line for a in actions if isinstance(a, Send)]
+    return [a.line.format() for a in actions if isinstance(a, Send)]
 
 
 def news(actions: list[Action]) -> list[Action]:
@@ -113,7 +113,7 @@ def test_a_nak_ends_negotiation() -> None:
     session = IrcSession("AnCath")
     session.receive(":srv CAP * LS :account-tag")
     out = session.receive(":srv CAP * NAK :account-tag")
-    assert out == [CapsRefused("account-tag"), Send("CAP END")]
+    assert out == [CapsRefused("account-tag"), Send(parse("CAP END"))]
 
 
 def test_sasl_plain_sends_the_account_twice_and_the_password() -> None:
@@ -126,7 +126,7 @@ def test_sasl_plain_sends_the_account_twice_and_the_password() -> None:
     assert sent(session.receive("AUTHENTICATE +")) == [f"AUTHENTICATE {token}"]
     assert session.receive(":srv 900 AnCath AnCath!a@h RefAcct :You are now logged in") == []
     assert session.receive(":srv 903 AnCath :SASL authentication successful") == [
-        LoggedIn(), Send("CAP END")]
+        LoggedIn(), Send(parse("CAP END"))]
 
 
 def test_a_sasl_token_of_400_bytes_is_followed_by_a_plus() -> None:
@@ -153,14 +153,14 @@ def test_a_failed_login_still_ends_negotiation(numeric: str, reason: str) -> Non
     session.receive(":srv CAP * LS :sasl")
     session.receive(":srv CAP * ACK :sasl")
     assert session.receive(f":srv {numeric} AnCath :SASL authentication failed") == [
-        SaslFailed(reason), Send("CAP END")]
+        SaslFailed(reason), Send(parse("CAP END"))]
 
 
 def test_no_password_aborts_the_login() -> None:
     session = IrcSession("AnCath", sasl=SaslLogin("PLAIN", "RefAcct", None))
     session.receive(":srv CAP * LS :sasl")
     session.receive(":srv CAP * ACK :sasl")
-    assert session.receive("AUTHENTICATE +") == [SaslNoPassword(), Send("AUTHENTICATE *")]
+    assert session.receive("AUTHENTICATE +") == [SaslNoPassword(), Send(parse("AUTHENTICATE *"))]
 
 
 # -- registration and nicks -----------------------------------------------------------
@@ -170,14 +170,14 @@ def test_the_welcome_registers_and_joins_the_first_channel() -> None:
     session = IrcSession("AnCath", channels=["#arena", "#side"])
     session.receive(":srv CAP * LS :")
     assert session.receive(":srv 001 AnCath :Welcome to the network") == [
-        Registered("AnCath"), Send("JOIN #arena", in_turn=True)]  # #side after its answer
+        Registered("AnCath"), Send(parse("JOIN #arena"), in_turn=True)]  # #side after its answer
     assert session.registered and not session.wants_nick
 
 
 def test_a_taken_nick_tries_the_alternatives_then_random_digits() -> None:
     session = IrcSession("AnCath", alt_nicks=["AnCath_"], rng=random.Random(7))
     out = session.receive(":srv 433 * AnCath :Nickname is already in use")
-    assert out == [Send("NICK AnCath_")]
+    assert out == [Send(parse("NICK AnCath_"))]
     same = random.Random(7)
     first, second = same.randint(100, 999), same.randint(100, 999)
     assert sent(session.receive(":srv 433 * AnCath_ :Nickname is already in use")) == [
@@ -192,7 +192,7 @@ def test_the_nick_is_regained_after_registering_under_another() -> None:
     assert session.regain() == []  # not registered yet
     assert session.receive(":srv 001 AnCath_ :Welcome")[0] == Registered("AnCath_")
     assert session.wants_nick
-    assert session.regain() == [Send("NICK AnCath")]
+    assert session.regain() == [Send(parse("NICK AnCath"))]
     assert session.receive(":srv 433 AnCath_ AnCath :Nickname is already in use") == []
     assert session.receive(":AnCath_!~a@h NICK AnCath") == [
         Renamed("AnCath_", "AnCath"), Prefix("AnCath!~a@h")]
@@ -222,7 +222,7 @@ def test_whox_asks_one_channel_at_a_time() -> None:
     registered(session, "WHOX")
     assert session.receive(":AnCath!~ancath@bot.host JOIN #a") == [
         Prefix("AnCath!~ancath@bot.host"), Joined("#a"),
-        Send("WHO #a %tnuhact,42", in_turn=True), Send("JOIN #b", in_turn=True)]
+        Send(parse("WHO #a %tnuhact,42"), in_turn=True), Send(parse("JOIN #b"), in_turn=True)]
     assert session.receive(":AnCath!~ancath@bot.host JOIN #b") == [
         Prefix("AnCath!~ancath@bot.host"), Joined("#b")]  # #a's WHO still waits
     out = session.receive(":srv 354 AnCath 42 #a ~al al.host al AliceAcct")
@@ -233,7 +233,7 @@ def test_whox_asks_one_channel_at_a_time() -> None:
     assert session.accounts.get("AL") == "AliceAcct"
     assert session.receive(":srv 315 AnCath #b :End of /WHO list.") == []  # not ours
     assert session.receive(":srv 315 AnCath #A :End of /WHO list.") == [
-        WhoDone("#a"), Send("WHO #b %tnuhact,42", in_turn=True)]
+        WhoDone("#a"), Send(parse("WHO #b %tnuhact,42"), in_turn=True)]
     assert session.waiting_who == "WHO #b %tnuhact,42"
     assert session.who_timed_out() == [WhoDone("#b")]
     assert session.waiting_who is None and session.who_timed_out() == []
@@ -261,7 +261,7 @@ def test_on_a_network_not_the_clubs_home_every_identity_carries_its_name() -> No
     """An account is its network's own: ``AliceAcct`` on OFTC is not the club's
     ``AliceAcct`` (its home network's), so the session names it ``oftc:AliceAcct``;
     likewise a ``user@host`` and the mask moderators are matched against."""
-    session = IrcSession("AnCath", channels=["#arena"], realm="oftc")
+    session = IrcSession("AnCath", channels=["#arena"], foreign_network="oftc")
     session.receive(":srv CAP * LS :account-tag account-notify extended-join")
     session.receive(":srv CAP * ACK :account-tag account-notify extended-join")
     registered(session, "WHOX")
@@ -340,10 +340,10 @@ def test_lines_it_does_not_handle_change_nothing() -> None:
 
 def test_a_ping_is_answered_with_its_pong_at_once() -> None:
     session = IrcSession("AnCath")
-    assert session.receive("PING :x") == [Send("PONG :x", at_once=True)]  # registering
+    assert session.receive("PING :x") == [Send(parse("PONG :x"), at_once=True)]  # registering
     registered(session)
     assert session.receive(":irc.test PING :irc.test") == [
-        Send("PONG :irc.test", at_once=True)]
+        Send(parse("PONG :irc.test"), at_once=True)]
 
 
 def test_a_message_is_from_the_account_its_own_tag_names() -> None:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.irc.events import Action, Joined, Prefix, Send, Unreadable, WhoDone
-from bot.irc.line import Line
+from bot.irc.line import Line, parse
 from bot.irc.session import _HANDLERS, IrcSession, SaslLogin
 
 LOGINS = {"none": None, "PLAIN": SaslLogin("PLAIN", "RefAcct", "s3cret"),
@@ -52,11 +52,11 @@ def test_an_own_join_without_a_channel_asks_no_who() -> None:
     assert session.waiting_who is None and session.who_timed_out() == []
     assert session.receive(":srv 315 Ref * :End of WHO") == []
     assert session.receive(":Ref!u@h JOIN #arena") == [
-        Prefix("Ref!u@h"), Joined("#arena"), Send("WHO #arena", in_turn=True),
-        Send("JOIN #b", in_turn=True)]
+        Prefix("Ref!u@h"), Joined("#arena"), Send(parse("WHO #arena"), in_turn=True),
+        Send(parse("JOIN #b"), in_turn=True)]
     assert session.receive(":Ref!u@h JOIN #b") == [Prefix("Ref!u@h"), Joined("#b")]
     assert session.receive(":srv 315 Ref #arena :End of WHO") == [
-        WhoDone("#arena"), Send("WHO #b", in_turn=True)]
+        WhoDone("#arena"), Send(parse("WHO #b"), in_turn=True)]
     assert session.who_timed_out() == [WhoDone("#b")]
 
 
@@ -66,7 +66,7 @@ def test_an_echo_that_cannot_be_written_back_asks_nothing() -> None:
     session = fresh("none")
     session.receive(":srv 001 Ref :Welcome")
     assert session.receive(":Ref!u@h JOIN ::arena") == []
-    assert session.receive("PING :a\rQUIT") == [Send("PONG :a QUIT", at_once=True)]
+    assert session.receive("PING :a\rQUIT") == [Send(parse("PONG :a QUIT"), at_once=True)]
 
 
 def test_a_rule_that_fails_on_a_line_is_reported_not_raised(
@@ -78,7 +78,7 @@ def test_a_rule_that_fails_on_a_line_is_reported_not_raised(
     session = welcomed("none")
     assert session.receive(":al!~al@h PRIVMSG Ref :!mod login s3cret") == [
         Unreadable("PRIVMSG", "ValueError")]  # never the text: it may hold a password
-    assert session.receive("PING :srv") == [Send("PONG :srv", at_once=True)]
+    assert session.receive("PING :srv") == [Send(parse("PONG :srv"), at_once=True)]
 
 
 _WORD = st.text(st.sampled_from("aZ09#&+!@:;=\\*~[]{}|^-_.,\x01 "), max_size=12)

@@ -9,6 +9,7 @@ import pytest
 from bot.config import IrcConfig
 from bot.irc import logbook
 from bot.irc.events import Joined, JoinRefused, Kicked, Prefix, Registered, Send, WhoDone
+from bot.irc.line import parse
 from bot.irc.session import IrcSession
 
 ME = ":AnCath!~ancath@bot.host"
@@ -18,7 +19,7 @@ def welcomed(*channels: str) -> IrcSession:
     session = IrcSession("AnCath", channels=list(channels))
     session.receive(":srv CAP * LS :")
     assert session.receive(":srv 001 AnCath :Welcome") == [
-        Registered("AnCath"), Send(f"JOIN {channels[0]}", in_turn=True)]
+        Registered("AnCath"), Send(parse(f"JOIN {channels[0]}"), in_turn=True)]
     return session
 
 
@@ -28,14 +29,14 @@ def test_each_channel_is_asked_who_before_the_next_is_joined() -> None:
     session = welcomed("#a", "#b", "#c")
     assert session.receive(f"{ME} JOIN #a") == [
         Prefix("AnCath!~ancath@bot.host"), Joined("#a"),
-        Send("WHO #a", in_turn=True), Send("JOIN #b", in_turn=True)]
+        Send(parse("WHO #a"), in_turn=True), Send(parse("JOIN #b"), in_turn=True)]
     assert session.receive(":srv 315 AnCath #a :End of WHO list") == [WhoDone("#a")]
     assert session.receive(f"{ME} JOIN #b")[1:] == [
-        Joined("#b"), Send("WHO #b", in_turn=True), Send("JOIN #c", in_turn=True)]
+        Joined("#b"), Send(parse("WHO #b"), in_turn=True), Send(parse("JOIN #c"), in_turn=True)]
     assert session.joins.line == "JOIN #c" and session.waiting_who == "WHO #b"
     assert session.receive(f"{ME} JOIN #c")[1:] == [Joined("#c")]  # #b's WHO waits
     assert session.receive(":srv 315 AnCath #b :End") == [
-        WhoDone("#b"), Send("WHO #c", in_turn=True)]
+        WhoDone("#b"), Send(parse("WHO #c"), in_turn=True)]
     assert session.joins.line is None and session.joins.timed_out() == []
 
 
@@ -50,7 +51,7 @@ def test_a_refused_join_is_said_with_the_servers_reason_and_the_next_goes(
     session = welcomed("#a", "#b")
     out = session.receive(f":srv {numeric} AnCath #a :Cannot join channel")
     assert out == [JoinRefused("#a", why, numeric, "Cannot join channel"),
-                   Send("JOIN #b", in_turn=True)]
+                   Send(parse("JOIN #b"), in_turn=True)]
     assert dict(session.joins.not_in) == {"#a": why}
     assert session.waiting_who is None  # no WHO of a channel it is not in
 
@@ -61,7 +62,7 @@ def test_ngircds_too_many_channels_in_another_case_is_the_configured_channel() -
                            "channels") == [
         JoinRefused("#Arena", "too many channels", "405",
                     "You have joined too many channels"),
-        Send("JOIN #side", in_turn=True)]
+        Send(parse("JOIN #side"), in_turn=True)]
 
 
 def test_a_refusal_of_a_channel_it_did_not_ask_for_changes_nothing() -> None:
@@ -75,12 +76,12 @@ def test_a_refusal_of_a_channel_it_did_not_ask_for_changes_nothing() -> None:
 def test_437_of_a_nick_is_still_a_taken_nick() -> None:
     session = IrcSession("AnCath", alt_nicks=["AnCath_"], channels=["#a"])
     assert session.receive(":srv 437 * AnCath :Nick/channel is temporarily "
-                           "unavailable") == [Send("NICK AnCath_")]
+                           "unavailable") == [Send(parse("NICK AnCath_"))]
 
 
 def test_a_join_with_no_answer_is_given_up_and_the_next_goes() -> None:
     session = welcomed("#a", "#b")
-    assert session.joins.timed_out() == [Send("JOIN #b", in_turn=True)]
+    assert session.joins.timed_out() == [Send(parse("JOIN #b"), in_turn=True)]
     assert dict(session.joins.not_in) == {"#a": "no answer"}
     assert session.receive(f"{ME} JOIN #a")[1] == Joined("#a")  # late after all
     assert session.joins.line == "JOIN #b" and not session.joins.not_in
@@ -109,7 +110,7 @@ def test_any_error_naming_the_channel_being_joined_refuses_it_in_the_servers_wor
     the whole timeout and was recorded as "no answer": 20 such channels, 10 minutes."""
     session = welcomed("#a", "#b")
     out = session.receive(line)
-    assert out == [JoinRefused("#a", reason, code, reason), Send("JOIN #b", in_turn=True)]
+    assert out == [JoinRefused("#a", reason, code, reason), Send(parse("JOIN #b"), in_turn=True)]
     assert dict(session.joins.not_in) == {"#a": reason}  # what !status says
     logbook.note(out[0], IrcConfig(server="irc.example.org"))
     assert caplog.messages == [f"cannot join #a: {reason} ({code})"]

@@ -10,6 +10,7 @@ from bot.chat.messages import Priority
 from bot.clock import FakeClock
 from bot.config import FloodConfig
 from bot.irc.budget import Budget, TokenBucket
+from bot.irc.line import Line
 from bot.irc.outbox import CONTROL, Outbox
 
 
@@ -18,7 +19,7 @@ def drain(outbox: Outbox) -> list[str]:
     out = []
     while (line := outbox.next_line()[0]) is not None:
         outbox.sent()
-        out.append(line)
+        out.append(line.format())
     return out
 
 
@@ -79,6 +80,19 @@ def test_protocol_lines_are_paced_like_messages() -> None:
     outbox.raw("PING :1\r\nQUIT :injected")  # cleaned like every parameter
     clock.advance(1.0)
     assert drain(outbox) == ["PING :1  QUIT :injected"]
+
+
+def test_the_queue_holds_lines_that_only_the_sender_writes_as_text() -> None:
+    """The session's JOIN and a fight's line wait as ``Line`` values; the sender gets
+    them as values and writes them (``Line.format``), the same bytes as ever."""
+    outbox, wire = Outbox(FloodConfig(burst=4)), []
+    outbox.raw(Line("JOIN", ["#arena"]))
+    outbox.message("#arena", "Olaf (olaf) to act: !attack | !yield", Priority.FIGHT)
+    while (line := outbox.next_line()[0]) is not None:
+        assert isinstance(line, Line)
+        wire.append(line.format())
+        outbox.sent()
+    assert wire == ["JOIN #arena", "PRIVMSG #arena :Olaf (olaf) to act: !attack | !yield"]
 
 
 def test_protocol_lines_then_fight_output_then_chatter_each_oldest_first() -> None:

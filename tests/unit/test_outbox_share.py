@@ -13,6 +13,7 @@ import pytest
 from bot.chat.messages import Priority
 from bot.clock import FakeClock
 from bot.config import FloodConfig
+from bot.irc.line import Line
 from bot.irc.outbox import Outbox
 
 SPECTATOR = ("10.0.0.9", "~spec@10.0.0.9")
@@ -26,7 +27,7 @@ def drain(outbox: Outbox) -> list[str]:
     out = []
     while (line := outbox.next_line()[0]) is not None:
         outbox.sent()
-        out.append(line)
+        out.append(line.format())
     return out
 
 
@@ -127,7 +128,7 @@ def test_protocol_lines_go_first_and_count_for_neither_side() -> None:
     def one() -> str | None:
         line = outbox.next_line()[0]
         outbox.sent()
-        return line
+        return None if line is None else line.format()
 
     outbox.message("#a", "ann: chatter 3")
     for i in range(6, 9):
@@ -274,8 +275,8 @@ def test_a_busy_line_goes_as_soon_as_the_budget_lets_it() -> None:
         connected = asyncio.Event()
         connected.set()
 
-        def send(line: str) -> bool:
-            wire.append(line)
+        def send(line: Line) -> bool:
+            wire.append(line.format())
             return True
 
         sender = asyncio.create_task(outbox.run(send, connected))

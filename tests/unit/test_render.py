@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from transcript import fight, play, warrior
 
-from bot.systems.ancath import AN_CATH as ancath
+from bot.systems.ancath.plugin import AN_CATH as ancath
 from bot.wording.common import Cast
 from rules.ancath import legal_actions
 from rules.ancath.commands import Act

@@ -1,6 +1,6 @@
 """Every registered rules system keeps the contract the bot relies on, checked by playing
 random legal fights with scripted dice to their end (the coin duel of
-:mod:`toy_system` runs too, plugged in by one registry entry).
+:mod:`toy_system` runs too, plugged in by one registration).
 
 The contract: progress never goes back; the fight awaits someone exactly while it has
 no outcome; the outcome's ending is one of the system's ``Enum`` members; every verb's
@@ -22,14 +22,13 @@ from toy_system import TOY, Coin
 from transcript import warrior
 
 from bot.systems.plugin import Plugin, help_lines
-from bot.systems.registry import PLUGINS
+from bot.systems.registry import PLUGINS, SYSTEMS
 from bot.wording.common import Cast
 from rules import common
 from rules.codec import encode
 from rules.contest.model import parse_fighter
 from rules.errors import RulesError
 from rules.general.model import GeneralFighter, parse_dice
-from rules.systems import SYSTEMS
 from storage.records import WarriorRecord
 
 SAMPLES: dict[str, Callable[[], Sequence[object]]] = {
@@ -49,12 +48,10 @@ SEEDS = range(12)
 
 
 @pytest.fixture(params=[*PLUGINS, "toy"])
-def plugin(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
-           ) -> Iterator[Plugin[Any, Any]]:
-    """Each registered plugin, and the coin duel added by its one entry."""
-    monkeypatch.setitem(PLUGINS, TOY.system.name, TOY)
-    monkeypatch.setitem(SYSTEMS, TOY.system.name, TOY.system)
-    yield PLUGINS[request.param]
+def plugin(request: pytest.FixtureRequest) -> Iterator[Plugin[Any, Any]]:
+    """Each registered plugin, and the coin duel added by its one registration."""
+    with SYSTEMS.registered(TOY):
+        yield PLUGINS[request.param]
 
 
 def one_line(text: str) -> str:
@@ -148,7 +145,7 @@ def test_every_verb_has_help_and_its_words(plugin: Plugin[Any, Any]) -> None:
 
 def test_every_system_has_sample_fighters() -> None:
     assert set(PLUGINS) <= set(SAMPLES)
-    assert set(PLUGINS) == set(SYSTEMS)
+    assert set(PLUGINS) == set(SYSTEMS.rules)
 
 
 def test_every_system_creates_and_describes_its_fighters(plugin: Plugin[Any, Any]) -> None:
@@ -175,4 +172,4 @@ def test_a_plugin_is_built_by_keywords_alone() -> None:
 
 def test_every_system_undoes_by_the_one_shared_rule() -> None:
     # R8.1: an undo takes back the last decision and the rolls after it, in every system
-    assert {system.undo_point for system in SYSTEMS.values()} == {common.undo_point}
+    assert {system.undo_point for system in SYSTEMS.rules.values()} == {common.undo_point}

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.irc.text import SEPARATOR, clean, split_utf8
+from bot.safe_text import SEPARATOR, clean, split_utf8
 
 
 def test_cr_lf_and_nul_cannot_forge_a_line() -> None:

@@ -1,5 +1,5 @@
 """A coin duel: a fourth rules system that lives only in the tests, to show that a system
-plugs in by one registry entry (``PLUGINS``, beside its engine in ``SYSTEMS``).
+plugs in by one registration (``bot.systems.registry.SYSTEMS``).
 
 Each side calls the coin with ``!flip``, challenger first; then the challenger rolls a
 d2: 1 and the challenger wins, 2 and the defender does. ``!yield``, a forfeit and a
@@ -207,4 +207,4 @@ TOY: Plugin[CoinState, Command] = Plugin(
     glance=status, waiting=waiting, undone=undone,
     fighters=Fighters("toy", "", create, sheet_line),
 )
-"""The one entry that plugs the coin duel into the bot."""
+"""The plugin whose one registration plugs the coin duel into the bot."""

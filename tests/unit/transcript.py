@@ -18,7 +18,7 @@ line raises as the engine does.
 
 from __future__ import annotations
 
-from bot.systems.ancath import AN_CATH
+from bot.systems.ancath.plugin import AN_CATH
 from rules.ancath import apply, start
 from rules.ancath.commands import Command
 from rules.ancath.events import Event

@@ -1,16 +1,14 @@
-"""An Cath as the bot plays it: the rules engine, its fight verbs, its wording and how
-``!create`` makes its warriors."""
+"""An Cath's plugin: the rules engine, its fight verbs, its wording, how ``!create`` makes
+its warriors, and its commands outside a fight."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from bot.refusals import Refusal
-from bot.systems.fighters import Fighters, Settings
+from bot.chat.registry import collect, subs_of
+from bot.systems.ancath import commands, wording
+from bot.systems.ancath.fighters import FIGHTERS
 from bot.systems.plugin import Plugin, Usage, Verb, fixed, verbs
-from bot.wording import ancath as wording
-from rules import systems
 from rules.ancath.commands import (
     AcceptYield,
     Act,
@@ -25,65 +23,11 @@ from rules.ancath.commands import (
     Stop,
     Wield,
 )
-from rules.ancath.sheet import Sheet, create_warrior, derived_test
 from rules.ancath.state import Action, BonusUse, Defence, FightState
-from rules.ancath.tables import Armour, Culture, Skill, Weapon
-from storage.records import WarriorRecord
-from storage.store import Store
+from rules.ancath.system import AN_CATH as RULES
+from rules.ancath.tables import Weapon
 
-__all__ = ["AN_CATH", "RANSOM_MOST", "parse_culture", "parse_skill"]
-
-_CULTURE_NAMES = {c.value: c for c in Culture} | {"freeclans": Culture.FREE_CLANS,
-                                                  "invader": Culture.INVADERS}
-
-
-def parse_skill(word: str) -> Skill:
-    try:
-        return Skill(word.lower())
-    except ValueError:
-        raise Refusal(f"no skill {word}; skills: {', '.join(s.value for s in Skill)}") from None
-
-
-def parse_culture(word: str) -> Culture:
-    """The culture ``word`` names (``freeclans`` and ``invader`` too)."""
-    culture = _CULTURE_NAMES.get(word.lower())
-    if culture is None:
-        raise Refusal("culture must be invaders, free-clans, fairy or goblin")
-    return culture
-
-
-def _create(name: str, words: Sequence[str], settings: Settings) -> Sheet:
-    """``!create <name> <culture> <skill>... [armour]``: a new warrior's sheet (R2)."""
-    culture_word, *rest = words
-    culture = parse_culture(culture_word)
-    armour = None
-    if rest and rest[-1].lower() in {a.value for a in Armour}:
-        armour = Armour(rest.pop().lower())
-    sheet, _ = create_warrior(name, culture, [parse_skill(w) for w in rest], armour,
-                              fairy_open=settings.fairy_open())
-    return sheet
-
-
-def _keep(store: Store, _system: str, sheet: Sheet, owner: str) -> WarriorRecord[Sheet]:
-    """A new warrior with its skills and BP, and its ``created`` ledger row."""
-    return store.create_warrior(sheet, owner)
-
-
-def _show(record: WarriorRecord[Sheet]) -> dict[str, Any]:
-    sheet = record.sheet_as(Sheet)
-    return {
-        "name": sheet.name,
-        "owner": record.owner,
-        "culture": sheet.culture.value,
-        "armour": sheet.armour.value,
-        "skills": {s.value: v for s, v in sorted(sheet.skills.items(), key=lambda i: i[0].value)},
-        "bp": round(sheet.bp / 10, 1),
-        "bp_spent": sheet.bp_spent,
-        "test": derived_test(sheet.bp),
-        "status": sheet.status.value,
-        "captor": record.captor,
-    }
-
+__all__ = ["AN_CATH", "RANSOM_MOST"]
 
 def _act(action: Action, summary: str, detail: str = "") -> Verb[Command]:
     return fixed(action.value, summary, lambda side: Act(side, action), detail)
@@ -161,7 +105,7 @@ def _accept_words(command: Command) -> str | None:
 _WEAPONS = tuple((w.value,) for w in Weapon)
 
 AN_CATH: Plugin[FightState, Command] = Plugin(
-    system=systems.AN_CATH, label="An Cath",
+    system=RULES, label="An Cath",
     verbs=verbs(
         _act(Action.ATTACK, "Attack", "a roll against your weapon skill"),
         _act(Action.DOUBLE, "Two attacks (club, shortsword or a pair of shortswords)"),
@@ -191,6 +135,6 @@ AN_CATH: Plugin[FightState, Command] = Plugin(
     roll=Roll, forfeit=Forfeit, end=ModeratorEnd, describe=wording.describe,
     asks=wording.prompt, glance=wording.status, waiting=wording.waiting,
     undone=wording.undone,
-    fighters=Fighters("", "<culture> <skill>... [armour]", _create, wording.sheet_line,
-                      _keep, wording.listing, _show),
+    fighters=FIGHTERS, commands=collect(commands), subcommands=subs_of(commands),
+    setting_subcommands=(commands.FAIRY,), advised=True,
 )

@@ -1,4 +1,4 @@
-"""Simple Contest (R9) as the bot plays it: the rules engine, its verbs, wording and
+"""Simple Contest's plugin (R9): the rules engine, its verbs, wording and
 fighters."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.refusals import Refusal
+from bot.systems.contest import wording
 from bot.systems.fighters import Fighters, Settings
 from bot.systems.plugin import Plugin, fixed, verbs
-from bot.wording import contest as wording
 from bot.wording.common import undone
-from rules import systems
 from rules.ancath.sheet import valid_name
 from rules.common import Forfeit, ModeratorEnd, Roll, Yield
 from rules.contest.model import ContestFighter, ContestState, Strike, parse_fighter
+from rules.contest.system import CONTEST as RULES
 
 __all__ = ["CONTEST", "Command"]
 
@@ -36,7 +36,7 @@ def _create(name: str, words: Sequence[str], _settings: Settings) -> ContestFigh
     return parse_fighter(name, words[0], words[1], armour)
 
 CONTEST: Plugin[ContestState, Command] = Plugin(
-    system=systems.CONTEST, label="Simple Contest",
+    system=RULES, label="Simple Contest",
     verbs=verbs(
         fixed("strike", "Simple Contest: strike this round; the bot rolls d20 when both "
               "have", Strike),

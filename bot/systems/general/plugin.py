@@ -1,19 +1,20 @@
-"""The General rules (R10) as the bot plays them: the rules engine, verbs, wording and
-fighters."""
+"""The General rules' plugin (R10): the rules engine, verbs, wording, fighters and
+``!travel``."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.chat.registry import collect
 from bot.refusals import Refusal
 from bot.systems.fighters import Fighters, Settings
+from bot.systems.general import commands, wording
 from bot.systems.plugin import Plugin, fixed, verbs
-from bot.wording import general as wording
 from bot.wording.common import undone
-from rules import systems
 from rules.ancath.sheet import valid_name
 from rules.common import Forfeit, ModeratorEnd, Roll, Yield
 from rules.general.model import Attack, GeneralFighter, GeneralState, parse_dice
+from rules.general.system import GENERAL as RULES
 
 __all__ = ["GENERAL", "Command"]
 
@@ -42,7 +43,7 @@ def _create(name: str, words: Sequence[str], _settings: Settings) -> GeneralFigh
         int(values["protection"]))
 
 GENERAL: Plugin[GeneralState, Command] = Plugin(
-    system=systems.GENERAL, label="General rules",
+    system=RULES, label="General rules",
     verbs=verbs(
         fixed("attack", "Attack", Attack, "a d20 Test"),
         fixed("yield", "Give up the fight", Yield),
@@ -53,5 +54,5 @@ GENERAL: Plugin[GeneralState, Command] = Plugin(
         "general", _USAGE, _create, wording.sheet_line,
         summary="a General-rules fighter (R10), health 20 unless given; e.g. !create Farthan "
                 "general health=25 str=13 skill=14 weapon=1d10 base=1d8 defense=0 protection=2"),
-    opens=wording.opening,
+    opens=wording.opening, commands=collect(commands),
 )

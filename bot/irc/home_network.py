@@ -1,4 +1,5 @@
-"""Whose names a network's bot writes as they are: the club's home network's.
+"""Whose names a network's bot writes as they are: the club's home network's; on any
+other, its ``foreign_network`` name goes before each.
 
 Accounts are a network's own, so one network is the club's home (``home_network:``,
 else the first an IRC bot starts on, ``storage.club.Club.home_network``); on any other,
@@ -16,12 +17,12 @@ from bot.config import ConfigError, IrcConfig
 if TYPE_CHECKING:
     from bot.referee import Referee
 
-__all__ = ["realm"]
+__all__ = ["foreign_network"]
 
 log = logging.getLogger("ancath.irc")
 
 
-def realm(referee: Referee, config: IrcConfig) -> str | None:
+def foreign_network(referee: Referee, config: IrcConfig) -> str | None:
     """This network's name when another is the club's home and its accounts are not
     shared with it, else None; the home is claimed when the club has none. A config
     naming another home than the club's is a ``ConfigError`` naming the fix."""

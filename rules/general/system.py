@@ -1,0 +1,16 @@
+"""The General rules (R10) as a :class:`rules.system.RuleSystem`."""
+
+from __future__ import annotations
+
+from rules import common
+from rules.codec import Codec
+from rules.effects import no_effects
+from rules.general import engine, model
+from rules.system import RuleSystem, dataclasses_of, no_bp
+
+__all__ = ["GENERAL"]
+
+GENERAL: RuleSystem[model.GeneralState, model.Command, model.Event, model.GeneralFighter] = \
+    RuleSystem("general", ("general",),
+               Codec([*dataclasses_of(model), *dataclasses_of(common)]), engine.start,
+               engine.apply, engine.undo_point, no_effects, no_bp)
