@@ -70,10 +70,10 @@ if ROOT not in sys.path:  # run as a script from anywhere: make the repository i
     sys.path.insert(0, ROOT)
 
 from bot.app import build_referee, freeze_start  # noqa: E402
-from bot.chat.messages import Incoming, Sender  # noqa: E402
 from bot.clock import FakeClock  # noqa: E402
 from bot.config import BotConfig  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
+from bot.messages import Incoming, Sender  # noqa: E402
 from bot.referee import Referee  # noqa: E402
 from rules.ancath import legal_actions  # noqa: E402
 from rules.ancath.commands import (  # noqa: E402

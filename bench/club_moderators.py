@@ -27,7 +27,9 @@ ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:  # run as a script from anywhere: make the repository importable
     sys.path.insert(0, ROOT)
 
-from rules.systems import SYSTEMS  # noqa: E402
+from rules.ancath.system import AN_CATH  # noqa: E402
+from rules.contest.system import CONTEST  # noqa: E402
+from rules.general.system import GENERAL  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.keys import Keyring, new_key  # noqa: E402
 from storage.store import Store  # noqa: E402
@@ -63,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                 raw.commit()
             finally:
                 raw.close()
-            store = Store(engine, systems=SYSTEMS,
+            store = Store(engine, systems=[AN_CATH, CONTEST, GENERAL],
                           keyring=Keyring.of(new_key(), source="the bench's own key"))
             indexed = p50_ms(store, args.reads)
             with engine.begin() as connection:

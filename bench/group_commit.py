@@ -101,9 +101,9 @@ from sqlalchemy import Engine, event, func, select  # noqa: E402
 
 from bot.app import build_referee, freeze_start  # noqa: E402
 from bot.chat.lanes import Lanes  # noqa: E402
-from bot.chat.messages import Incoming, Outgoing, Sender  # noqa: E402
 from bot.clock import FakeClock  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
+from bot.messages import Incoming, Outgoing, Sender  # noqa: E402
 from bot.odds.worker import InlineExecutor  # noqa: E402
 from bot.referee import Referee  # noqa: E402
 from storage.db import open_database  # noqa: E402

@@ -46,8 +46,8 @@ from inspircd import InspircdServer  # noqa: E402
 from ircbot import BOT_NICK, bot_on, joined  # noqa: E402
 from ircserver import IrcClient, IrcClosedError, IrcLine  # noqa: E402
 
-from bot.chat.messages import Priority  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
+from bot.messages import Priority  # noqa: E402
 
 DRAIN_SECONDS = 600.0
 """The most the bot gets, after the players stop, to say what it still has queued."""

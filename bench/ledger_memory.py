@@ -35,8 +35,10 @@ from sqlalchemy import insert, update  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
 from rules.ancath.sheet import create_warrior  # noqa: E402
+from rules.ancath.system import AN_CATH  # noqa: E402
 from rules.ancath.tables import Culture, Skill  # noqa: E402
-from rules.systems import SYSTEMS  # noqa: E402
+from rules.contest.system import CONTEST  # noqa: E402
+from rules.general.system import GENERAL  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.keys import Keyring, new_key  # noqa: E402
 from storage.ledger import signed_hash  # noqa: E402
@@ -57,7 +59,7 @@ def fill(path: Path, rows: int, warriors: int, key: str) -> float:
     started = time.perf_counter()
     engine = open_database(str(path))
     try:
-        store = Store(engine, systems=SYSTEMS, keyring=Keyring.of(key))
+        store = Store(engine, systems=[AN_CATH, CONTEST, GENERAL], keyring=Keyring.of(key))
         names = [f"W{n:04d}" for n in range(min(warriors, rows))]
         for name in names:
             sheet, _ = create_warrior(name, Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])

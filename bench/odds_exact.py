@@ -88,7 +88,7 @@ def _timed(job: object) -> float:
 
 def _requested(workers: list[ProcessPoolExecutor], state: FightState) -> float:
     """Seconds from sending ``state``'s question to its workers, one part per range as
-    the desk does, to the last part's return; nothing kept before."""
+    the pending requests do, to the last part's return; nothing kept before."""
     for worker in workers:
         worker.submit(advisor.forget).result()
     part = (advisor.weigh_part if state.awaiting and state.awaiting.need is not Need.ROLL

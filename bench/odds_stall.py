@@ -47,7 +47,7 @@ from ircserver import IrcClient, IrcLine, NgircdServer  # noqa: E402
 import bot.irc.supervisor  # noqa: E402
 from bot.dice import OsDice  # noqa: E402
 from bot.irc.budget import TokenBucket  # noqa: E402
-from bot.odds import advisor, desk  # noqa: E402
+from bot.odds import advisor, pending  # noqa: E402
 
 ARENA, SIDE = "#arena", "#b"
 FANS = 6
@@ -122,7 +122,7 @@ async def measure(bursts: int, warmup: int, quiet: int, server: NgircdServer,
         answers: list[float] = []
         try:
             for index in range(warmup + bursts):
-                for worker in desk.workers(run.referee):
+                for worker in pending.workers(run.referee):
                     await asyncio.wrap_future(worker.submit(advisor.forget))
                 latencies, seconds = await burst(olaf, fans)
                 still = [await round_trip(olaf) for _ in range(quiet)]
@@ -134,7 +134,7 @@ async def measure(bursts: int, warmup: int, quiet: int, server: NgircdServer,
                     client.drain()
                     client.lines.clear()
         finally:
-            desk.close(run.referee)
+            pending.close(run.referee)
             for client in clients:
                 await client.quit()
     return {
@@ -157,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if min(args.bursts, args.quiet) < 1 or args.warmup < 0:
         parser.error("--bursts and --quiet must be at least 1, --warmup 0")
-    lifted = (bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE, desk.WINDOW)
+    lifted = (bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE, pending.WINDOW)
     bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE = 10**6, 10**6
-    desk.WINDOW = 0.0
+    pending.WINDOW = 0.0
     server = NgircdServer(max_penalty_time=0).start()
     try:
         with tempfile.TemporaryDirectory() as folder:
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
                                           Path(folder)))
     finally:
         server.close()
-        bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE, desk.WINDOW = lifted
+        bot.irc.supervisor.USER_BURST, bot.irc.supervisor.USER_RATE, pending.WINDOW = lifted
     for name, value in figures.items():
         print(f"{name} {value:.3f}")
     return 0

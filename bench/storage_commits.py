@@ -53,8 +53,10 @@ from rules.ancath import legal_actions  # noqa: E402
 from rules.ancath.commands import Roll  # noqa: E402
 from rules.ancath.sheet import create_warrior  # noqa: E402
 from rules.ancath.state import Need  # noqa: E402
+from rules.ancath.system import AN_CATH  # noqa: E402
 from rules.ancath.tables import Culture, Skill  # noqa: E402
-from rules.systems import AN_CATH, SYSTEMS  # noqa: E402
+from rules.contest.system import CONTEST  # noqa: E402
+from rules.general.system import GENERAL  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.keys import Keyring, new_key  # noqa: E402
 from storage.store import Store  # noqa: E402
@@ -88,7 +90,7 @@ def run(url: str, commands: int, seed: int) -> list[float]:
     """Record ``commands`` commands on a new database at ``url``; each one's seconds."""
     engine = open_database(url)
     try:
-        store = Store(engine, systems=SYSTEMS,
+        store = Store(engine, systems=[AN_CATH, CONTEST, GENERAL],
                       keyring=Keyring.of(new_key(), source="the bench's own key"))
         for name, culture, skills in WARRIORS:
             sheet, _ = create_warrior(name, culture, skills, fairy_open=True)

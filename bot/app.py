@@ -12,18 +12,17 @@ from concurrent.futures import Executor
 from types import ModuleType
 from typing import Any
 
-from bot.chat import basics, history, mod, warriors
-from bot.chat.registry import Registry, Spec, load
+from bot.chat import basics, history, mod, odds, warriors
 from bot.clock import Clock, SystemClock
+from bot.commands.registry import Registry, Spec, load
 from bot.config import BotConfig
 from bot.dice import DiceSource, OsDice
 from bot.fights import challenges, play, time_limits
-from bot.odds import advice, desk
+from bot.odds import pending
 from bot.odds.worker import start_workers
 from bot.referee import Referee
 from bot.systems.plugin import Plugin
 from bot.systems.registry import SYSTEMS
-from rules.systems import SYSTEMS as RULE_SYSTEMS  # the one registry's, once it holds them
 from storage import ledger
 from storage.db import close_database, open_database
 from storage.errors import DatabaseProblem
@@ -34,7 +33,7 @@ __all__ = ["COMMAND_MODULES", "build_referee", "commands_for", "freeze_start", "
 
 log = logging.getLogger(__name__)
 
-COMMAND_MODULES = (basics, warriors, history, challenges, play, time_limits, advice)
+COMMAND_MODULES = (basics, warriors, history, challenges, play, time_limits, odds)
 """The modules whose commands the bot answers, whatever the systems."""
 
 
@@ -68,7 +67,7 @@ def build_referee(
     key stops the start (``KeyringError``) instead of starting a new one. Its ``!odds``
     chains are solved on ``odds_workers``, by default worker processes
     (:func:`bot.odds.worker.start_workers`, started first so they warm meanwhile); stop
-    them with :func:`bot.odds.desk.close`. With ``odds_ahead`` (a bot on IRC) each fight's odds
+    them with :func:`bot.odds.pending.close`. With ``odds_ahead`` (a bot on IRC) each fight's odds
     are worked out on it from the fight's start, behind the requests."""
     url = database or config.database
     key_file = key_file or config.ledger_key_file
@@ -77,7 +76,7 @@ def build_referee(
     engine = open_database(url)
     if not keyring.keys and not ledger.is_keyed(engine):
         keyring = load_keyring(url, key_file)   # the first start: make the default key
-    store = Store(engine, keyring=keyring, network=config.network, systems=RULE_SYSTEMS)
+    store = Store(engine, keyring=keyring, network=config.network, systems=SYSTEMS.rules)
     store.check_signing_key()
     sealed = store.seal_legacy()
     if sealed:
@@ -95,7 +94,7 @@ def build_referee(
     referee = Referee(config, store, dice or OsDice(), clock or SystemClock(),
                       commands_for(SYSTEMS))
     referee.settings.ledger_check = verdict
-    desk.attach(referee, workers, work_ahead=odds_ahead)
+    pending.attach(referee, workers, work_ahead=odds_ahead)
     referee.resume()
     return referee
 
@@ -116,7 +115,7 @@ def stop_referee(referee: Referee) -> None:
     written (``referee.unwritable``) are not touched at all: SQLite's close writes to its
     mapped ``-shm``, and would die of SIGBUS; the caller ends the process without
     closing them (:func:`bot.cli.main` does)."""
-    desk.close(referee)
+    pending.close(referee)
     if referee.unwritable:
         log.critical("the database is left as it is, not closed: %s", referee.lost)
         return

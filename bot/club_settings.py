@@ -18,10 +18,10 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from bot.casemap import fold
+from bot.channel_fights import ChannelFight, ChannelFights
 from bot.config import BotConfig
-from bot.fights.table import ChannelFight, ChannelFights
-from bot.irc.casemap import fold
-from bot.staged import Staged
+from bot.unit_copies import UnitCopies
 from storage.club import VersionReader
 from storage.proof import UNCHECKED, Verdict
 from storage.records import ClubState
@@ -69,7 +69,7 @@ class ClubSettings:
 
     def __init__(self, config: BotConfig, store: Store, tables: ChannelFights) -> None:
         self.config, self.store, self.tables = config, store, tables
-        self.kept: Staged[ClubState] = Staged(exact=True)
+        self.kept: UnitCopies[ClubState] = UnitCopies(exact=True)
         """The club's state as last read (one key); a writing command changes its own
         copy (:mod:`bot.chat.units`)."""
         self.kept[_CLUB] = ClubState(-1, {}, [])

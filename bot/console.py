@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 
 from pydantic import ValidationError
 
-from bot.chat.messages import Incoming, Outgoing, Sender
-from bot.odds import desk
+from bot.messages import Incoming, Outgoing, Sender
+from bot.odds import pending
 from bot.referee import Referee
 
 __all__ = ["ANSWERS_WAIT", "DEFAULT_CHANNEL", "parse_line", "serve"]
@@ -71,7 +71,7 @@ def serve(
         if line is None:
             if ended:
                 return
-            desk.wait(referee, ANSWERS_WAIT)  # end of input: the answers still due,
+            pending.wait(referee, ANSWERS_WAIT)  # end of input: the answers still due,
             inbox.put(None)  # then an end after them
             ended = True
             continue

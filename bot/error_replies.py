@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bot.chat.registry import Ctx
+from bot.commands.registry import Ctx
 from bot.dice import DiceError, DiceExhausted
 from bot.refusals import Refusal, WritesAfterAll
 from rules.errors import RulesError

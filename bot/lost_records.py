@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 
 from bot.casemap import Folded
-from bot.chat.messages import Incoming, Outgoing, Priority
+from bot.messages import Incoming, Outgoing, Priority
 from storage.errors import RecordsLost, RecordsUnwritable
 
 __all__ = ["LostRecords"]

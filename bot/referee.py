@@ -5,7 +5,7 @@ short reply (:mod:`bot.error_replies`), and never lets an exception reach the ch
 the sending. Built by :func:`bot.app.build_referee` from the configuration, with the
 commands it answers. A command gets the line and the referee's :class:`Services` (the
 dice and the commands; the club's settings: :mod:`bot.club_settings`; who is who:
-:mod:`bot.identity`; the channels' tables: :mod:`bot.fights.table`), never the referee.
+:mod:`bot.identity`; the channels' tables: :mod:`bot.channel_fights`), never the referee.
 Once the records are lost (:mod:`bot.lost_records`) it takes no more commands.
 
 Several processes may referee on one club database: one per network (``network:``), or
@@ -19,20 +19,19 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 from bot import resuming
-from bot.chat.messages import Incoming, Outgoing
-from bot.chat.mod import MOD
-from bot.chat.registry import Ctx, Registry, Services, split_command
+from bot.channel_fights import ChannelFights
 from bot.chat.units import command_unit
 from bot.clock import Clock
 from bot.club_settings import ClubSettings
+from bot.commands.registry import Ctx, Registry, Services, split_command
 from bot.config import BotConfig
 from bot.dice import DiceSource
 from bot.error_replies import one_reply
 from bot.fights import play, time_limits
-from bot.fights.table import Tables
-from bot.identity import Identity
+from bot.identity.identity import Identity
 from bot.lost_records import LostRecords
-from bot.odds.desk import OddsRequests
+from bot.messages import Incoming, Outgoing
+from bot.odds.pending import OddsRequests
 from bot.refusals import WritesAfterAll
 from storage.errors import RecordsLost
 from storage.store import Store
@@ -44,11 +43,11 @@ class Referee:
     def __init__(self, config: BotConfig, store: Store, dice: DiceSource, clock: Clock,
                  commands: Registry) -> None:
         self.config, self.store = config, store
-        tables = Tables()
+        tables = ChannelFights()
         settings = ClubSettings(config, store, tables)
         self.services = Services(config, store, dice, clock, tables, settings,
                                  Identity(config, settings), OddsRequests(), commands)
-        """What every command gets (:class:`bot.chat.registry.Services`): set anew to
+        """What every command gets (:class:`bot.commands.registry.Services`): set anew to
         change the dice or the commands."""
         self.tables, self.settings, self.identity = tables, settings, self.services.identity
         self.odds = self.services.odds
@@ -99,8 +98,8 @@ class Referee:
             return False
         if spec.name == "roll":
             return play.fight_roll(self.services, msg, parsed[1])
-        if spec.name == "mod":
-            return MOD.writes(parsed[1])
+        if spec.writes is not None:   # a group's sub-command (``!mod``)
+            return spec.writes(parsed[1])
         return not spec.reads_only
 
     def handle(self, msg: Incoming, writes: bool | None = None) -> list[Outgoing]:

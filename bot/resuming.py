@@ -1,7 +1,7 @@
 """Taking up at the start what the records hold open for the channels a referee serves:
 the fights (each replayed; its due rolls made, its time to decide started again, its
 odds worked out ahead), the pending challenges, and the fights that cannot be taken up,
-which block their channel (:class:`bot.fights.table.Stuck`); and the one line a channel
+which block their channel (:class:`bot.channel_fights.Stuck`); and the one line a channel
 gets when the bot (re)joins it."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.chat.messages import Outgoing, Priority
-from bot.chat.registry import Services
+from bot.channel_fights import Stuck
+from bot.commands.registry import Services
 from bot.fights import challenges, play
-from bot.fights.table import Stuck
-from bot.odds import advice
+from bot.fights.playing import plugin_of
+from bot.messages import Outgoing, Priority
+from bot.odds.ahead import foresee
 from storage.store import StorageError
 
 __all__ = ["resume", "resume_line"]
@@ -41,7 +42,8 @@ def resume(services: Services, serves: Callable[[str], bool]) -> list[str]:
             log.error("fight %d in %s: its due rolls were not made: %s",
                       fight.id, fight.channel, error)
         play.restart_timer(services, table, rules)   # the time to decide starts again (R7.4)
-        advice.foresee(services, fight)   # its odds worked out ahead again, from here
+        if plugin_of(fight).advised:
+            foresee(services, fight)   # its odds worked out ahead again, from here
     challenges.resume_challenges(services, serves)
     for problem in problems:
         log.error("not resumed: %s", problem)

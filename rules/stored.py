@@ -63,17 +63,10 @@ class SheetCodec(Protocol):
         """Where a fight's setup sheet differs from the ledger-recorded one ``known``."""
         ...
 
-    @property
-    def changes(self) -> Mapping[str, Callable[..., Change]]:
-        """Its between-fight changes by name, each made from its arguments."""
-        ...
-
 
 class Whole:
     """A fighter kept whole: its profile is the fighter encoded by ``codec`` (None: a
     system not known here, whose fighters are only compared, never read)."""
-
-    changes: Mapping[str, Callable[..., Change]] = {}
 
     def __init__(self, codec: Codec | None) -> None:
         self._codec = codec

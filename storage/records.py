@@ -90,7 +90,7 @@ class ClubState:
     """The club's settings and the moderators named in chat, at one ``version`` of the
     club (``storage.club``). Not frozen: the referee keeps one, and a writing command
     changes a copy of its own that takes its place once committed
-    (``bot.chat.units.Staged``)."""
+    (``bot.unit_copies.UnitCopies``)."""
 
     version: int
     settings: dict[str, Any]

@@ -5,7 +5,7 @@ transaction (a warrior's row itself: :mod:`storage.warrior_rows`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import exists, insert, select
@@ -17,7 +17,6 @@ from storage.chained import NotProved
 from storage.errors import Busy, DuplicateName, StorageError, UnknownWarrior
 from storage.models import Entry, FightSide, Warrior
 from storage.records import Fighter, WarriorRecord
-from storage.sheets import SheetCodec
 from storage.unit_of_work import UnitOfWork, unique_conflict
 from storage.warrior_rows import fighter_of, warrior_record, warrior_row
 
@@ -98,54 +97,18 @@ class Warriors(UnitOfWork):
         ruling), checked against the chain first, with the ledger row ``change`` gives;
         with ``between``, refused (``Busy``) while the warrior fights, ``between`` saying
         when instead. The new record and the row's fields."""
-        return self._change(name, lambda _row, _sheets: change, between)
-
-    def _change(self, name: str, pick: Callable[[Warrior, SheetCodec], Change],
-                between: str | None) -> tuple[WarriorRecord[Fighter], dict[str, Any]]:
         with self._tx() as session:
             row = warrior_row(session, name, lock=True)
             if between is not None and warrior_record(session, row, self.systems).in_fight:
                 raise Busy(f"{row.name} is in a fight; {between}")
             self.chained.check(session, row)
             sheets = self.systems.sheets(row.system)
-            change = pick(row, sheets)
             fighter, fields = change(fighter_of(row, self.systems))
             row.profile = sheets.profile(fighter, row.profile)
             row.bp, row.bp_spent = sheets.bp(fighter)
             written = {**fields, "entry": Entry(fields["entry"])}
             self._append(session, warrior_id=row.id, created_at=self._clock(), **written)
             return warrior_record(session, row, self.systems), fields
-
-    def _named(self, name: str, change: str, *args: Any,
-               between: str | None = None) -> tuple[WarriorRecord[Any], dict[str, Any]]:
-        """``change_sheet`` with the change its system's codec names ``change``."""
-        def pick(row: Warrior, sheets: SheetCodec) -> Change:
-            if change not in sheets.changes:
-                raise StorageError(f"{row.name} fights by {row.system} rules: no BP or "
-                                   "skills there")
-            return sheets.changes[change](*args)
-        return self._change(name, pick, between)
-
-    # Old names, kept until the ancath commands (SYSTEMS room) call change_sheet.
-    def buy_skill(self, name: str, skill: Any, actor: str) -> WarriorRecord[Any]:
-        """Spend BP on a skill, outside any fight (R2.8)."""
-        return self._named(name, "buy_skill", skill, actor, between="buy skills after it")[0]
-
-    def adjust_bp(self, name: str, tenths: int, moderator: str, reason: str) -> int:
-        """A moderator's BP change (R8.1); returns the tenths actually applied (R2.6)."""
-        applied: int = self._named(name, "add_bp", tenths, moderator, reason)[1]["bp"]
-        return applied
-
-    def set_skill(self, name: str, skill: Any, value: int, moderator: str, reason: str) -> None:
-        """A moderator sets a skill (R8.1)."""
-        self._named(name, "set_skill", skill, value, moderator, reason)
-
-    def set_armour(self, name: str, armour: Any, moderator: str, reason: str) -> str:
-        """A moderator gives a warrior other armour, between fights only (R2.1: a goblin's
-        captured armour); returns the armour it had."""
-        was: str = self._named(name, "set_armour", armour, moderator, reason,
-                               between="change armour after it")[1]["detail"]["was"]
-        return was
 
     def free(self, name: str, actor: str, reason: str, moderator: str | None = None) -> None:
         """Release a prisoner; the bot checks that ``actor`` is the captor or a moderator,

@@ -1,2 +1,2 @@
-"""The chat commands: the registry and its preconditions, what messages carry, who
-is who, and the commands about warriors, moderators and the club."""
+"""The chat commands: about warriors, the club's records, moderators and the club,
+`!odds`, and where work runs (the lanes, the records lane, the units of work)."""

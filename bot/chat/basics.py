@@ -3,7 +3,7 @@ with (``!roll`` is :mod:`bot.fights.play`'s: a fighter's roll may be a fight rol
 
 from __future__ import annotations
 
-from bot.chat.registry import Ctx, Example, command
+from bot.commands.registry import Ctx, Example, command
 from bot.refusals import Refusal
 
 __all__ = ["help_"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from bot.chat.registry import (
+from bot.commands.registry import (
     Ctx,
     Precondition,
     Refusal,

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 
-from bot.chat.people import is_host_identity
-from bot.chat.registry import Ctx, Example, command
+from bot.commands.registry import Ctx, Example, command
+from bot.identity.people import is_host_identity
 from bot.refusals import Refusal
 from bot.safe_text import SEPARATOR
 from bot.systems.ancath.fighters import parse_culture

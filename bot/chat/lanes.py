@@ -21,8 +21,8 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from bot.chat.messages import Incoming, Outgoing
 from bot.chat.records_lane import MOST, RecordsLane, Referee, Work
+from bot.messages import Incoming, Outgoing
 from bot.refusals import WritesAfterAll
 
 __all__ = ["Lanes"]

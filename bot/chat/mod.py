@@ -10,12 +10,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from bot.chat import club, moderators, warriors
-from bot.chat.registry import Group, Spec, moderator_only, subs_of
+from bot.commands.registry import Group, Spec, moderator_only, subs_of
 from bot.fights import rulings
 from bot.systems.plugin import Plugin
-from bot.systems.registry import SYSTEMS
 
-__all__ = ["MOD", "commands", "group"]
+__all__ = ["commands", "group"]
 
 
 def group(systems: Iterable[Plugin[Any, Any]]) -> Group:
@@ -34,7 +33,5 @@ def commands(systems: Iterable[Plugin[Any, Any]]) -> tuple[Spec, ...]:
     mod = group(systems)
     return (Spec("mod", "!mod <ruling> ...", "Moderators only; every change is kept with "
                  f"your reason. Rulings: {mod.names}; !help mod <ruling> for one.", mod.run,
-                 group="moderators", subs=mod.help),)
+                 group="moderators", subs=mod.help, writes=mod.writes),)
 
-
-MOD = group(SYSTEMS)  # old name, kept until the router moves (bot/referee.py: MOD.writes)

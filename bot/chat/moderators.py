@@ -19,7 +19,7 @@ it ends when that nick quits, changes nick, parts or is kicked from the last cha
 the bot shares with it, or speaks from another host. Wrong passwords are limited by the
 host they come from (whatever the ident, which a client picks) and, since every try
 guesses every password moderator at once, by the club: past a few, each more doubles
-the wait (:class:`bot.chat.logins.Logins`).
+the wait (:class:`bot.identity.logins.Logins`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import math
 import secrets
 from collections.abc import Mapping
 
-from bot.chat.registry import Ctx, split_command, sub
+from bot.commands.registry import Ctx, split_command, sub
 from bot.masks import is_mask
 from bot.refusals import Refusal, WritesAfterAll
 from storage.club import SECRET_SETTING, seal_digest

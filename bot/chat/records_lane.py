@@ -34,9 +34,9 @@ from functools import partial
 from itertools import islice
 from typing import Protocol
 
-from bot.chat.messages import Incoming, Outgoing
-from bot.chat.registry import Ctx, Services
 from bot.chat.units import batch_unit
+from bot.commands.registry import Ctx, Services
+from bot.messages import Incoming, Outgoing
 from storage.errors import CommitUnknown, DatabaseUnreachable, RecordsBusy
 
 __all__ = ["MOST", "RecordsLane", "Referee", "together"]

@@ -2,7 +2,8 @@
 
 The command reads, checks and writes in one transaction; its lines are said only once
 that transaction is committed. What it changes in the referee's memory (the channels'
-tables, the settings) it changes on copies of its own (:class:`bot.staged.UnitCopies`): only its own
+tables, the settings) it changes on copies of its own
+(:class:`bot.unit_copies.UnitCopies`): only its own
 thread sees them, the talk lane (:mod:`bot.chat.lanes`) reads what was committed, and
 they take the place of the committed ones when the transaction commits. When it is
 rolled back after a write (a refusal after the write, a commit that failed), nothing it
@@ -25,8 +26,8 @@ from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 from typing import Any
 
-from bot.chat.registry import Ctx, Services
-from bot.staged import UnitCopies
+from bot.commands.registry import Ctx, Services
+from bot.unit_copies import UnitCopies
 from storage.unit_savepoints import Unit
 
 __all__ = ["batch_unit", "command_unit"]

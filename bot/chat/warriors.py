@@ -9,8 +9,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from bot.chat.people import People
-from bot.chat.registry import (
+from bot.commands.registry import (
     Ctx,
     Example,
     Refusal,
@@ -23,6 +22,7 @@ from bot.chat.registry import (
     sub,
 )
 from bot.fights import play
+from bot.identity.people import People
 from bot.systems.plugin import Plugin
 from bot.wording.common import award_words
 from storage.records import Entry, Fighter, LedgerEntry

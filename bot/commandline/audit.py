@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.commandline.keys import keyring_of
 from bot.config import ConfigError
-from rules.systems import SYSTEMS
+from bot.systems.registry import SYSTEMS
 from storage.audit import Report
 from storage.audit_export import ExportError, verify_export
 from storage.chain import ranges
@@ -50,7 +50,7 @@ def export(args: argparse.Namespace, url: str) -> int:
     """``audit export --out FILE``: written beside it, then renamed over it, so a reader
     never sees half a file."""
     out = Path(args.out)
-    store = Store(open_read_only(url), systems=SYSTEMS, keyring=keyring_of(args, url))
+    store = Store(open_read_only(url), systems=SYSTEMS.rules, keyring=keyring_of(args, url))
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent or ".")
     except OSError as error:
@@ -97,14 +97,15 @@ def verify(args: argparse.Namespace, url: str | None) -> int:
         return _verify_export(Path(args.export), trusted, anchors)
     assert url is not None
     keyring = keyring_of(args, url)
-    report = Store(open_read_only(url), systems=SYSTEMS, keyring=keyring).audit(anchors, trusted)
+    store = Store(open_read_only(url), systems=SYSTEMS.rules, keyring=keyring)
+    report = store.audit(anchors, trusted)
     return _said(report, keyring)
 
 
 def _verify_export(path: Path, trusted: list[PublicKey], anchors: list[Anchor]) -> int:
     try:
         with path.open(encoding="utf-8-sig", errors="strict") as file:   # a BOM is fine
-            proved = verify_export(file, trusted, anchors, source=str(path), systems=SYSTEMS)
+            proved = verify_export(file, trusted, anchors, source=str(path), systems=SYSTEMS.rules)
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from error
     except UnicodeDecodeError:

@@ -8,7 +8,7 @@ import argparse
 
 from bot.commandline.keys import keyring_of
 from bot.config import ConfigError, load_config, network_name
-from rules.systems import SYSTEMS
+from bot.systems.registry import SYSTEMS
 from storage.backup import backup_sqlite
 from storage.club import HOME_NETWORK
 from storage.db import open_database, open_read_only
@@ -62,7 +62,7 @@ def _home_network(args: argparse.Namespace, url: str) -> None:
     database taken down for an older bot stays so)."""
     network: str | None = args.network
     if network is None:
-        store = Store(open_read_only(url), systems=SYSTEMS, keyring=Keyring())
+        store = Store(open_read_only(url), systems=SYSTEMS.rules, keyring=Keyring())
         try:
             home = store.setting(HOME_NETWORK)
         finally:
@@ -78,7 +78,7 @@ def _home_network(args: argparse.Namespace, url: str) -> None:
         raise DatabaseProblem(f"the database's schema is at {revision or 'none'}, not this "
                               f"version's {head}: run `ancath-bot db upgrade` first")
     keyring = keyring_of(args, url, create=True)
-    store = Store(open_database(url, migrate=False), systems=SYSTEMS, keyring=keyring)
+    store = Store(open_database(url, migrate=False), systems=SYSTEMS.rules, keyring=keyring)
     try:
         was = store.setting(HOME_NETWORK)
         store.set_setting(HOME_NETWORK, network, "command line",
@@ -97,7 +97,7 @@ def _seal_legacy(args: argparse.Namespace, url: str) -> int:
     database can make a chain of legacy rows."""
     engine = open_database(url)
     try:
-        store = Store(engine, systems=SYSTEMS, keyring=keyring_of(args, url, create=True))
+        store = Store(engine, systems=SYSTEMS.rules, keyring=keyring_of(args, url, create=True))
         before = store.ledger_head()
         written = store.seal_legacy(legacy=True)
         keyed = store.ledger_page(LedgerFilter(entry=Entry.LEDGER_KEYED), limit=1).rows

@@ -10,7 +10,7 @@ import sys
 from bot.chat.moderators import hash_password, password_key
 from bot.commandline.keys import keyring_of
 from bot.config import ConfigError, load_config
-from rules.systems import SYSTEMS
+from bot.systems.registry import SYSTEMS
 from storage.db import open_database
 from storage.store import Store
 
@@ -52,7 +52,8 @@ def set_password(args: argparse.Namespace, url: str) -> int:
     password = _read_password(args.name, args.password_stdin)
     if len(password) < 8:
         raise ConfigError("a moderator's password has at least 8 characters")
-    store = Store(open_database(url), systems=SYSTEMS, keyring=keyring_of(args, url, create=True))
+    store = Store(open_database(url), systems=SYSTEMS.rules,
+                  keyring=keyring_of(args, url, create=True))
     sealed = hash_password(password, args.name, store.keyring)
     store.set_setting(password_key(args.name), sealed, "cli", f"password for {args.name}")
     print(f"password set: {args.name} logs in with /msg <bot> !mod login <password>")

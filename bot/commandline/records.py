@@ -13,8 +13,7 @@ from typing import Any
 
 from bot.commandline.audit import printable
 from bot.ledger_csv import csv_chunks
-from bot.systems.registry import PLUGINS
-from rules.systems import SYSTEMS
+from bot.systems.registry import PLUGINS, SYSTEMS
 from storage.db import open_database, open_read_only
 from storage.keys import Keyring
 from storage.records import LedgerEntry
@@ -25,7 +24,7 @@ __all__ = ["ledger", "print_ledger", "warrior_show"]
 
 def warrior_show(args: argparse.Namespace, url: str) -> int:
     """``warrior show <name> [--json]``: one field a line, or one JSON object."""
-    data = _warrior_json(Store(open_database(url), systems=SYSTEMS), args.name)
+    data = _warrior_json(Store(open_database(url), systems=SYSTEMS.rules), args.name)
     if args.json:
         print(json.dumps(data))
     else:
@@ -35,7 +34,7 @@ def warrior_show(args: argparse.Namespace, url: str) -> int:
 
 def ledger(args: argparse.Namespace, url: str) -> int:
     """``ledger [--warrior NAME] [--format ...]``, read only."""
-    store = Store(open_read_only(url), systems=SYSTEMS, keyring=Keyring())
+    store = Store(open_read_only(url), systems=SYSTEMS.rules, keyring=Keyring())
     print_ledger(store.ledger_rows(args.warrior), args.format)
     return 0
 

@@ -21,7 +21,7 @@ from bot.console import serve as serve_console
 from bot.dice import DiceExhausted, DiceSource, ScriptedDice
 from bot.irc.supervisor import IrcBot
 from bot.logs import setup_logging
-from bot.odds import desk
+from bot.odds import pending
 from bot.odds.worker import start_workers
 from storage.db_urls import check_url
 
@@ -49,7 +49,7 @@ async def _serve_irc(bot: IrcBot, beat: heartbeat.Heartbeat) -> None:
     finally:
         beating.cancel()
         await asyncio.gather(beating, return_exceptions=True)   # its last word: stopped
-        desk.close(bot.referee)  # before the loop closes: a late answer calls it
+        pending.close(bot.referee)  # before the loop closes: a late answer calls it
 
 
 def serve(args: argparse.Namespace) -> int:

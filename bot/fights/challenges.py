@@ -9,15 +9,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.chat.registry import Ctx, Example, Services, channel_only, command
+from bot.channel_fights import Challenge, ChannelFight
+from bot.commands.registry import Ctx, Example, Services, channel_only, command
 from bot.fights.play import announce, play_verb, seated, table_of
 from bot.fights.playing import Played, auto_rolls, plugin_of
-from bot.fights.table import Challenge, ChannelFight
-from bot.odds.advice import foresee
+from bot.odds.ahead import foresee
 from bot.refusals import Refusal
-from bot.systems.registry import PLUGINS
+from bot.systems.registry import PLUGINS, SYSTEMS
 from bot.wording.common import a_fight
-from rules.systems import SYSTEMS
 from storage.records import Fighter, Status, WarriorRecord
 from storage.store import ChallengeRecord
 
@@ -35,7 +34,8 @@ def _player(ctx: Ctx, warrior: str, identity: str) -> str:
 
 def _kind_words() -> set[str]:
     """The fight kinds a challenge may name: those of every system that has several."""
-    return {k for system in SYSTEMS.values() if len(system.kinds) > 1 for k in system.kinds}
+    return {k for system in SYSTEMS.rules.values() if len(system.kinds) > 1
+            for k in system.kinds}
 
 
 def _parse_challenge(args: list[str]) -> tuple[str, str | None, str | None]:
@@ -106,9 +106,9 @@ def challenge(ctx: Ctx) -> None:
     if system != target.system:
         raise Refusal(f"{me} fights by {PLUGINS[system].label} rules, {target.sheet.name} by "
                       f"{PLUGINS[target.system].label}: pick a foe of the same rules")
-    if kind is not None and kind not in SYSTEMS[system].kinds:
+    if kind is not None and kind not in SYSTEMS.rules[system].kinds:
         raise Refusal(f"{PLUGINS[system].label} fights have no kinds; leave out '{kind}'")
-    kind = kind or SYSTEMS[system].kinds[0]
+    kind = kind or SYSTEMS.rules[system].kinds[0]
     # both warriors as the chain gives them, owners included, before the challenge is kept
     ctx.services.store.check_warriors([(me, ctx.who), (target.sheet.name, target.owner)])
     seconds = ctx.services.settings.rules_of(table).turn_seconds   # R7.4
@@ -159,7 +159,7 @@ def resume_challenges(services: Services, serves: Callable[[str], bool]) -> None
     referee's from storage;
     each time limit starts again now. One of a kind no fight has (a damaged row) is
     logged, and refused when its target answers it (:func:`_accept_challenge`)."""
-    kinds = {kind for system in SYSTEMS.values() for kind in system.kinds}
+    kinds = {kind for system in SYSTEMS.rules.values() for kind in system.kinds}
     for kept in services.store.challenges(serves):
         if kept.kind not in kinds:
             log.warning("the challenge waiting in %s (%s to %s) is damaged: its kind %r is "
@@ -184,7 +184,7 @@ def _accept_challenge(ctx: Ctx, table: ChannelFight) -> None:
     else:
         record = ctx.services.store.warrior(pending.target)
     services, target = ctx.services, str(record.sheet.name)
-    system = SYSTEMS[record.system]
+    system = SYSTEMS.rules[record.system]
     if pending.kind not in system.kinds:   # a damaged row: dropped (kept), and said
         keep_challenge(services, table, None)
         log.warning("the challenge in %s (%s to %s) of kind %r, which %s fights do not have, "
@@ -202,8 +202,10 @@ def _accept_challenge(ctx: Ctx, table: ChannelFight) -> None:
         owned=True,   # each side's warrior its player's by the chain, not by the challenge
     )
     table.challenge, table.last_fight_id = None, fight.id
-    announce(ctx, table, plugin_of(fight), Played(fight, events), rules, opening=True)
-    foresee(services, fight)
+    plugin = plugin_of(fight)
+    announce(ctx, table, plugin, Played(fight, events), rules, opening=True)
+    if plugin.advised:
+        foresee(services, fight)
 
 
 @command("accept", "!accept [as <yours>] | !accept [prisoner [ransom <terms>]|release]",

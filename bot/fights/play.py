@@ -4,7 +4,7 @@ fight up once, reads the channel's rules once, parses the command once, plays it
 says it in one line (``announce``). Challenges are :mod:`bot.fights.challenges`', time
 limits :mod:`bot.fights.time_limits`', a moderator's rulings :mod:`bot.fights.rulings`'.
 
-One :class:`bot.fights.table.ChannelFight` per channel holds the pending challenge or
+One :class:`bot.channel_fights.ChannelFight` per channel holds the pending challenge or
 the open fight. Every accepted command is recorded before anything is said about it.
 """
 
@@ -13,17 +13,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bot.chat.messages import Incoming, Outgoing, Priority
-from bot.chat.registry import Ctx, Example, Services, Spec, channel_only, command
+from bot.channel_fights import ChannelFight, SomeFight
 from bot.club_settings import ChannelRules
+from bot.commands.registry import Ctx, Example, Services, Spec, channel_only, command
 from bot.dice import roll
 from bot.fights.playing import C, E, F, Played, S, die_due, due_rolls, play, plugin_of, roll_due
-from bot.fights.table import ChannelFight, SomeFight
-from bot.fights.turn_timer import TurnTimer
-from bot.irc.text import DEFAULT_BUDGET
+from bot.messages import Incoming, Outgoing, Priority
 from bot.refusals import Refusal
+from bot.safe_text import DEFAULT_BUDGET
 from bot.systems.plugin import Plugin, Verb, help_lines
 from bot.systems.registry import PLUGINS
+from bot.turn_timer import TurnTimer
 from bot.wording.common import Cast
 from bot.wording.fit import Say
 
@@ -268,13 +268,13 @@ def resumed(services: Services, table: ChannelFight) -> Outgoing:
     with its anchor, as :func:`announce` says it."""
     fight = table.fighting()
     plugin, who = plugin_of(fight), cast(services, fight)
-    unsaid, table.unannounced_events = table.unannounced_events, []
+    unannounced, table.unannounced_events = table.unannounced_events, []
     if fight.state.outcome is not None:
         table.fight, table.timer = None, None
-        line = plugin.line(unsaid, fight.state, False, who, fight.awarded, fight.anchor,
+        line = plugin.line(unannounced, fight.state, False, who, fight.awarded, fight.anchor,
                            "Fight resumed:")
         return Outgoing(table.channel, line(None), Priority.FIGHT, line)
-    said = plugin.describe(unsaid, who, fight.awarded) + " " if unsaid else ""
+    said = plugin.describe(unannounced, who, fight.awarded) + " " if unannounced else ""
     turn = fight.state.progress
     prompt = plugin.prompt(fight.state, not services.settings.rules_of(table).rolls_auto, who)
     if said or not turn:   # what the rolls said, or before the first turn

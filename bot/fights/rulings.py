@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from bot.chat.registry import Ctx, at_least, channel_only, moderator_only, sub
+from bot.channel_fights import ChannelFight
+from bot.commands.registry import Ctx, at_least, channel_only, moderator_only, sub
 from bot.fights.play import announce, cast, names_of, restart_timer, table_of
 from bot.fights.playing import play, plugin_of
-from bot.fights.table import ChannelFight
 from bot.refusals import Refusal
 from bot.wording.common import join, ruled
 from bot.wording.fit import fitted
@@ -43,7 +43,7 @@ def moderator_undo(ctx: Ctx, args: list[str]) -> None:
 @channel_only
 def moderator_end(ctx: Ctx, args: list[str]) -> None:
     """End the fight with a winner, or as a draw (R8.1); a fight the records cannot give
-    back (:class:`bot.fights.table.Stuck`) is ended unread, no BP moving."""
+    back (:class:`bot.channel_fights.Stuck`) is ended unread, no BP moving."""
     winner_name, reason = args[0], " ".join(args[1:])
     table = table_of(ctx)
     if table.stuck is not None:

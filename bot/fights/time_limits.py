@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import math
 
-from bot.chat.messages import Outgoing, Priority
-from bot.chat.registry import Ctx, Services, command
+from bot.commands.registry import Ctx, Services, command
 from bot.fights.challenges import keep_challenge
 from bot.fights.play import announce, cast, seated
 from bot.fights.playing import play, plugin_of
-from bot.fights.turn_timer import Alarm
+from bot.messages import Outgoing, Priority
 from bot.refusals import Refusal
+from bot.turn_timer import Alarm
 from storage.errors import DatabaseUnreachable, RecordsBusy
 
 __all__ = ["claim", "tick"]

@@ -6,7 +6,7 @@ anyone a moderator (R8.2); this map only answers "which services account is this
 using". ``Members`` says when the bot stops seeing a nick: the bot never sees the QUIT
 of someone who left every channel it is in, so what it knew of them is forgotten when
 they leave the last one. Both compare nicks and channels by the network's casemapping
-(bot/irc/casemap.py) and fold again when ``remap`` names another.
+(bot/casemap.py) and fold again when ``remap`` names another.
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.chat.messages import Incoming, Priority, Sender
 from bot.chat.moderators import is_secret
 from bot.irc.events import CtcpRequest
 from bot.irc.fair import owed
 from bot.irc.outbox import Outbox
 from bot.irc.pacing import Pace
+from bot.messages import Incoming, Priority, Sender
 
 __all__ = ["Admission"]
 

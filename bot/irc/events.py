@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.chat.messages import Sender
 from bot.irc.line import Line
+from bot.messages import Sender
 
 __all__ = ["Action", "CapsRefused", "Casemapping", "CtcpRequest", "Farewell", "Gone",
            "JoinRefused", "Joined", "Kicked", "Left", "LoggedIn", "Message", "Prefix",
@@ -97,7 +97,7 @@ class SaslFailed:
 
 @dataclass(frozen=True, slots=True)
 class Casemapping:
-    """ISUPPORT ``CASEMAPPING=``: how the network folds nicks (bot/irc/casemap.py)."""
+    """ISUPPORT ``CASEMAPPING=``: how the network folds nicks (bot/casemap.py)."""
 
     name: str
 

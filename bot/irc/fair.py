@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from bot.chat.messages import Priority, Sender
 from bot.chat.moderators import host_of
+from bot.messages import Priority, Sender
 
 __all__ = ["HALF_LIFE", "Fair", "Owed", "Rank", "owed"]
 

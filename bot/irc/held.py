@@ -19,7 +19,7 @@ import logging
 from collections.abc import Mapping
 
 from bot.casemap import fold
-from bot.chat.messages import Outgoing, Priority
+from bot.messages import Outgoing, Priority
 
 __all__ = ["Held"]
 

@@ -45,12 +45,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.chat.messages import Priority
 from bot.config import FloodConfig
 from bot.irc.budget import Budget, Cost
 from bot.irc.fair import Fair, Owed, Rank
 from bot.irc.line import Line, LineError, middle, parse
 from bot.irc.pacing import Busy
+from bot.messages import Priority
 from bot.safe_text import DEFAULT_BUDGET, clean, split_utf8, valid_target
 
 __all__ = ["CONTROL", "SHARE", "Outbox"]

@@ -18,7 +18,7 @@ rule of ``sender``: the services account if known, else ``user@host``; on a netw
 that is not the club's home (``foreign_network``, the network's name) each is written
 ``<network>:<account>`` (and masks ``<network>:nick!user@host``), since an account is its
 network's own: ``alice`` there is not the club's ``alice``. Nicks and
-channels compare by the network's CASEMAPPING (bot/irc/casemap.py), and what it keeps
+channels compare by the network's CASEMAPPING (bot/casemap.py), and what it keeps
 by nick or channel is folded again when ISUPPORT names the mapping.
 
 What people say comes out as ``Message`` (with the channel as the bot spells it; a
@@ -37,7 +37,6 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 
 from bot import casemap
-from bot.chat.messages import Sender
 from bot.irc.accounts import Accounts, Members, logged_in
 from bot.irc.events import (
     Action,
@@ -60,6 +59,7 @@ from bot.irc.events import (
 from bot.irc.joins import REFUSALS, Joins, Whos
 from bot.irc.line import Line, ctcp_parts, middle, nick_of, parse, user_host_of
 from bot.irc.sasl import SASL_NUMERICS, Sasl, SaslLogin
+from bot.messages import Sender
 from bot.safe_text import clean
 
 __all__ = ["WANTED_CAPS", "IrcSession", "SaslLogin"]

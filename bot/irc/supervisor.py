@@ -33,7 +33,6 @@ from irc.client import Event, ServerConnection
 
 from bot import resuming
 from bot.chat.lanes import Lanes
-from bot.chat.messages import Incoming, Outgoing, Priority
 from bot.config import IrcConfig
 from bot.irc import aio_client, logbook, tls
 from bot.irc.accounts import Accounts
@@ -64,6 +63,7 @@ from bot.irc.line import Line
 from bot.irc.outbox import CONTROL, Outbox
 from bot.irc.pacing import Pace
 from bot.irc.session import IrcSession, SaslLogin
+from bot.messages import Incoming, Outgoing, Priority
 from bot.referee import Referee
 from bot.safe_text import clean
 

@@ -1,2 +1,2 @@
-"""``!odds``: the advisor's exact chain, the worker process it is solved in, and the desk
-that admits requests and sends answers later."""
+"""``!odds``: the advisor's exact chain, the worker process it is solved in, and the pending
+requests: who may ask now, and the answers sent later."""

@@ -187,7 +187,7 @@ def _no_collection() -> Iterator[None]:
 
 
 def shard(state: FightState, where: Range) -> int:
-    """Which worker keeps the chain of ``state``'s fight at ``where`` (the desk takes it
+    """Which worker keeps the chain of ``state``'s fight at ``where`` (the pending requests take it
     modulo the number of workers): a fight's two ranges go to neighbouring workers, and
     fights spread by what their chain depends on."""
     return zlib.crc32(repr(_identity(state)).encode()) + list(Range).index(where)

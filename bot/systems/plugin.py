@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from bot.chat.registry import Spec, Sub
+from bot.commands.registry import Spec, Sub
 from bot.refusals import Refusal
 from bot.systems.fighters import Fighters, Settings
 from bot.wording.common import Award, Cast, join

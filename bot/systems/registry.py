@@ -14,7 +14,6 @@ from bot.systems.ancath.plugin import AN_CATH
 from bot.systems.contest.plugin import CONTEST
 from bot.systems.general.plugin import GENERAL
 from bot.systems.plugin import Plugin
-from rules import systems as rules_systems
 from rules.system import RuleSystem
 
 __all__ = ["PLUGINS", "SYSTEMS", "Systems", "UnknownSystem"]
@@ -28,12 +27,11 @@ class Systems:
     """Plugins in the order registered, by name (``plugins``), and their rules by name
     (``rules``, for storage)."""
 
-    def __init__(self, *plugins: Plugin[Any, Any],
-                 rules: dict[str, RuleSystem] | None = None) -> None:
+    def __init__(self, *plugins: Plugin[Any, Any]) -> None:
         self.plugins: dict[str, Plugin[Any, Any]] = {}
         """Each plugin by its system's name."""
-        self.rules: dict[str, RuleSystem] = {} if rules is None else rules
-        """Each system's rules by its name: what storage decodes records with."""
+        self.rules: dict[str, RuleSystem] = {}
+        """Each system's rules by its name: what storage is handed at start-up."""
         for plugin in plugins:
             self.add(plugin)
 
@@ -76,10 +74,9 @@ class Systems:
         return len(self.plugins)
 
 
-SYSTEMS = Systems(AN_CATH, CONTEST, GENERAL, rules=rules_systems.SYSTEMS)
-"""The club's systems. Its ``rules`` is the mapping storage still reads
-(``rules.systems.SYSTEMS``), so a system registered here is storage's too, until storage
-is handed its systems at start-up."""
+SYSTEMS = Systems(AN_CATH, CONTEST, GENERAL)
+"""The club's systems; ``SYSTEMS.rules`` is what a store is handed
+(``Store(engine, systems=SYSTEMS.rules)``)."""
 
 PLUGINS = SYSTEMS.plugins
 """Each plugin by its system's name (the same mapping as ``SYSTEMS.plugins``)."""

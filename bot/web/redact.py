@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.chat.people import is_host_identity
+from bot.identity.people import is_host_identity
 from storage.records import LedgerEntry
 
 __all__ = ["UNREGISTERED", "hide_hosts", "ledger_fields", "who"]

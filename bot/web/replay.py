@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.chat.people import People
+from bot.identity.people import People
 from bot.systems.plugin import Plugin
 from bot.systems.registry import PLUGINS
 from bot.web.glance import Glance, glance

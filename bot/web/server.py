@@ -18,8 +18,8 @@ import uvicorn
 
 from bot.config import BotConfig, ConfigError
 from bot.logs import setup_logging
+from bot.systems.registry import SYSTEMS
 from bot.web.app import make_app
-from rules.systems import SYSTEMS
 from storage.db import open_read_only
 from storage.db_urls import shown_url, sqlite_path
 from storage.keys import load_keyring
@@ -85,7 +85,8 @@ def serve(config: BotConfig, database: str, *, key_file: str | None = None,
     if not token and host not in _LOOPBACK:
         print(f"ancath-bot web: note: {host} may be reached from other machines and no token "
               f"is set: anyone who reaches it reads the pages", file=sys.stderr, flush=True)
-    app = make_app(Store(engine, systems=SYSTEMS, keyring=keyring), token=token, trusted=trusted)
+    store = Store(engine, systems=SYSTEMS.rules, keyring=keyring)
+    app = make_app(store, token=token, trusted=trusted)
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False,
                                            server_header=False, lifespan="off"))
     previous = signal.signal(signal.SIGTERM, _stopped)

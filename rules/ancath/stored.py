@@ -1,55 +1,65 @@
 """An An Cath warrior as a warrior row keeps it (``rules.stored.SheetCodec``): its
 culture, armour and skills in the profile, its BP in the club's columns; and its
 between-fight changes (R2.8 purchases, R8.1 and R2.1 moderators' rulings) with the
-ledger rows they write. Plain values only: storage does the rest."""
+ledger rows they write, each handed to the store's ``change_sheet``:
+``store.change_sheet("Olaf", mod_bp(30, "mod", "a grant"))``. Plain values only:
+storage does the rest."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from rules.ancath.sheet import Sheet, Status, add_bp, buy_skill, set_armour, set_skill
 from rules.ancath.tables import Armour, Culture, Skill
+from rules.errors import InvalidSheet
 from rules.stored import Change, Changed
 
-__all__ = ["KEYS", "STORED", "AnCathStored"]
+__all__ = ["KEYS", "STORED", "AnCathStored", "buy", "mod_armour", "mod_bp", "mod_skill"]
 
 KEYS = ("culture", "armour", "skills")
 """What an An Cath warrior's profile holds."""
 
 
-def _buy(skill: Skill, actor: str) -> Change:
+def _an_cath(fighter: Any) -> Sheet:
+    """``fighter`` as an An Cath sheet; another system's fighter is refused (R9.6)."""
+    if not isinstance(fighter, Sheet):
+        raise InvalidSheet(f"{fighter.name} fights by other rules: no BP or skills there")
+    return fighter
+
+
+def buy(skill: Skill, actor: str) -> Change:
     """Spend BP on a skill (R2.8)."""
-    def change(sheet: Sheet) -> Changed:
-        new, (bought,) = buy_skill(sheet, skill)
+    def change(fighter: Any) -> Changed:
+        new, (bought,) = buy_skill(_an_cath(fighter), skill)
         return new, {"entry": "spend", "spent": bought.cost, "skill": skill.value,
                      "skill_value": bought.new, "actor": actor,
                      "reason": f"bought {skill.value} {bought.old}->{bought.new}"}
     return change
 
 
-def _bp(tenths: int, moderator: str, reason: str) -> Change:
+def mod_bp(tenths: int, moderator: str, reason: str) -> Change:
     """A moderator's BP change (R8.1), kept within bounds (R2.6)."""
-    def change(sheet: Sheet) -> Changed:
-        new, (changed,) = add_bp(sheet, tenths)
+    def change(fighter: Any) -> Changed:
+        new, (changed,) = add_bp(_an_cath(fighter), tenths)
         return new, {"entry": "moderator-bp", "bp": changed.applied, "actor": moderator,
                      "moderator": moderator, "reason": reason}
     return change
 
 
-def _skill(skill: Skill, value: int, moderator: str, reason: str) -> Change:
+def mod_skill(skill: Skill, value: int, moderator: str, reason: str) -> Change:
     """A moderator sets a skill (R8.1)."""
-    def change(sheet: Sheet) -> Changed:
-        new, _ = set_skill(sheet, skill, value)
+    def change(fighter: Any) -> Changed:
+        new, _ = set_skill(_an_cath(fighter), skill, value)
         return new, {"entry": "moderator-skill", "skill": skill.value, "skill_value": value,
                      "actor": moderator, "moderator": moderator, "reason": reason}
     return change
 
 
-def _armour(armour: Armour, moderator: str, reason: str) -> Change:
+def mod_armour(armour: Armour, moderator: str, reason: str) -> Change:
     """A moderator gives other armour (R2.1: a goblin's captured armour)."""
-    def change(sheet: Sheet) -> Changed:
-        new, (changed,) = set_armour(sheet, armour)
+    def change(fighter: Any) -> Changed:
+        new, (changed,) = set_armour(_an_cath(fighter), armour)
         return new, {"entry": "moderator-armour", "actor": moderator,
                      "moderator": moderator, "reason": reason,
                      "detail": {"armour": armour.value, "was": changed.old.value,
@@ -59,9 +69,6 @@ def _armour(armour: Armour, moderator: str, reason: str) -> Change:
 
 class AnCathStored:
     """An An Cath warrior's sheet to and from its row (``rules.stored.SheetCodec``)."""
-
-    changes: Mapping[str, Callable[..., Change]] = {
-        "buy_skill": _buy, "add_bp": _bp, "set_skill": _skill, "set_armour": _armour}
 
     def fighter(self, name: str, profile: Mapping[str, Any], bp: int, bp_spent: int,
                 status: str) -> Sheet:

@@ -14,7 +14,7 @@ from test_cli_ops import one_line_error
 
 from bot.chat.moderators import password_key, verify_password
 from bot.cli import main
-from rules.systems import SYSTEMS
+from bot.systems.registry import SYSTEMS
 from storage.db import open_read_only
 from storage.keys import KEY_ENV, load_keyring
 from storage.store import Store
@@ -41,7 +41,7 @@ def test_echo_pw_into_moderator_password_sets_it_without_a_terminal(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     assert done.stdout == "password set: boss logs in with /msg <bot> !mod login <password>\n"
 
-    store = Store(open_read_only(str(db)), systems=SYSTEMS,
+    store = Store(open_read_only(str(db)), systems=SYSTEMS.rules,
                   keyring=load_keyring(str(db), create=False))
     key = password_key("boss")
     stored, newest = store.setting(key), store.newest_seal(key)

@@ -11,12 +11,18 @@ import sys
 from pathlib import Path
 
 from rules.ancath.sheet import create_warrior
+from rules.ancath.stored import mod_bp
+from rules.ancath.system import AN_CATH
 from rules.ancath.tables import Culture, Skill
 from rules.contest.model import parse_fighter
+from rules.contest.system import CONTEST
 from rules.general.model import GeneralFighter, parse_dice
-from rules.systems import SYSTEMS
+from rules.general.system import GENERAL
 from storage.db import open_database
 from storage.store import Store
+
+SYSTEMS = (AN_CATH, CONTEST, GENERAL)
+"""The rules systems these stores are handed (storage alone, no bot)."""
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -30,7 +36,7 @@ def test_db_upgrade_show_ledger_and_verify(tmp_path: Path) -> None:
     store = Store(open_database(db), systems=SYSTEMS)
     sheet, _ = create_warrior("Gorbag", Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
     store.create_warrior(sheet, "gob")
-    store.adjust_bp("Gorbag", 12, "mod", "tournament prize")
+    store.change_sheet("Gorbag", mod_bp(12, "mod", "tournament prize"))
 
     shown = cli("warrior", "show", "gorbag", "--db", db, "--json")
     assert shown.returncode == 0, shown.stderr
@@ -118,7 +124,7 @@ def test_the_ledger_csv_neutralises_formulas_as_the_web_download_does(tmp_path: 
     store.create_warrior(sheet, "gob")
     reasons = ['=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)", "\tx", "\r=x"]
     for reason in reasons:
-        store.adjust_bp("Gorbag", 1, "mod", reason)
+        store.change_sheet("Gorbag", mod_bp(1, "mod", reason))
     store.engine.dispose()
     shown = subprocess.run([sys.executable, "-m", "bot.cli", "ledger", "--db", db, "--format",
                             "csv"], capture_output=True, timeout=60)

@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from rules.ancath.sheet import create_warrior
+from rules.ancath.system import AN_CATH
 from rules.ancath.tables import Culture, Skill
-from rules.systems import SYSTEMS
+from rules.contest.system import CONTEST
+from rules.general.system import GENERAL
 from storage.db import open_database
 from storage.store import Store
 
@@ -36,7 +38,7 @@ def db(tmp_path: Path) -> str:
     path = str(tmp_path / "club.sqlite3")
     engine = open_database(path)
     sheet, _ = create_warrior("Gorbag", Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
-    Store(engine, systems=SYSTEMS).create_warrior(sheet, "gob")
+    Store(engine, systems=[AN_CATH, CONTEST, GENERAL]).create_warrior(sheet, "gob")
     engine.dispose()
     return path
 

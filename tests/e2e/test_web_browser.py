@@ -51,7 +51,7 @@ from forged import FORGERIES, copy, first_award  # noqa: E402
 from ircserver import in_ci  # noqa: E402
 from webserver import web_server  # noqa: E402
 
-from rules.systems import SYSTEMS  # noqa: E402
+from bot.systems.registry import SYSTEMS  # noqa: E402
 from storage.audit_export import verify_export  # noqa: E402
 from storage.ledger_view import LedgerFilter  # noqa: E402
 from storage.signing import PublicKey  # noqa: E402
@@ -337,5 +337,5 @@ def test_a_pasted_anchor_checked_and_the_export_proved_by_the_public_key(
     export = browser.download("#audit-export")
     assert export.name == "ancath-audit-export.jsonl"
     with export.open() as lines:
-        report = verify_export(lines, [PublicKey.parse(key)], systems=SYSTEMS).report
+        report = verify_export(lines, [PublicKey.parse(key)], systems=SYSTEMS.rules).report
     assert report.problems == []

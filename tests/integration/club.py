@@ -26,10 +26,10 @@ import re
 from pathlib import Path
 
 from bot.app import build_referee
-from bot.chat.messages import Incoming, Outgoing, Sender
 from bot.clock import FakeClock
 from bot.config import BotConfig, IrcConfig
 from bot.dice import ScriptedDice
+from bot.messages import Incoming, Outgoing, Sender
 from bot.odds.worker import InlineExecutor
 from bot.referee import Referee
 from bot.safe_text import split_utf8

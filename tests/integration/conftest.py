@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 from bot_pair import Bots  # noqa: E402
 from ircserver import NgircdServer, find_ngircd, in_ci  # noqa: E402
 
-from rules.systems import SYSTEMS  # noqa: E402
+from bot.systems.registry import SYSTEMS  # noqa: E402
 from storage.db import open_database  # noqa: E402
 from storage.store import Store  # noqa: E402
 
@@ -29,7 +29,7 @@ def store(database_url: str) -> Iterator[Store]:
     """A store on a new database of each backend (migrated to the newest schema)."""
     engine = open_database(database_url)
     try:
-        yield Store(engine, systems=SYSTEMS)
+        yield Store(engine, systems=SYSTEMS.rules)
     finally:
         engine.dispose()
 

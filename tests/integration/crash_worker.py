@@ -31,9 +31,12 @@ from rules.ancath import legal_actions
 from rules.ancath.commands import DeclareBonus, Forfeit, ModeratorEnd, Roll
 from rules.ancath.sheet import create_warrior
 from rules.ancath.state import Need
+from rules.ancath.stored import buy, mod_bp
+from rules.ancath.system import AN_CATH
 from rules.ancath.tables import Culture, Skill
+from rules.contest.system import CONTEST
 from rules.errors import RulesError
-from rules.systems import AN_CATH, SYSTEMS
+from rules.general.system import GENERAL
 from storage.db import open_database
 from storage.store import Busy, DuplicateName, OpenFight, StorageError, Store
 
@@ -158,14 +161,15 @@ class Worker:
         chosen = self.rng.choice(idle)
         if self.rng.random() < 0.5:
             try:
-                self.store.buy_skill(chosen.sheet.name, self.rng.choice(list(Skill)),
-                                     chosen.owner)
+                self.store.change_sheet(chosen.sheet.name,
+                                        buy(self.rng.choice(list(Skill)), chosen.owner),
+                                        between="buy skills after it")
             except (RulesError, StorageError):
                 return
             say("other buy", chosen.sheet.name)
         else:
-            self.store.adjust_bp(chosen.sheet.name, self.rng.choice((-3, -1, 2, 5)),
-                                 "crash_mod", "crash test adjustment")
+            self.store.change_sheet(chosen.sheet.name, mod_bp(
+                self.rng.choice((-3, -1, 2, 5)), "crash_mod", "crash test adjustment"))
             say("other adjust", chosen.sheet.name)
 
     def run(self, seconds: float) -> None:
@@ -190,7 +194,7 @@ def main() -> int:
     parser.add_argument("seed", type=int)
     parser.add_argument("--seconds", type=float, default=120.0)
     args = parser.parse_args()
-    store = Store(open_database(args.url), systems=SYSTEMS)
+    store = Store(open_database(args.url), systems=[AN_CATH, CONTEST, GENERAL])
     fights, problems = store.open_fights()
     if problems:
         say("problems", problems)

@@ -28,10 +28,15 @@ import pytest
 from replays import ledger_matches_replays, replay_stored
 from sqlalchemy import Engine, text
 
-from rules.systems import SYSTEMS
+from rules.ancath.system import AN_CATH
+from rules.contest.system import CONTEST
+from rules.general.system import GENERAL
 from storage.db_engines import make_engine
 from storage.schema_revision import head_revision
 from storage.store import Store
+
+SYSTEMS = (AN_CATH, CONTEST, GENERAL)
+"""The rules systems these stores are handed (storage alone, no bot)."""
 
 __all__ = ["WORKED", "killed_runs", "killed_together", "records_whole"]
 

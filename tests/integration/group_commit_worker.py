@@ -42,8 +42,8 @@ from sqlalchemy import Engine, event, text  # noqa: E402
 
 from bot.app import build_referee  # noqa: E402
 from bot.chat.lanes import Lanes  # noqa: E402
-from bot.chat.messages import Incoming, Outgoing, Sender  # noqa: E402
 from bot.config import BotConfig  # noqa: E402
+from bot.messages import Incoming, Outgoing, Sender  # noqa: E402
 from bot.odds.worker import InlineExecutor  # noqa: E402
 from bot.referee import Referee  # noqa: E402
 from storage.db_engines import make_engine  # noqa: E402

@@ -25,7 +25,7 @@ from bot.app import build_referee
 from bot.config import BotConfig, FloodConfig, IrcConfig
 from bot.dice import ScriptedDice
 from bot.irc.supervisor import IrcBot
-from bot.odds import desk
+from bot.odds import pending
 from bot.odds.worker import start_workers
 from bot.referee import Referee
 
@@ -89,7 +89,7 @@ async def bot_on(
         bot.stop()
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
-        desk.close(referee)
+        pending.close(referee)
         referee.store.engine.dispose()
 
 

@@ -20,7 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from rules.systems import AN_CATH, SYSTEMS
+from rules.ancath.stored import mod_bp
+from rules.ancath.system import AN_CATH
+from rules.contest.system import CONTEST
+from rules.general.system import GENERAL
 from storage.db import open_database
 from storage.store import Busy, Store
 
@@ -35,7 +38,7 @@ def _at(moment: float) -> None:
 def ledger(store: Store, own: str, shared: str, count: int, start: float) -> None:
     _at(start)
     for index in range(count):
-        store.adjust_bp(own if index % 2 else shared, 1, "racer", f"race {index}")
+        store.change_sheet(own if index % 2 else shared, mod_bp(1, "racer", f"race {index}"))
         if index % 4 == 0:
             store.set_setting(f"race:{store.network}", index, "racer")
 
@@ -56,7 +59,7 @@ def race(store: Store, prefix: str, rounds: int, start: float) -> None:
 def main(argv: list[str]) -> None:
     url, network, job, *args = argv
     engine = open_database(url)
-    store = Store(engine, systems=SYSTEMS, network=network)
+    store = Store(engine, systems=[AN_CATH, CONTEST, GENERAL], network=network)
     store.verify()   # connected and warm before the start
     if job == "ledger":
         ledger(store, args[0], args[1], int(args[2]), float(args[3]))

@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import Engine, text
 
 from rules.ancath.events import BPAwarded, PrisonerTaken, WarriorSlain
+from rules.ancath.system import AN_CATH
 from rules.replay import replay
-from rules.systems import AN_CATH
 from storage.store import UNDO
 
 __all__ = ["as_json", "ledger_matches_replays", "replay_stored"]

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from club import Club
 
-from rules.systems import SYSTEMS
+from bot.systems.registry import SYSTEMS
 from storage.audit_export import ExportError, verify_export
 from storage.keys import load_keyring
 from storage.signing import PublicKey
@@ -47,7 +47,7 @@ def first(records: Records, kind: str, **where: Any) -> dict[str, Any]:
 
 def checked(records: Records, key: PublicKey) -> list[str]:
     lines = [json.dumps(r) for r in records]
-    return verify_export(lines, [key], systems=SYSTEMS).report.problems
+    return verify_export(lines, [key], systems=SYSTEMS.rules).report.problems
 
 
 def test_the_honest_export_is_proved(honest: tuple[Records, PublicKey]) -> None:
@@ -88,10 +88,10 @@ def test_nan_and_deep_nesting_are_not_json(honest: tuple[Records, PublicKey]) ->
            *lines[fight + 1:]]
     assert nan != lines
     with pytest.raises(ExportError, match="not JSON"):
-        verify_export(nan, [honest[1]], systems=SYSTEMS)
+        verify_export(nan, [honest[1]], systems=SYSTEMS.rules)
     deep = [*lines[:1], "[" * 200_000 + "]" * 200_000, *lines[1:]]
     with pytest.raises(ExportError, match="not JSON"):
-        verify_export(deep, [honest[1]], systems=SYSTEMS)
+        verify_export(deep, [honest[1]], systems=SYSTEMS.rules)
 
 
 def test_a_detail_of_the_wrong_type_is_a_forged_row(honest: tuple[Records, PublicKey]) -> None:

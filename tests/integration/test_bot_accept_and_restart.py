@@ -15,7 +15,7 @@ import pytest
 from club import Club
 
 from bot import resuming
-from rules.systems import SYSTEMS
+from bot.systems.registry import SYSTEMS
 
 CHALLENGE = "#arena Gorbag, Olaf challenges you to a practice fight: gob may !accept or !decline."
 STARTED = ("#arena Practice fight: Olaf (olaf) vs Gorbag (gob). Olaf: broadsword and shield "
@@ -71,7 +71,7 @@ def test_a_fight_left_waiting_for_its_initiative_rolls_gets_them_at_the_next_sta
     club = Club(tmp_path)
     warriors(club)
     # What a crash between the fight and its initiative left behind before one transaction.
-    club.referee.store.open_fight("#arena", SYSTEMS["ancath"], "practice",
+    club.referee.store.open_fight("#arena", SYSTEMS.rules["ancath"], "practice",
                                   [("Olaf", "olaf"), ("Gorbag", "gob")], "gob")
     club.dice.push(50, 40)
     assert club.restart() == []

@@ -26,8 +26,8 @@ from club import Club
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.chat.messages import Incoming, Sender
 from bot.chat.moderators import hash_password, password_key
+from bot.messages import Incoming, Sender
 from bot.safe_text import DEFAULT_BUDGET
 from bot.systems.ancath.plugin import RANSOM_MOST
 from storage.club import HOME_NETWORK, seal_digest

@@ -19,10 +19,10 @@ from club import Club, lines
 from ircbot import BOT_NICK, bot_on, from_bot, player
 from ircserver import IrcClient, NgircdServer
 
-from bot.chat.messages import Incoming, Sender
 from bot.chat.moderators import hash_password, password_key, verify_password
-from bot.chat.registry import WritesAfterAll
+from bot.commands.registry import WritesAfterAll
 from bot.config import BotConfig, ConfigError, IrcConfig, load_config
+from bot.messages import Incoming, Sender
 from storage.club import seal_digest
 from storage.keys import Keyring
 from storage.store import Store

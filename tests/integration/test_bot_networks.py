@@ -19,9 +19,9 @@ from club import Club
 from sqlalchemy.exc import OperationalError
 from starlette.testclient import TestClient
 
-from bot.chat.messages import Incoming, Sender
 from bot.config import ConfigError
 from bot.irc.supervisor import IrcBot
+from bot.messages import Incoming, Sender
 from bot.web.app import make_app
 
 

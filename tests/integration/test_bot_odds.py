@@ -20,7 +20,7 @@ from club import Club
 
 from bot import console
 from bot.console import serve
-from bot.odds import advisor, desk
+from bot.odds import advisor, pending
 from bot.odds.worker import InlineExecutor
 from rules.ancath.state import Range
 
@@ -62,7 +62,7 @@ def club(tmp_path: Path) -> Iterator[Club]:
 
 def held(club: Club) -> Held:
     executor = Held()
-    desk.attach(club.referee, executor)
+    pending.attach(club.referee, executor)
     return executor
 
 
@@ -79,7 +79,7 @@ def test_each_range_is_worked_out_on_its_own_worker_and_the_answer_waits_for_bot
         club: Club) -> None:
     fight(club)
     workers = [Held(), Held()]
-    desk.attach(club.referee, workers)
+    pending.attach(club.referee, workers)
     assert club.say("ann !odds") == []
     assert [len(worker.jobs) for worker in workers] == [1, 1]
     workers[1].finish()
@@ -194,10 +194,10 @@ def test_a_failed_simulation_says_so_once_and_frees_the_channel(
 def test_closing_drops_answers_not_yet_out(club: Club) -> None:
     jobs = held(club)
     assert club.say("ann !odds Olaf vs Gorbag") == []
-    desk.close(club.referee)
+    pending.close(club.referee)
     jobs.finish()
     assert club.wait(0) == []
-    assert desk.wait(club.referee, 0)  # nothing out any more
+    assert pending.wait(club.referee, 0)  # nothing out any more
 
 
 # -- the console: at end of input it waits for the answers still due ---------------------
@@ -205,7 +205,7 @@ def test_closing_drops_answers_not_yet_out(club: Club) -> None:
 
 def test_the_console_waits_for_an_answer_from_another_thread(club: Club) -> None:
     with ThreadPoolExecutor(1) as executor:
-        desk.attach(club.referee, executor)
+        pending.attach(club.referee, executor)
         written: list[str] = []
         serve(club.referee, ["ann !odds Olaf vs Gorbag"], written.append)
     (answer,) = written
@@ -222,9 +222,9 @@ def test_the_console_stops_waiting_after_its_timeout(
 
 
 def test_a_fight_is_worked_out_ahead_when_it_begins(club: Club) -> None:
-    """On IRC the desk works a new fight's chances out from its start, in pieces behind
+    """On IRC the odds workers work a new fight's chances out from its start, in pieces behind
     the requests (here, inline: before ``!accept`` returns)."""
-    desk.attach(club.referee, InlineExecutor(), work_ahead=True)
+    pending.attach(club.referee, InlineExecutor(), work_ahead=True)
     advisor.forget()
     fight(club, "duel")
     table = club.referee.tables.table("#arena").fight
@@ -252,7 +252,7 @@ def test_a_fight_resumed_after_a_restart_is_worked_out_ahead_again(tmp_path: Pat
 
 def test_work_ahead_stops_when_its_fight_ends(club: Club) -> None:
     jobs = Held()
-    desk.attach(club.referee, jobs, work_ahead=True)
+    pending.attach(club.referee, jobs, work_ahead=True)
     advisor.forget()
     fight(club)
     assert len(jobs.jobs) == 2  # the first piece at each range
@@ -263,10 +263,10 @@ def test_work_ahead_stops_when_its_fight_ends(club: Club) -> None:
 
 def test_at_most_three_fights_are_worked_out_ahead(club: Club) -> None:
     jobs = Held()
-    desk.attach(club.referee, jobs, work_ahead=True)
+    pending.attach(club.referee, jobs, work_ahead=True)
     for _ in range(4):  # four fights begin
-        desk.ahead(club.referee, [desk.Job(lambda: False)], lambda: True)
-    assert len(jobs.jobs) == desk.AHEAD_FIGHTS == 3
+        pending.ahead(club.referee, [pending.Job(lambda: False)], lambda: True)
+    assert len(jobs.jobs) == pending.AHEAD_FIGHTS == 3
 
 
 def test_four_odds_out_at_once_over_all_channels_are_the_most(club: Club) -> None:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from club import Club
 
+from bot.channel_fights import ChannelFight, ChannelFights
 from bot.club_settings import ClubSettings
-from bot.fights.table import ChannelFight, ChannelFights
 
 GORBAG_TURN = "Gorbag (gob) to act: !attack 35 | !press 60 | !test 40 | !close 30 | !flee | !yield"
 

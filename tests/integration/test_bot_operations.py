@@ -10,7 +10,7 @@ from pathlib import Path
 
 from club import Club
 
-from bot.chat.messages import Incoming, Sender
+from bot.messages import Incoming, Sender
 
 MOD_REFUSED = "only moderators use !mod"
 

@@ -31,8 +31,10 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.orm import Session
 from transcript import warrior  # tests/unit, put on the path by conftest.py
 
+from bot.systems.registry import SYSTEMS
+from rules.ancath.stored import mod_bp
+from rules.ancath.system import AN_CATH
 from rules.codec import encode
-from rules.systems import AN_CATH, SYSTEMS
 from storage import ledger
 from storage.audit_export import verify_export
 from storage.chain import row_hash
@@ -82,7 +84,7 @@ def keyring(club: Club) -> Keyring:
 
 def checker(club: Club) -> Store:
     """A store of its own on the club's file, with the club's key (audit verify's)."""
-    return Store(open_database(club.db), systems=SYSTEMS, keyring=keyring(club))
+    return Store(open_database(club.db), systems=SYSTEMS.rules, keyring=keyring(club))
 
 
 def naming(problems: list[str], *words: str) -> bool:
@@ -141,7 +143,7 @@ def test_a_chain_rewritten_as_legacy_rows_fails_verify_and_is_never_sealed(
         with pytest.raises(StorageError, match="proved this ledger signed through row"):
             store.seal_legacy(legacy=True)  # nor the operator's command: the bot's note
         with pytest.raises(StorageError):
-            store.adjust_bp("Olaf", 1, "mod", "nor any append")
+            store.change_sheet("Olaf", mod_bp(1, "mod", "nor any append"))
         with pytest.raises(LegacyRows):
             store.set_setting("fairy_folk_open", True, "mod", "nor any append")
     finally:
@@ -279,7 +281,8 @@ def test_a_fight_set_up_from_columns_changed_in_sql_then_put_back_fails_verify(
         out = io.StringIO()
         store.export_audit(out)
         out.seek(0)
-        exported = verify_export(out, store.keyring.public_keys, systems=SYSTEMS).report.problems
+        exported = verify_export(out, store.keyring.public_keys,
+                                 systems=SYSTEMS.rules).report.problems
         assert naming(exported, "side 1's setup sheet", "spear 95, ledger says 30"), exported
         assert naming(exported, "side 1 fought as account 'mal2'"), exported
     finally:
@@ -444,7 +447,7 @@ def test_a_warrior_whose_rows_were_sealed_from_before_keys_is_checked_by_the_sea
     seal's walk, so the check passes; one of them edited later (rehashed, as a writer
     without the key can), with the columns to match, is refused."""
     db = tmp_path / "club.sqlite3"
-    store = Store(open_database(str(db)), systems=SYSTEMS, keyring=Keyring.of("k" * 40))
+    store = Store(open_database(str(db)), systems=SYSTEMS.rules, keyring=Keyring.of("k" * 40))
 
     def legacy_append(session: Session, _keyring: Keyring, **fields: Any) -> Any:
         head = session.execute(text("SELECT last_id, last_hash FROM ledger_head")).one()
@@ -471,15 +474,16 @@ def test_a_warrior_whose_rows_were_sealed_from_before_keys_is_checked_by_the_sea
             patched.setattr(ledger, "append", legacy_append)
             patched.setattr(Chained, "check", lambda _self, _session, row: {"owner": row.owner})
             store.create_warrior(warrior("Gorbag", "goblin", "club", "spear"), "gob")
-            store.adjust_bp("Gorbag", 100, "mod", "a grant")
+            store.change_sheet("Gorbag", mod_bp(100, "mod", "a grant"))
         assert store.seal_legacy(legacy=True) == 2      # ledger-keyed, one attested row
-        fresh = Store(store.engine, systems=SYSTEMS, keyring=store.keyring)
-        assert fresh.adjust_bp("Gorbag", 1, "mod", "checked by the seal") == 1
+        fresh = Store(store.engine, systems=SYSTEMS.rules, keyring=store.keyring)
+        _, row = fresh.change_sheet("Gorbag", mod_bp(1, "mod", "checked by the seal"))
+        assert row["bp"] == 1
         sql(db, "UPDATE ledger SET bp = 300 WHERE reason = 'a grant'")
         sql(db, "UPDATE warriors SET bp = 301 WHERE name = 'Gorbag'")
-        again = Store(store.engine, systems=SYSTEMS,
+        again = Store(store.engine, systems=SYSTEMS.rules,
                       keyring=store.keyring)   # a new process: walks the seal
         with pytest.raises(StorageError, match="Gorbag's stored sheet differs from the ledger"):
-            again.adjust_bp("Gorbag", 1, "mod", "refused")   # its seal no longer holds
+            again.change_sheet("Gorbag", mod_bp(1, "mod", "refused"))   # its seal no longer holds
     finally:
         store.engine.dispose()

@@ -38,10 +38,11 @@ from test_unit_of_work import (  # the same club and helpers as one command's un
 from transcript import warrior  # tests/unit, put on the path by conftest.py
 
 from bot.chat.lanes import Lanes
-from bot.chat.messages import Incoming, Outgoing
 from bot.chat.records_lane import RecordsLane, together
-from bot.chat.registry import Ctx, Refusal, Registry, Spec
+from bot.commands.registry import Ctx, Refusal, Registry, Spec
+from bot.messages import Incoming, Outgoing
 from bot.referee import Referee
+from rules.ancath.stored import mod_bp
 from storage.db_engines import READ_ONLY
 from storage.errors import BatchBroken, TransactionAborted
 from storage.store import DuplicateName, Store
@@ -76,7 +77,7 @@ def bad_read(ctx: Ctx) -> None:
 
 def broken(ctx: Ctx) -> None:
     """A test's command: writes a warrior's BP, then fails on the bot's side."""
-    ctx.services.store.adjust_bp("Brenna", 5, ctx.who, "a gift")
+    ctx.services.store.change_sheet("Brenna", mod_bp(5, ctx.who, "a gift"))
     raise KeyError("a bug")
 
 
@@ -408,7 +409,7 @@ def test_a_unit_that_fails_in_a_batch_takes_back_only_its_rows(referee: Referee)
             raise Refusal("no, after all")
         with store.unit():
             assert "Vik" not in names(store)
-            store.adjust_bp("Ulf", 2, "mod", "a gift")
+            store.change_sheet("Ulf", mod_bp(2, "mod", "a gift"))
     assert (counted.begun, counted.committed) == (1, 1)
     assert names(store) == ["Brenna", "Gorbag", "Olaf", "Ulf"]
     assert [row["entry"].value for row in store.ledger()[before:]] == ["created",
@@ -427,14 +428,14 @@ def test_a_whole_unit_in_a_batch_that_goes_on_after_a_failed_write_keeps_nothing
     with store.batch():
         with store.unit(whole=True):
             store.create_warrior(ULF, "ulf")
-            store.adjust_bp("Ulf", 2, "mod", "a gift")
+            store.change_sheet("Ulf", mod_bp(2, "mod", "a gift"))
         with pytest.raises(RuntimeError, match="went on"), store.unit(whole=True):
             store.create_warrior(VIK, "vik")
             with pytest.raises(DuplicateName):
                 store.create_warrior(warrior("ulf", "goblin", "club", "spear"), "gob")
         with store.unit(whole=True):
             assert "Vik" not in names(store)
-            store.adjust_bp("Ulf", 1, "mod", "another")
+            store.change_sheet("Ulf", mod_bp(1, "mod", "another"))
     assert (counted.begun, counted.committed) == (1, 1)
     assert names(store) == ["Brenna", "Gorbag", "Olaf", "Ulf"]
     assert [row["entry"].value for row in store.ledger()[before:]] == [

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from club import Club, lines
 
-from bot.chat.messages import Incoming, Sender
 from bot.clock import FakeClock
 from bot.irc.pacing import Pace
 from bot.irc.supervisor import IrcBot
+from bot.messages import Incoming, Sender
 
 SPAMMER = Sender(nick="spammer", account="spammer")
 

@@ -12,9 +12,9 @@ import pytest
 from ircbot import BOT_NICK, bot_on, from_bot, player, until
 from ircserver import IrcClient, IrcLine, NgircdServer
 
-from bot.chat.messages import Outgoing, Priority
 from bot.chat.moderators import hash_password, password_key
 from bot.irc.supervisor import USER_BURST
+from bot.messages import Outgoing, Priority
 from rules.ancath.sheet import Sheet
 
 

@@ -15,11 +15,11 @@ from club import Club
 from ircbot import BOT_NICK, bot_on, from_bot, joined, player, until
 from ircserver import NgircdServer
 
-from bot.chat.messages import Outgoing, Priority, Sender
 from bot.chat.moderators import hash_password, password_key
 from bot.config import FloodConfig
 from bot.irc import supervisor
 from bot.irc.supervisor import IrcBot
+from bot.messages import Outgoing, Priority, Sender
 
 
 def quick(server: NgircdServer, max_joins: int = 0) -> NgircdServer:

@@ -7,7 +7,9 @@ import pytest
 from sqlalchemy import text
 from test_ledger_trust import KEY, filled, rehash  # the same records the attacks start from
 
-from rules.systems import SYSTEMS
+from rules.ancath.system import AN_CATH
+from rules.contest.system import CONTEST
+from rules.general.system import GENERAL
 from storage import ledger
 from storage.db import open_database
 from storage.keys import Keyring
@@ -16,7 +18,8 @@ from storage.store import Store, UnknownWarrior
 
 @pytest.fixture
 def store(database_url: str) -> Store:
-    return Store(open_database(database_url), systems=SYSTEMS, keyring=Keyring.of(KEY))
+    return Store(open_database(database_url), systems=[AN_CATH, CONTEST, GENERAL],
+                 keyring=Keyring.of(KEY))
 
 
 def test_ledger_rows_in_batches_of_one_are_the_ledger(store: Store) -> None:

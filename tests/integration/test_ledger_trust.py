@@ -30,11 +30,13 @@ from transcript import command, warrior  # tests/unit, put on the path by confte
 from bot.app import build_referee
 from bot.config import BotConfig
 from bot.odds.worker import InlineExecutor
+from bot.systems.registry import SYSTEMS
+from rules.ancath.stored import buy, mod_bp
+from rules.ancath.system import AN_CATH
 from rules.ancath.tables import Skill
 from rules.codec import encode
 from rules.contest.model import parse_fighter
 from rules.replay import replay
-from rules.systems import AN_CATH, SYSTEMS
 from storage import ledger
 from storage.chained import Chained
 from storage.db import open_database, open_read_only
@@ -84,7 +86,7 @@ def engine(database_url: str) -> Iterator[Engine]:
 
 @pytest.fixture
 def store(engine: Engine) -> Store:
-    return Store(engine, systems=SYSTEMS, keyring=Keyring.of(KEY))
+    return Store(engine, systems=SYSTEMS.rules, keyring=Keyring.of(KEY))
 
 
 def play(store: Store, fight: OpenFight, script: str) -> OpenFight:
@@ -106,9 +108,9 @@ def filled(store: Store, legacy: bool = False) -> OpenFight:
                                 [("Olaf", "olaf_acct"), ("Gorbag", "gorbag_acct")], "olaf_acct")
     fight = play(store, fight, START + KILL)
     assert fight.state.outcome is not None
-    store.adjust_bp("Olaf", 30, "mod", "grant")
-    store.buy_skill("Olaf", Skill.BROADSWORD, "olaf_acct")
-    store.adjust_bp("Gorbag", 5, "mod", "late grant")
+    store.change_sheet("Olaf", mod_bp(30, "mod", "grant"))
+    store.change_sheet("Olaf", buy(Skill.BROADSWORD, "olaf_acct"))
+    store.change_sheet("Gorbag", mod_bp(5, "mod", "late grant"))
     problems = store.verify()
     if legacy:   # with the key, legacy rows no signed row seals are a failure
         assert len(problems) == 1 and "ancath-bot db seal-legacy" in problems[0], problems
@@ -402,7 +404,8 @@ def public_id(key: str) -> str:
 
 def test_rows_signed_by_a_key_that_is_not_available_are_named(store: Store) -> None:
     filled(store)
-    other = Store(store.engine, systems=SYSTEMS, keyring=Keyring.of(NEW_KEY, source="a key file"))
+    other = Store(store.engine, systems=SYSTEMS.rules,
+                  keyring=Keyring.of(NEW_KEY, source="a key file"))
     report = other.audit()
     kid = public_id(KEY)
     assert list(report.missing) == [kid] and report.problems == []
@@ -414,8 +417,8 @@ def test_rows_signed_by_a_key_that_is_not_available_are_named(store: Store) -> N
 
 def test_a_rotated_key_is_introduced_by_a_row_the_old_key_signs(store: Store) -> None:
     filled(store)
-    rotated = Store(store.engine, systems=SYSTEMS, keyring=Keyring.of(NEW_KEY, KEY))
-    rotated.adjust_bp("Olaf", 5, "mod", "after the rotation")
+    rotated = Store(store.engine, systems=SYSTEMS.rules, keyring=Keyring.of(NEW_KEY, KEY))
+    rotated.change_sheet("Olaf", mod_bp(5, "mod", "after the rotation"))
     with store.engine.connect() as connection:
         kids, entries = zip(*connection.execute(text(
             "SELECT key_id, entry FROM ledger ORDER BY id")), strict=True)
@@ -424,7 +427,7 @@ def test_a_rotated_key_is_introduced_by_a_row_the_old_key_signs(store: Store) ->
     assert rotated.verify() == []
     new_public = signing_key(NEW_KEY.encode()).public
     assert store.verify() == []                   # the old key's row vouches for the new one
-    assert Store(store.engine, systems=SYSTEMS,
+    assert Store(store.engine, systems=SYSTEMS.rules,
                  keyring=Keyring()).audit(trusted=[new_public]).problems == []
 
 
@@ -432,16 +435,16 @@ def test_a_retired_key_used_after_a_rotation_is_caught(store: Store) -> None:
     """The old key leaked, so it was rotated out of signing: a row it signs after the
     newer key took over is named, though its signature is right."""
     filled(store)
-    Store(store.engine, systems=SYSTEMS,
-          keyring=Keyring.of(NEW_KEY, KEY)).adjust_bp("Olaf", 5, "mod", "later")
+    Store(store.engine, systems=SYSTEMS.rules,
+          keyring=Keyring.of(NEW_KEY, KEY)).change_sheet("Olaf", mod_bp(5, "mod", "later"))
     with pytest.raises(KeyringError, match="not available"):    # the bot will not
-        Store(store.engine, systems=SYSTEMS,
-              keyring=Keyring.of(KEY)).adjust_bp("Olaf", 5, "mod", "old key")
+        Store(store.engine, systems=SYSTEMS.rules,
+              keyring=Keyring.of(KEY)).change_sheet("Olaf", mod_bp(5, "mod", "old key"))
     with store.engine.begin() as connection:
         forged_id = forge_row(connection, False, warrior_id=1, entry="moderator-bp", bp=100,
                               sign_with=KEY)
         connection.execute(text("UPDATE warriors SET bp = bp + 100 WHERE id = 1"))
-    problems = Store(store.engine, systems=SYSTEMS, keyring=Keyring.of(NEW_KEY, KEY)).verify()
+    problems = Store(store.engine, systems=SYSTEMS.rules, keyring=Keyring.of(NEW_KEY, KEY)).verify()
     assert naming(problems, f"ledger row {forged_id}:", f"signed by key {public_id(KEY)}",
                   "in force"), problems
 
@@ -581,8 +584,8 @@ def test_audit_reads_through_a_read_only_engine_and_sees_the_newest_commits(
     filled(store)
     reader = open_read_only(database_url)    # the bot's engine is still open: a live file
     try:
-        store.adjust_bp("Gorbag", 1, "mod", "just now")
-        checker = Store(reader, systems=SYSTEMS, keyring=Keyring.of(KEY))
+        store.change_sheet("Gorbag", mod_bp(1, "mod", "just now"))
+        checker = Store(reader, systems=SYSTEMS.rules, keyring=Keyring.of(KEY))
         assert checker.verify() == []
         assert checker.anchor() == store.anchor()
         with pytest.raises(Exception, match=r"(?i)read.?only"), reader.begin() as connection:
@@ -631,7 +634,8 @@ def test_a_database_from_before_keys_verifies_with_notes(store: Store, legacy: O
     # with the key, legacy rows no signed row seals are a failure naming the one command
     assert len(report.problems) == 1 and naming(report.problems, "ledger rows 1..", "legacy "
                                                 "rows", "no signed row seals", "db seal-legacy")
-    unkeyed = Store(store.engine, systems=SYSTEMS, keyring=Keyring()).audit()   # without it: a note
+    unkeyed = Store(store.engine, systems=SYSTEMS.rules,
+                    keyring=Keyring()).audit()   # without it: a note
     assert naming(unkeyed.notes, "ledger rows 1..", "legacy rows", "can still rewrite them")
     assert naming(report.notes, "2 warriors come from before")
     assert naming(report.notes, f"fights {legacy.id} ended before")
@@ -643,7 +647,7 @@ def test_the_first_keyed_row_seals_the_legacy_past(store: Store, legacy: OpenFig
     with pytest.raises(LegacyRows, match="ancath-bot db seal-legacy"):
         store.set_setting("fairy_folk_open", True, "mod", "no append seals legacy rows")
     assert store.seal_legacy(legacy=True) == 4   # the operator's ancath-bot db seal-legacy
-    store.adjust_bp("Gorbag", 1, "mod", "the first keyed row")
+    store.change_sheet("Gorbag", mod_bp(1, "mod", "the first keyed row"))
     entries = [(r["entry"], r["key"]) for r in store.ledger()][legacy_rows:]
     kid = public_id(KEY)
     assert entries == [("ledger-keyed", kid), ("attested", kid), ("attested", kid),
@@ -667,7 +671,7 @@ def test_rewriting_the_legacy_past_breaks_the_first_keyed_row(
     store: Store, legacy: OpenFight,
 ) -> None:
     store.seal_legacy(legacy=True)
-    store.adjust_bp("Gorbag", 1, "mod", "the first keyed row")
+    store.change_sheet("Gorbag", mod_bp(1, "mod", "the first keyed row"))
     with store.engine.begin() as connection:
         grant = connection.execute(text("SELECT id, warrior_id FROM ledger "
                                         "WHERE reason = 'grant'")).one()
@@ -752,7 +756,7 @@ def test_an_hmac_club_is_sealed_by_one_signed_row_and_the_public_key_then_proves
     store: Store, hmac_club: int,
 ) -> None:
     public = signing_key(KEY.encode()).public
-    unsigned = Store(store.engine, systems=SYSTEMS, keyring=Keyring())
+    unsigned = Store(store.engine, systems=SYSTEMS.rules, keyring=Keyring())
     assert naming(unsigned.audit(trusted=[public]).problems, "no ledger row is signed")
     assert store.verify() == []                     # the secret still proves the MACs
     assert store.seal_legacy() == 1 and store.seal_legacy() == 0
@@ -770,7 +774,7 @@ def test_an_hmac_row_edited_after_the_seal_fails_with_the_public_key_alone(
         connection.execute(text("UPDATE ledger SET bp = 300 WHERE reason = 'grant'"))
         connection.execute(text("UPDATE warriors SET bp = bp + 270 WHERE name_key = 'olaf'"))
     public = signing_key(KEY.encode()).public
-    problems = Store(store.engine, systems=SYSTEMS,
+    problems = Store(store.engine, systems=SYSTEMS.rules,
                      keyring=Keyring()).audit(trusted=[public]).problems
     assert naming(problems, f"ledger row {hmac_club + 1}: its seal does not match"), problems
 
@@ -795,7 +799,7 @@ def test_legacy_rows_then_hmac_rows_wait_for_the_operators_seal(
     with monkeypatch.context() as patched:        # the HMAC-keyed code, after the legacy
         patched.setattr(ledger, "append", _hmac_append)
         patched.setattr(Chained, "check", lambda _self, _session, row: {"owner": row.owner})
-        store.adjust_bp("Gorbag", 1, "mod", "an hmac row")
+        store.change_sheet("Gorbag", mod_bp(1, "mod", "an hmac row"))
     with store.engine.connect() as connection:
         before = connection.execute(text("SELECT COUNT(*) FROM ledger")).scalar_one()
     assert naming(store.verify(), "legacy rows", "no signed row seals", "db seal-legacy")

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from bot.app import build_referee
-from bot.chat.messages import Incoming, Outgoing, Sender
 from bot.config import BotConfig
-from bot.odds import desk
+from bot.messages import Incoming, Outgoing, Sender
+from bot.odds import pending
 from bot.odds.worker import NICENESS, WORKERS, start_workers
 
 
@@ -43,9 +43,9 @@ def test_a_referee_answers_from_its_worker(tmp_path: Path) -> None:
         (answer,) = answers.get(timeout=60)
         assert answer.target == "#arena"
         assert answer.text.startswith("ann: Olaf vs Gorbag (duel): Olaf wins")
-        assert desk.wait(referee, 0)
+        assert pending.wait(referee, 0)
     finally:
-        desk.close(referee)
+        pending.close(referee)
 
 
 def test_a_worker_that_died_is_replaced_and_odds_go_on(tmp_path: Path) -> None:
@@ -62,12 +62,12 @@ def test_a_worker_that_died_is_replaced_and_odds_go_on(tmp_path: Path) -> None:
     said: list[str] = []
     heard = logging.Handler(logging.WARNING)
     heard.emit = lambda record: said.append(record.getMessage())  # type: ignore[method-assign]
-    desk_log = desk.log
-    desk_log.addHandler(heard)  # on the desk's own logger: whatever the root's level
+    pending_log = pending.log
+    pending_log.addHandler(heard)  # on the pending requests' own logger: whatever the root's level
     try:
         say("gob", "!create Gorbag goblin club spear")
         say("olaf", "!create Olaf free-clans axe shield")
-        killed = list(desk.workers(referee))
+        killed = list(pending.workers(referee))
         for worker in killed:
             os.kill(worker.submit(os.getpid).result(timeout=60), signal.SIGKILL)
         got = ""
@@ -79,9 +79,9 @@ def test_a_worker_that_died_is_replaced_and_odds_go_on(tmp_path: Path) -> None:
                 break
             time.sleep(0.2)  # the pool sees its process gone a moment later
         assert got.startswith(f"fan{attempt}: Olaf vs Gorbag (duel): Olaf wins"), got
-        assert any(worker not in killed for worker in desk.workers(referee))
+        assert any(worker not in killed for worker in pending.workers(referee))
         assert any("died; starting a new one" in line for line in said), (
-            said, desk_log.disabled, desk_log.getEffectiveLevel())
+            said, pending_log.disabled, pending_log.getEffectiveLevel())
     finally:
-        desk_log.removeHandler(heard)
-        desk.close(referee)
+        pending_log.removeHandler(heard)
+        pending.close(referee)

@@ -34,12 +34,14 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 from transcript import command, warrior  # tests/unit, put on the path by conftest.py
 
+from bot.systems.registry import SYSTEMS
 from rules.ancath.commands import Roll
 from rules.ancath.state import Ending, Need
+from rules.ancath.stored import buy, mod_bp, mod_skill
+from rules.ancath.system import AN_CATH
 from rules.ancath.tables import Skill
 from rules.codec import encode
 from rules.errors import RulesError
-from rules.systems import AN_CATH, SYSTEMS
 from storage import ledger
 from storage.db import open_database
 from storage.db_engines import make_engine
@@ -151,19 +153,19 @@ def test_create_warrior_writes_created_row_and_names_are_unique_case_insensitive
 def test_buy_skill_appends_spend_rows_and_totals_follow(store: Store) -> None:
     add_pair(store)
     with pytest.raises(RulesError):  # no BP to spend: refused, nothing written
-        store.buy_skill("Olaf", Skill.BROADSWORD, "olaf_acct")
+        store.change_sheet("Olaf", buy(Skill.BROADSWORD, "olaf_acct"))
     assert len(store.ledger("Olaf")) == 1
-    store.adjust_bp("Olaf", 50, "mod", "test grant")
-    olaf = store.buy_skill("olaf", Skill.BROADSWORD, "olaf_acct")   # 30 -> 40 for 1 BP
+    store.change_sheet("Olaf", mod_bp(50, "mod", "test grant"))
+    olaf, _ = store.change_sheet("olaf", buy(Skill.BROADSWORD, "olaf_acct"))   # 30 -> 40: 1 BP
     assert olaf.sheet.skills[Skill.BROADSWORD] == 40
-    olaf = store.buy_skill("Olaf", Skill.GREATSWORD, "olaf_acct")   # new skill: 3 BP
+    olaf, _ = store.change_sheet("Olaf", buy(Skill.GREATSWORD, "olaf_acct"))   # new skill: 3 BP
     assert olaf.sheet.skills[Skill.GREATSWORD] == 30
     assert (olaf.sheet.bp, olaf.sheet.bp_spent) == (50, 4)           # spending keeps the total
     spends = [r for r in store.ledger("Olaf") if r["entry"] == "spend"]
     assert [(r["skill"], r["skill_value"], r["spent"], r["actor"]) for r in spends] == [
         ("broadsword", 40, 1, "olaf_acct"), ("greatsword", 30, 3, "olaf_acct")]
     with pytest.raises(RulesError):  # 1 BP left, a new skill costs 3
-        store.buy_skill("Olaf", Skill.AXE, "olaf_acct")
+        store.change_sheet("Olaf", buy(Skill.AXE, "olaf_acct"))
     assert len(store.ledger("Olaf")) == 4
     totals = derived_totals(_all_rows(store.engine))[olaf.id]
     assert totals["bp"] == 50 and totals["bp_spent"] == 4
@@ -178,21 +180,24 @@ def _all_rows(engine: Engine) -> list[LedgerRow]:
 
 def test_buy_skill_is_refused_during_a_fight(store: Store) -> None:
     add_pair(store)
-    store.adjust_bp("Olaf", 30, "mod", "grant")
+    store.change_sheet("Olaf", mod_bp(30, "mod", "grant"))
     open_pair(store)
     before = counts(store.engine)
     with pytest.raises(Busy):
-        store.buy_skill("Olaf", Skill.BROADSWORD, "olaf_acct")
+        store.change_sheet("Olaf", buy(Skill.BROADSWORD, "olaf_acct"), between="buy after it")
     assert counts(store.engine) == before
 
 
 def test_moderator_bp_and_skill_changes_are_ledger_rows(store: Store) -> None:
     add_pair(store)
-    assert store.adjust_bp("Olaf", 405, "mod_anna", "tournament prize") == 400   # capped, R2.6
-    assert store.adjust_bp("Olaf", -25, "mod_anna", "penalty") == -25
-    assert store.adjust_bp("Gorbag", -10, "mod_anna", "nothing to take") == 0
-    store.set_skill("Olaf", Skill.SHIELD, 55, "mod_bob", "correction")
-    store.set_skill("Olaf", Skill.MOVE, 0, "mod_bob", "removed")
+
+    def applied(name: str, tenths: int, reason: str) -> int:
+        return int(store.change_sheet(name, mod_bp(tenths, "mod_anna", reason))[1]["bp"])
+    assert applied("Olaf", 405, "tournament prize") == 400   # capped, R2.6
+    assert applied("Olaf", -25, "penalty") == -25
+    assert applied("Gorbag", -10, "nothing to take") == 0
+    store.change_sheet("Olaf", mod_skill(Skill.SHIELD, 55, "mod_bob", "correction"))
+    store.change_sheet("Olaf", mod_skill(Skill.MOVE, 0, "mod_bob", "removed"))
     olaf = store.warrior("Olaf")
     assert olaf.sheet.bp == 375
     assert olaf.sheet.skills[Skill.SHIELD] == 55 and Skill.MOVE not in olaf.sheet.skills
@@ -477,7 +482,7 @@ def test_undo_takes_back_no_more_bp_than_the_warrior_has(store: Store) -> None:
     add_pair(store)
     fight = open_pair(store)
     fight, _ = play(store, fight, START + KILL)
-    store.adjust_bp("Olaf", -1, "mod", "a tenth off")
+    store.change_sheet("Olaf", mod_bp(-1, "mod", "a tenth off"))
     store.undo(fight.id, "mod", "redo")
     assert store.warrior("Olaf").sheet.bp == 0
     reversal = [r for r in store.ledger("Olaf") if r["entry"] == "reversal"]
@@ -519,7 +524,7 @@ def test_open_fights_rebuilds_unfinished_fights_equal_to_the_live_state(
                     .replace("Gorbag", "Ugluk"))
     assert three.state.outcome is not None
 
-    restarted = Store(make_engine(database_url), systems=SYSTEMS)    # as after a restart
+    restarted = Store(make_engine(database_url), systems=SYSTEMS.rules)    # as after a restart
     try:
         fights, problems = restarted.open_fights()
         assert problems == []
@@ -599,7 +604,7 @@ def _at_once(url: str, *jobs: Callable[[Store], Any]) -> list[Any]:
     results: list[Any] = [None] * len(jobs)
 
     def run(index: int, job: Callable[[Store], Any]) -> None:
-        racer = Store(make_engine(url), systems=SYSTEMS)
+        racer = Store(make_engine(url), systems=SYSTEMS.rules)
         try:
             racer.verify()                   # connected and warm before the start
             barrier.wait(timeout=30)
@@ -734,8 +739,8 @@ def _filled(store: Store) -> list[int]:
     add_pair(store)
     fight = open_pair(store)
     play(store, fight, START + KILL)
-    store.adjust_bp("Olaf", 30, "mod", "grant")
-    store.buy_skill("Olaf", Skill.BROADSWORD, "olaf_acct")
+    store.change_sheet("Olaf", mod_bp(30, "mod", "grant"))
+    store.change_sheet("Olaf", buy(Skill.BROADSWORD, "olaf_acct"))
     ids = [r["id"] for r in store.ledger()]
     assert len(ids) >= 6 and store.verify() == []
     return ids
@@ -835,7 +840,7 @@ def test_first_schema_filled_then_upgraded_to_head(database_url: str) -> None:
                                       ).scalar_one() == len(before)   # legacy rows
         assert {"fights", "fight_sides", "fight_commands", "fight_events"} <= set(
             inspect(engine).get_table_names())
-        store = Store(engine, systems=SYSTEMS)
+        store = Store(engine, systems=SYSTEMS.rules)
         # legacy rows are sealed only by the operator's ancath-bot db seal-legacy
         (unsealed,) = store.verify()
         assert "no signed row seals" in unsealed and "db seal-legacy" in unsealed
@@ -914,8 +919,8 @@ def test_sqlite_connection_pragmas(tmp_path: Path) -> None:
 
 def test_sqlite_writers_wait_for_each_other(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'bot.sqlite3'}"
-    first = Store(open_database(url), systems=SYSTEMS)
-    second = Store(make_engine(url), systems=SYSTEMS)
+    first = Store(open_database(url), systems=SYSTEMS.rules)
+    second = Store(make_engine(url), systems=SYSTEMS.rules)
     try:
         add_pair(first)
         held = threading.Event()
@@ -930,7 +935,8 @@ def test_sqlite_writers_wait_for_each_other(tmp_path: Path) -> None:
         thread.start()
         assert held.wait(10)
         started = time.monotonic()
-        assert second.adjust_bp("Olaf", 5, "mod", "queued behind a writer") == 5
+        _, row = second.change_sheet("Olaf", mod_bp(5, "mod", "queued behind a writer"))
+        assert row["bp"] == 5
         assert time.monotonic() - started >= 0.3     # it waited instead of failing
         thread.join()
         assert second.verify() == []

@@ -11,10 +11,12 @@ from replays import as_json
 from sqlalchemy import Engine, inspect, text
 from transcript import command, warrior  # tests/unit, put on the path by conftest.py
 
+from bot.systems.registry import SYSTEMS
+from rules.ancath.stored import buy, mod_armour, mod_bp, mod_skill
+from rules.ancath.system import AN_CATH
 from rules.ancath.tables import Armour, Skill
 from rules.contest.model import parse_fighter
 from rules.general.model import GeneralFighter, parse_dice
-from rules.systems import AN_CATH, SYSTEMS
 from storage.db_engines import make_engine
 from storage.schema_revision import downgrade, head_revision, upgrade
 from storage.store import Store
@@ -42,11 +44,11 @@ def fill(store: Store) -> None:
         state, events = AN_CATH.apply(fight.state, cmd)
         fight = store.record(fight, cmd, "referee", state, events)
     assert fight.state.outcome is not None
-    store.adjust_bp("Olaf", 50, "mod", "tournament prize")
-    store.buy_skill("Olaf", Skill.BROADSWORD, "olaf_acct")
-    store.buy_skill("Olaf", Skill.GREATSWORD, "olaf_acct")
-    store.set_skill("Gorbag", Skill.SHIELD, 35, "mod", "correction")
-    store.set_armour("Snaga", Armour.MAIL, "mod", "taken from a dead legionary")
+    store.change_sheet("Olaf", mod_bp(50, "mod", "tournament prize"))
+    store.change_sheet("Olaf", buy(Skill.BROADSWORD, "olaf_acct"))
+    store.change_sheet("Olaf", buy(Skill.GREATSWORD, "olaf_acct"))
+    store.change_sheet("Gorbag", mod_skill(Skill.SHIELD, 35, "mod", "correction"))
+    store.change_sheet("Snaga", mod_armour(Armour.MAIL, "mod", "taken from a dead legionary"))
     store.create_fighter("contest", parse_fighter("Alain", "15W", "sword^3", 2), "al")
     store.create_fighter("general", GeneralFighter(
         "Farthan", 25, 13, 14, parse_dice("1d10"), parse_dice("2d6+1"), 0, 2), "far")
@@ -107,7 +109,7 @@ def test_a_filled_database_down_to_0005_and_up_again_reads_back_identically(
                                   ).scalar_one() == head_revision()
         assert connection.execute(text("SELECT * FROM ledger ORDER BY id")).all() == ledger
     assert stored(store.engine, "profile") == sheets
-    again = Store(store.engine, systems=SYSTEMS)
+    again = Store(store.engine, systems=SYSTEMS.rules)
     assert {name: again.warrior(name) for name in NAMES} == before
     assert again.verify() == []
 
@@ -117,8 +119,8 @@ def test_the_upgraded_database_keeps_working(store: Store) -> None:
     downgrade(store.engine, "0005")
     upgrade(store.engine)
     store.free("Olaf", "gorbag_acct", "ransom paid")
-    store.adjust_bp("Snaga", 30, "mod", "prize")
-    snaga = store.buy_skill("Snaga", Skill.CLUB, "snaga_acct")
+    store.change_sheet("Snaga", mod_bp(30, "mod", "prize"))
+    snaga = store.change_sheet("Snaga", buy(Skill.CLUB, "snaga_acct"))[0]
     assert (snaga.sheet.armour, snaga.sheet.skills[Skill.CLUB]) == (Armour.MAIL, 40)
     assert store.warrior("Olaf").status == "free"
     assert store.verify() == []

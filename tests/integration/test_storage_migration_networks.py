@@ -15,7 +15,8 @@ from sqlalchemy import Engine, inspect, text
 from test_storage import KILL, START, play
 from transcript import warrior  # tests/unit, put on the path by conftest.py
 
-from rules.systems import AN_CATH, SYSTEMS
+from bot.systems.registry import SYSTEMS
+from rules.ancath.system import AN_CATH
 from storage.db_engines import make_engine
 from storage.errors import DatabaseProblem
 from storage.schema_revision import downgrade, head_revision, upgrade
@@ -106,7 +107,7 @@ def test_a_filled_database_down_to_0006_and_up_again_reads_back_identically(
         assert connection.execute(text("SELECT * FROM ledger ORDER BY id")).all() == ledger
         assert connection.execute(text("SELECT DISTINCT network FROM fights")).scalars().all() \
             == ["default"]
-    again = Store(store.engine, systems=SYSTEMS)
+    again = Store(store.engine, systems=SYSTEMS.rules)
     assert read_back(again) == before
     assert again.club_version() == 0
     assert again.verify() == []
@@ -129,7 +130,7 @@ def test_a_database_with_another_network_is_not_taken_down(
     store: Store, database_url: str,
 ) -> None:
     fill(store)
-    alpha = Store(store.engine, systems=SYSTEMS, network="alpha")
+    alpha = Store(store.engine, systems=SYSTEMS.rules, network="alpha")
     alpha.open_fight("#duels", AN_CATH, "practice", [("Aed", "aed"), ("Olaf", "olaf")], "aed")
     with pytest.raises(DatabaseProblem, match="other networks than default \\(alpha\\)"):
         downgrade(store.engine, "0006")

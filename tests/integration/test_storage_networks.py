@@ -21,7 +21,8 @@ from sqlalchemy import text
 from test_storage import KILL, START, play
 from transcript import warrior  # tests/unit, put on the path by conftest.py
 
-from rules.systems import AN_CATH, SYSTEMS
+from bot.systems.registry import SYSTEMS
+from rules.ancath.system import AN_CATH
 from storage.club import VersionReader
 from storage.db import open_database
 from storage.db_engines import make_engine
@@ -37,7 +38,7 @@ def stores(database_url: str) -> Iterator[Callable[..., Store]]:
     made: list[Store] = []
 
     def make(network: str = "default") -> Store:
-        made.append(Store(open_database(database_url), systems=SYSTEMS, network=network))
+        made.append(Store(open_database(database_url), systems=SYSTEMS.rules, network=network))
         return made[-1]
 
     try:
@@ -152,7 +153,7 @@ def _at_once(url: str, *jobs: tuple[str, Callable[[Store], Any]]) -> list[Any]:
     results: list[Any] = [None] * len(jobs)
 
     def run(index: int, network: str, job: Callable[[Store], Any]) -> None:
-        racer = Store(make_engine(url), systems=SYSTEMS, network=network)
+        racer = Store(make_engine(url), systems=SYSTEMS.rules, network=network)
         try:
             racer.verify()                   # connected and warm before the start
             barrier.wait(timeout=30)

@@ -23,19 +23,21 @@ from sqlalchemy.exc import OperationalError
 from transcript import warrior  # tests/unit, put on the path by conftest.py
 
 from bot.app import build_referee
+from bot.channel_fights import Challenge
 from bot.chat.lanes import Lanes
-from bot.chat.messages import Incoming, Sender
-from bot.chat.registry import Ctx, Refusal, Registry, Spec, WritesAfterAll
 from bot.clock import FakeClock
+from bot.commands.registry import Ctx, Refusal, Registry, Spec, WritesAfterAll
 from bot.config import BotConfig
 from bot.console import serve
 from bot.dice import ScriptedDice
 from bot.fights.challenges import keep_challenge
 from bot.fights.play import table_of
-from bot.fights.table import Challenge
+from bot.messages import Incoming, Sender
 from bot.odds.worker import InlineExecutor
 from bot.referee import Referee
-from rules.systems import AN_CATH, SYSTEMS
+from bot.systems.registry import SYSTEMS
+from rules.ancath.stored import mod_bp
+from rules.ancath.system import AN_CATH
 from storage.db import open_database
 from storage.db_engines import READ_ONLY
 from storage.keys import Keyring
@@ -122,7 +124,7 @@ def _writes(connection: Connection) -> bool:
 def store(database_url: str) -> Iterator[Store]:
     engine = open_database(database_url)
     try:
-        yield Store(engine, systems=SYSTEMS, keyring=KEY)
+        yield Store(engine, systems=SYSTEMS.rules, keyring=KEY)
     finally:
         engine.dispose()
 
@@ -162,7 +164,7 @@ def test_a_refusal_after_a_write_leaves_nothing_written(store: Store) -> None:
     before = rows(store.engine)
     with pytest.raises(Refusal, match="no, after all"), store.unit():
         store.create_warrior(GORBAG_SHEET, "gob")
-        store.adjust_bp("Olaf", 30, "mod", "a gift")
+        store.change_sheet("Olaf", mod_bp(30, "mod", "a gift"))
         store.put_challenge(challenge(store))
         raise Refusal("no, after all")
     assert rows(store.engine) == before

@@ -19,10 +19,10 @@ from club import Club
 from club_history import played
 from starlette.testclient import TestClient
 
+from bot.systems.registry import SYSTEMS
 from bot.web import ledger as ledger_page
 from bot.web import moderators as moderators_page
 from bot.web.app import make_app
-from rules.systems import SYSTEMS
 from storage.db import open_read_only
 from storage.keys import Keyring, load_keyring
 from storage.ledger_view import LedgerFilter
@@ -51,7 +51,7 @@ def club(tmp_path_factory: pytest.TempPathFactory) -> Club:
 @pytest.fixture(scope="module")
 def store(club: Club) -> Iterator[Store]:
     engine = open_read_only(club.db, live=True)
-    yield Store(engine, systems=SYSTEMS, keyring=load_keyring(club.db, create=False))
+    yield Store(engine, systems=SYSTEMS.rules, keyring=load_keyring(club.db, create=False))
     engine.dispose()
 
 
@@ -253,7 +253,7 @@ def test_the_moderators_actions_say_what_they_set(tmp_path: Path) -> None:
                  "mod !mod remove carol tourney over", "mod !mod timelimit 5 quick night"):
         assert "mod: no" not in club.say(line)[-1]
     engine = open_read_only(club.db, live=True)
-    client = TestClient(make_app(Store(engine, systems=SYSTEMS, keyring=Keyring())))
+    client = TestClient(make_app(Store(engine, systems=SYSTEMS.rules, keyring=Keyring())))
     html = page(client, "/moderators").text
     engine.dispose()
     assert [row[2:3] + row[5:6] for row in cells(html, "<td>")] == [
@@ -268,7 +268,7 @@ def test_a_warrior_without_bp_has_a_chart_from_its_creation(tmp_path: Path) -> N
     club.say("gob !create Gorbag goblin club spear")
     (created,) = club.referee.store.ledger("Gorbag")
     engine = open_read_only(club.db, live=True)
-    html = page(TestClient(make_app(Store(engine, systems=SYSTEMS,
+    html = page(TestClient(make_app(Store(engine, systems=SYSTEMS.rules,
                                           keyring=Keyring()))), "/warriors/Gorbag").text
     engine.dispose()
     assert f'<text class="axis" x="44" y="232">{created["at"][:19].replace("T", " ")}' in html
@@ -285,7 +285,7 @@ def test_integrity_says_the_audit_and_the_head_to_publish(client: TestClient,
     assert f"audit verify --anchor {head.id}:{head.mac[:8]}" in html
     checked = re.search(r"Checked (\S+ \S+) UTC", html)
     assert checked and checked[1] in page(client, "/integrity?again=1").text   # kept a while
-    without = TestClient(make_app(Store(store.engine, systems=SYSTEMS, keyring=Keyring())))
+    without = TestClient(make_app(Store(store.engine, systems=SYSTEMS.rules, keyring=Keyring())))
     missing = page(without, "/integrity").text
     assert "this server lacks a ledger key" in missing
     assert f"it signed rows 1..{head.id}" in missing

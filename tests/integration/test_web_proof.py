@@ -35,12 +35,13 @@ from sqlalchemy.orm import Session
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from bot.systems.registry import SYSTEMS
 from bot.web.app import make_app
 from bot.web.chart import TICKS
 from bot.web.integrity import pasted
 from rules.ancath.sheet import create_warrior
+from rules.ancath.stored import mod_bp
 from rules.ancath.tables import Culture, Skill
-from rules.systems import SYSTEMS
 from storage import ledger
 from storage.audit_export import verify_export
 from storage.chain import row_hash, signed_hash
@@ -94,7 +95,7 @@ def serve() -> Iterator[object]:
     def opened(db: str, keyring: Keyring | None = None, **kw: Any) -> TestClient:
         engine = open_read_only(db, live=True)
         engines.append(engine)
-        app = make_app(Store(engine, systems=SYSTEMS,
+        app = make_app(Store(engine, systems=SYSTEMS.rules,
                              keyring=keyring or load_keyring(db, create=False)),
                        **kw)
         assert proof_of(app).wait(30)
@@ -277,7 +278,8 @@ def test_pages_say_not_proved_yet_while_the_first_walk_is_under_way(
     monkeypatch.setattr(Store, "prove", slow)
     engine = open_read_only(club.db, live=True)
     try:
-        app = make_app(Store(engine, systems=SYSTEMS, keyring=load_keyring(club.db, create=False)))
+        app = make_app(Store(engine, systems=SYSTEMS.rules,
+                             keyring=load_keyring(club.db, create=False)))
         client = TestClient(app)
         assert started.wait(30)
         for path in ("/", "/warriors/Olaf", "/fights/1", "/ledger", "/integrity"):
@@ -363,7 +365,7 @@ def test_the_audit_export_for_download_and_the_clubs_public_key(
         return out
 
     assert lines(response.text) == lines(written.getvalue())   # ancath-bot audit export's
-    proved = verify_export(response.text.splitlines(), [key], systems=SYSTEMS)
+    proved = verify_export(response.text.splitlines(), [key], systems=SYSTEMS.rules)
     assert proved.report.problems == []
     integrity = words(client.get("/integrity").text)
     assert f"The club's public key: {key.text}" in integrity
@@ -374,13 +376,13 @@ def test_the_audit_export_for_download_and_the_clubs_public_key(
         assert f"the audit export and the club's public key {key.text}" in footer
     forged = verify_export([line.replace('"reason":"practice fight: win"',
                                          '"reason":"a gift"')
-                            for line in response.text.splitlines()], [key], systems=SYSTEMS)
+                            for line in response.text.splitlines()], [key], systems=SYSTEMS.rules)
     assert any("edited" in problem for problem in forged.report.problems)
 
 
 def test_a_read_unit_writes_nothing(club: Club) -> None:
     engine = open_read_only(club.db, live=True)
-    store = Store(engine, systems=SYSTEMS, keyring=load_keyring(club.db, create=False))
+    store = Store(engine, systems=SYSTEMS.rules, keyring=load_keyring(club.db, create=False))
     try:
         with store.reading():
             assert store.warrior("Olaf").owner == "olaf"
@@ -414,7 +416,7 @@ def test_on_each_database_new_rows_proved_and_a_forged_column_flagged(
     engine = open_read_only(database_url, live=True)
     writer = create_engine(database_url)
     try:
-        app = make_app(Store(engine, systems=SYSTEMS,
+        app = make_app(Store(engine, systems=SYSTEMS.rules,
                              keyring=load_keyring(database_url, create=False)))
         assert proof_of(app).wait(30)   # type: ignore[attr-defined]
         client = TestClient(app)
@@ -538,8 +540,8 @@ def test_a_row_signed_by_a_key_not_in_force_does_not_hold(club: Club, tmp_path: 
     old = load_keyring(db, create=False)
     engine = open_database(db)
     try:
-        Store(engine, systems=SYSTEMS, keyring=Keyring.of(NEW_KEY, *old.keys)).adjust_bp(
-            "Olaf", 5, "mod", "after the rotation")
+        Store(engine, systems=SYSTEMS.rules, keyring=Keyring.of(NEW_KEY, *old.keys)).change_sheet(
+            "Olaf", mod_bp(5, "mod", "after the rotation"))
     finally:
         engine.dispose()
     rows = ledger_rows(db)
@@ -589,7 +591,7 @@ def test_a_row_before_the_first_signed_row_holds_only_as_its_seal_covers_it(
     on its own, and links to the one before), is caught by the seal."""
     db = str(tmp_path / "club.sqlite3")
     engine = open_database(db)
-    store = Store(engine, systems=SYSTEMS, keyring=Keyring.of(LEGACY_KEY))
+    store = Store(engine, systems=SYSTEMS.rules, keyring=Keyring.of(LEGACY_KEY))
     try:
         with monkeypatch.context() as patched:
             patched.setattr(ledger, "append", _legacy_append)
@@ -599,8 +601,8 @@ def test_a_row_before_the_first_signed_row_holds_only_as_its_seal_covers_it(
                                           ("Grom", "goblin", [Skill.CLUB, Skill.SPEAR])):
                 sheet, _ = create_warrior(name, Culture(culture), skills)
                 store.create_warrior(sheet, name.lower())
-            store.adjust_bp("Olaf", 30, "mod", "a grant")
-            store.adjust_bp("Grom", 5, "mod", "a later grant")
+            store.change_sheet("Olaf", mod_bp(30, "mod", "a grant"))
+            store.change_sheet("Grom", mod_bp(5, "mod", "a later grant"))
         assert store.seal_legacy(legacy=True) > 0   # the operator's db seal-legacy
     finally:
         engine.dispose()
@@ -656,7 +658,7 @@ def test_an_anchor_past_every_row_id_is_no_such_row(club: Club, serve: object) -
         "anchor: at most 200 characters of text"]
     engine = open_read_only(club.db)   # below the page: never asked of the database
     try:
-        store = Store(engine, systems=SYSTEMS, keyring=load_keyring(club.db, create=False))
+        store = Store(engine, systems=SYSTEMS.rules, keyring=load_keyring(club.db, create=False))
         proof = pages_proof(store.keyring)
         store.prove(proof)
         for row_id in (2**63, 10**400, 0, -1):

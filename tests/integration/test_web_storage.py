@@ -13,7 +13,7 @@ from club import Club
 from club_history import played
 from sqlalchemy import text
 
-from rules.systems import SYSTEMS
+from bot.systems.registry import SYSTEMS
 from storage.db import open_database, open_read_only
 from storage.keys import Keyring
 from storage.records import LedgerEntry, UndoRecord
@@ -35,8 +35,8 @@ def test_a_live_reader_sees_what_is_written_after_it_opened(
     monkeypatch.setattr(sqlite3, "connect", lambda name, **kw: opened.append(name) or connect(
         name, **kw))
     snapshot, live = open_read_only(url), open_read_only(url, live=True)
-    reader = Store(live, systems=SYSTEMS, keyring=Keyring())
-    assert reader.standings() == Store(snapshot, systems=SYSTEMS,
+    reader = Store(live, systems=SYSTEMS.rules, keyring=Keyring())
+    assert reader.standings() == Store(snapshot, systems=SYSTEMS.rules,
                                        keyring=Keyring()).standings() == []
     # a check of a file at rest may take it as unchanging; a live reader never does
     assert [uri.endswith("?mode=ro") for uri in opened[:2]] == [False, True]
@@ -56,7 +56,7 @@ def test_a_slow_reader_of_the_ledger_holds_no_connection_between_batches(club: C
     hold no pooled connection (15 slow downloads took all of them, and every page waited
     30 s and failed) and no read snapshot (SQLite could not checkpoint past it)."""
     engine = open_read_only(club.db, live=True)
-    store = Store(engine, systems=SYSTEMS, keyring=Keyring())
+    store = Store(engine, systems=SYSTEMS.rules, keyring=Keyring())
     rows = store.ledger_rows(batch=2)
     first = [next(rows), next(rows), next(rows)]   # into the second batch
     assert engine.pool.checkedout() == 0   # type: ignore[attr-defined]

@@ -9,12 +9,14 @@ from rules.ancath.commands import Command
 from rules.ancath.events import Event
 from rules.ancath.sheet import Sheet
 from rules.ancath.state import FightState, Kind
+from rules.ancath.system import AN_CATH
 from rules.contest.model import Command as ContestCommand
 from rules.contest.model import ContestFighter, ContestState
+from rules.contest.system import CONTEST
 from rules.general.model import Command as GeneralCommand
 from rules.general.model import GeneralFighter, GeneralState
+from rules.general.system import GENERAL
 from rules.replay import replay
-from rules.systems import AN_CATH, CONTEST, GENERAL
 
 __all__ = ["ancath_replay", "contest_replay", "general_replay"]
 

@@ -3,7 +3,7 @@ which nick: nicks and channels compared by the network's casemapping."""
 
 from __future__ import annotations
 
-from bot.chat.people import People
+from bot.identity.people import People
 from bot.irc.accounts import Accounts, Members
 
 

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.chat.messages import Incoming, Sender
-from bot.chat.registry import (
+from bot.commands.registry import (
     Ctx,
     Group,
     Refusal,
@@ -23,6 +22,7 @@ from bot.chat.registry import (
     sub,
     subs_of,
 )
+from bot.messages import Incoming, Sender
 
 
 def ctx(text: str, *, channel: str | None = "#arena", moderator: bool = False) -> Ctx:

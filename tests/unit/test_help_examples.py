@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.app import commands_for
-from bot.chat.registry import Example
+from bot.commands.registry import Example
 from bot.systems.registry import PLUGINS
 
 INTEGRATION = str(Path(__file__).resolve().parents[1] / "integration")

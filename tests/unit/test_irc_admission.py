@@ -3,12 +3,12 @@ VERSION answered by one NOTICE; chatter, an ignored player and a flood go nowher
 
 from __future__ import annotations
 
-from bot.chat.messages import Incoming, Sender
 from bot.clock import FakeClock
 from bot.irc.admission import Admission
 from bot.irc.events import CtcpRequest
 from bot.irc.outbox import Outbox
 from bot.irc.pacing import Pace
+from bot.messages import Incoming, Sender
 
 OLAF = Sender(nick="olaf", account="olaf", host="~o@h")
 EVE = Sender(nick="eve", host="~e@spam")

@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from bot.chat.messages import Outgoing, Priority
 from bot.irc.held import Held
+from bot.messages import Outgoing, Priority
 
 
 def anchor(text: str, channel: str = "#arena") -> Outgoing:

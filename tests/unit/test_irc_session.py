@@ -8,7 +8,6 @@ import random
 
 import pytest
 
-from bot.chat.messages import Sender
 from bot.irc.events import (
     Action,
     CapsRefused,
@@ -32,6 +31,7 @@ from bot.irc.events import (
 )
 from bot.irc.line import Line, ctcp_parts, parse
 from bot.irc.session import IrcSession, SaslLogin
+from bot.messages import Sender
 
 PLAIN = SaslLogin("PLAIN", "RefAcct", "s3cret")
 

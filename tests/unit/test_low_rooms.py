@@ -20,7 +20,7 @@ def imported(path: str) -> set[str]:
         for alias in node.names}
 
 
-@pytest.mark.parametrize("path", ["bot/config.py", "bot/staged.py", "bot/identity.py",
+@pytest.mark.parametrize("path", ["bot/config.py", "bot/unit_copies.py", "bot/identity/identity.py",
                                   "bot/referee.py", "bot/casemap.py", "bot/safe_text.py",
                                   "bot/tls_settings.py", "bot/lost_records.py"])
 def test_a_low_room_imports_nothing_of_the_irc_transport(path: str) -> None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.chat.logins import CLUB_FREE, HOST_FREE, Logins
 from bot.chat.moderators import host_of, is_secret, wait_words
+from bot.identity.logins import CLUB_FREE, HOST_FREE, Logins
 
 
 @pytest.mark.parametrize(("text", "prefix"), [

@@ -6,12 +6,12 @@ import logging
 
 import pytest
 
-from bot.chat.messages import Priority
 from bot.clock import FakeClock
 from bot.config import FloodConfig
 from bot.irc.budget import Budget, TokenBucket
 from bot.irc.line import Line
 from bot.irc.outbox import CONTROL, Outbox
+from bot.messages import Priority
 
 
 def drain(outbox: Outbox) -> list[str]:

@@ -10,11 +10,11 @@ import logging
 
 import pytest
 
-from bot.chat.messages import Priority
 from bot.clock import FakeClock
 from bot.config import FloodConfig
 from bot.irc.line import Line
 from bot.irc.outbox import Outbox
+from bot.messages import Priority
 
 SPECTATOR = ("10.0.0.9", "~spec@10.0.0.9")
 ANN = ("10.0.0.7", "~ann@10.0.0.7")

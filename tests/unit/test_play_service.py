@@ -13,12 +13,13 @@ from pathlib import Path
 from bot.club_settings import ChannelRules
 from bot.dice import ScriptedDice
 from bot.fights.playing import Played, auto_rolls, due_rolls, play
+from bot.systems.registry import SYSTEMS
 from rules.ancath.commands import Act, ChooseOrder, Command, Defend, Roll
 from rules.ancath.events import Event, FightEnded, OrderChosen, Rolled
 from rules.ancath.sheet import Sheet, create_warrior
 from rules.ancath.state import Action, Defence, FightState
+from rules.ancath.system import AN_CATH
 from rules.ancath.tables import Culture, Skill
-from rules.systems import AN_CATH, SYSTEMS
 from storage.db import open_database
 from storage.keys import Keyring
 from storage.records import OpenFight
@@ -33,7 +34,7 @@ AnCathFight = OpenFight[FightState, Command, Event, Sheet]
 def _club(tmp_path: Path) -> Store:
     """A store with Olaf (olaf) and Gorbag (gob), as the README makes them."""
     store = Store(open_database(f"sqlite:///{tmp_path / 'club.sqlite3'}"),
-                  keyring=Keyring.of("k" * 40), systems=SYSTEMS)
+                  keyring=Keyring.of("k" * 40), systems=SYSTEMS.rules)
     olaf, _ = create_warrior("Olaf", Culture.FREE_CLANS, [Skill.BROADSWORD, Skill.SHIELD])
     gorbag, _ = create_warrior("Gorbag", Culture.GOBLIN, [Skill.CLUB, Skill.SPEAR])
     store.create_warrior(olaf, "olaf")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from toy_system import TOY
 
-from bot.chat.registry import Ctx, Spec
+from bot.commands.registry import Ctx, Spec
 from bot.systems.registry import SYSTEMS, UnknownSystem
 
 INTEGRATION = str(Path(__file__).resolve().parents[1] / "integration")

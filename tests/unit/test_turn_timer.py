@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.fights.turn_timer import Alarm, TurnTimer
+from bot.turn_timer import Alarm, TurnTimer
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from enum import Enum, StrEnum
 from typing import Any
 
-from bot.chat.registry import Refusal
+from bot.commands.registry import Refusal
 from bot.systems.fighters import Fighters, Settings
 from bot.systems.plugin import Plugin, fixed, verbs
 from bot.wording.common import Award, Cast, join, options, roll_how, undone

@@ -6,8 +6,9 @@ rulings on its warriors and its club setting (``!mod bp``, ``skill``, ``armour``
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from typing import cast
 
-from bot.chat.registry import (
+from bot.commands.registry import (
     Ctx,
     Refusal,
     Sub,
@@ -19,7 +20,10 @@ from bot.chat.registry import (
 )
 from bot.systems.ancath import wording
 from bot.systems.ancath.fighters import parse_skill
+from rules.ancath import stored
+from rules.ancath.sheet import Sheet
 from rules.ancath.tables import Armour
+from storage.records import WarriorRecord
 
 __all__ = ["FAIRY", "buy"]
 
@@ -33,9 +37,10 @@ def buy(ctx: Ctx) -> None:
     store = ctx.services.store
     if store.warrior(ctx.args[0]).owner != ctx.who:
         raise Refusal(f"{ctx.args[0]} is not yours")
-    bought = store.buy_skill(ctx.args[0], parse_skill(ctx.args[1]), ctx.who)
-    owner = ctx.services.identity.people.name(bought.owner) or "unregistered"
-    ctx.reply("bought: " + wording.sheet_line(bought, owner))
+    record, _ = store.change_sheet(ctx.args[0], stored.buy(parse_skill(ctx.args[1]), ctx.who),
+                                   between="buy skills after it")
+    owner = ctx.services.identity.people.name(record.owner) or "unregistered"
+    ctx.reply("bought: " + wording.sheet_line(cast("WarriorRecord[Sheet]", record), owner))
 
 
 def _armour(word: str) -> Armour:
@@ -60,8 +65,8 @@ def _tenths(word: str) -> int:
 @sub("bp", "!mod bp <warrior> <+/-n> <reason>", "adjust BP, within 0..40", fits=at_least(3))
 @moderator_only
 def _bp(ctx: Ctx, args: list[str]) -> None:
-    applied = ctx.services.store.adjust_bp(args[0], _tenths(args[1]), ctx.moderator,
-                                          " ".join(args[2:]))
+    change = stored.mod_bp(_tenths(args[1]), ctx.moderator, " ".join(args[2:]))
+    applied = ctx.services.store.change_sheet(args[0], change)[1]["bp"]
     ctx.reply(f"{args[0]}: {applied / 10:+.1f} BP recorded")
 
 
@@ -69,8 +74,9 @@ def _bp(ctx: Ctx, args: list[str]) -> None:
      fits=lambda args: len(args) >= 4 and args[2].isascii() and args[2].isdigit())
 @moderator_only
 def _set_skill(ctx: Ctx, args: list[str]) -> None:
-    ctx.services.store.set_skill(args[0], parse_skill(args[1]), int(args[2]), ctx.moderator,
-                                " ".join(args[3:]))
+    change = stored.mod_skill(parse_skill(args[1]), int(args[2]), ctx.moderator,
+                              " ".join(args[3:]))
+    ctx.services.store.change_sheet(args[0], change)
     ctx.reply(f"{args[0]}: {args[1].lower()} set to {args[2]}")
 
 
@@ -79,7 +85,8 @@ def _set_skill(ctx: Ctx, args: list[str]) -> None:
 @moderator_only
 def _set_armour(ctx: Ctx, args: list[str]) -> None:
     store, armour = ctx.services.store, _armour(args[1])
-    old = store.set_armour(args[0], armour, ctx.moderator, " ".join(args[2:]))
+    change = stored.mod_armour(armour, ctx.moderator, " ".join(args[2:]))
+    old = store.change_sheet(args[0], change, between="change armour after it")[1]["detail"]["was"]
     ctx.reply(f"{store.warrior(args[0]).sheet.name} now wears {armour.value} (was {old})")
 
 

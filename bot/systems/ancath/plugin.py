@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.chat.registry import collect, subs_of
+from bot.commands.registry import collect, subs_of
 from bot.systems.ancath import commands, wording
 from bot.systems.ancath.fighters import FIGHTERS
 from bot.systems.plugin import Plugin, Usage, Verb, fixed, verbs

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from bot.chat.registry import Ctx, Example, Refusal, command
+from bot.commands.registry import Ctx, Example, Refusal, command
 from rules.general.travel import METRES_PER_MILE, Pace, travel
 
 __all__ = ["travel_"]

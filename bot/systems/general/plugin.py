@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.chat.registry import collect
+from bot.commands.registry import collect
 from bot.refusals import Refusal
 from bot.systems.fighters import Fighters, Settings
 from bot.systems.general import commands, wording

@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from bot.casemap import DEFAULT, Folded, fold
 
-__all__ = ["Staged", "UnitCopies"]
+__all__ = ["UnitCopies"]
 
 V = TypeVar("V")
 
@@ -87,11 +87,8 @@ class UnitCopies(Folded[V]):
         self._layers().pop()
 
 
-Staged = UnitCopies  # old name, kept until PLAY moves (bot/club_settings.py, bot/fights/table.py)
-
-
 def _copy(value: V) -> V:
-    """A copy whose lists, dicts and sets are its own too (a table's unsaid events)."""
+    """A copy whose lists, dicts and sets are its own too (a channel's unannounced events)."""
     made = copy.copy(value)
     for name, field in vars(made).items() if hasattr(made, "__dict__") else ():
         if isinstance(field, list | dict | set):

@@ -9,11 +9,11 @@ import re
 from collections.abc import Callable
 
 from bot.casemap import DEFAULT, fold, fold_mask, glob_match
-from bot.chat.logins import Logins
-from bot.chat.messages import Sender
-from bot.chat.people import People
 from bot.club_settings import ClubSettings
 from bot.config import NETWORK, BotConfig
+from bot.identity.logins import Logins
+from bot.identity.people import People
+from bot.messages import Sender
 
 __all__ = ["Identity"]
 

@@ -1,4 +1,4 @@
-"""The odds desk of a referee: who may ask for odds now, the jobs out on its workers,
+"""The odds requests of a referee: who may ask for odds now, the jobs out on its workers,
 and their answers, which go out through :attr:`OddsRequests.deliver_answers` when they
 are ready.
 
@@ -12,8 +12,8 @@ channel or in private.
 An answer about a fight is checked when it is ready: if the fight has moved on it
 says which turn it was for; if the fight ended (or another began) it is dropped.
 
-Answers are finished on the thread of the worker done last; the desk's lock covers its own state,
-and the fight is read there as one attribute (fights are immutable snapshots).
+Answers are finished on the thread of the worker done last; the lock covers the
+requests' own state, and the fight is read there as one attribute (fights are immutable snapshots).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from concurrent.futures import BrokenExecutor, Executor, Future, ProcessPoolExec
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
-from bot.chat.messages import Outgoing
+from bot.messages import Outgoing
 from bot.odds.worker import start_workers
 from bot.refusals import Refusal
 
@@ -89,15 +89,15 @@ class HasOdds(Protocol):
 
 def attach(owner: HasOdds, workers: Executor | Sequence[Executor], *,
            work_ahead: bool = False) -> None:
-    """Give ``owner``'s desk ``workers`` (one executor each, running one job at a time),
+    """Give ``owner``'s requests ``workers`` (one executor each, running one job at a time),
     afresh; with ``work_ahead`` it also does the work :func:`ahead` asks for (a bot on
     IRC; a console script would wait for it at its end)."""
     listed = [workers] if isinstance(workers, Executor) else list(workers)
-    assert listed, "the odds desk needs a worker"
-    desk = owner.odds
-    with desk.changed:
-        desk.workers, desk.ahead, desk.closed = listed, work_ahead, False
-        desk.busy, desk.asked, desk.out, desk.working = set(), {}, 0, 0
+    assert listed, "the odds requests needs a worker"
+    requests = owner.odds
+    with requests.changed:
+        requests.workers, requests.ahead, requests.closed = listed, work_ahead, False
+        requests.busy, requests.asked, requests.out, requests.working = set(), {}, 0, 0
 
 
 def workers(owner: HasOdds) -> Sequence[Executor]:
@@ -105,21 +105,21 @@ def workers(owner: HasOdds) -> Sequence[Executor]:
     return owner.odds.workers
 
 
-def _submit(desk: OddsRequests, job: Job[T]) -> Future[T]:
+def _submit(requests: OddsRequests, job: Job[T]) -> Future[T]:
     """``job`` sent to its worker; a worker process that died (killed, out of memory) is
     replaced by a new one, logged, and the job sent there."""
-    index = job.shard % len(desk.workers)
+    index = job.shard % len(requests.workers)
     try:
-        return desk.workers[index].submit(job.run)
+        return requests.workers[index].submit(job.run)
     except BrokenExecutor:
-        with desk.changed:
-            broken = desk.workers[index]
-            if desk.closed or not isinstance(broken, ProcessPoolExecutor):
+        with requests.changed:
+            broken = requests.workers[index]
+            if requests.closed or not isinstance(broken, ProcessPoolExecutor):
                 raise
             log.warning("odds worker %d died; starting a new one", index)
-            desk.workers[index] = start_workers(1)[0]
+            requests.workers[index] = start_workers(1)[0]
         broken.shutdown(wait=False, cancel_futures=True)
-        return desk.workers[index].submit(job.run)
+        return requests.workers[index].submit(job.run)
 
 
 def ahead(owner: HasOdds, pieces: Sequence[Job[bool]], alive: Callable[[], bool]) -> None:
@@ -128,27 +128,27 @@ def ahead(owner: HasOdds, pieces: Sequence[Job[bool]], alive: Callable[[], bool]
     already waiting, so a request waits for the pieces already queued on its worker,
     one per fight worked out ahead at most (a piece may overrun its time by the solve
     that ends it); at most ``AHEAD_FIGHTS`` fights at once and ``AHEAD_PIECES`` runs of
-    each piece. Nothing where the desk does no work ahead; a failure is logged and ends
+    each piece. Nothing where the requests does no work ahead; a failure is logged and ends
     that piece's runs."""
-    desk = owner.odds
-    with desk.changed:
-        if not desk.ahead or desk.working >= AHEAD_FIGHTS or not pieces:
+    requests = owner.odds
+    with requests.changed:
+        if not requests.ahead or requests.working >= AHEAD_FIGHTS or not pieces:
             return
-        desk.working += 1
+        requests.working += 1
     left = len(pieces)
 
     def finished() -> None:
         nonlocal left
-        with desk.changed:
+        with requests.changed:
             left -= 1
             if left == 0:
-                desk.working -= 1
+                requests.working -= 1
 
     for piece in pieces:
-        _repeat(desk, piece, alive, finished)
+        _repeat(requests, piece, alive, finished)
 
 
-def _repeat(desk: OddsRequests, piece: Job[bool], alive: Callable[[], bool],
+def _repeat(requests: OddsRequests, piece: Job[bool], alive: Callable[[], bool],
             finished: Callable[[], None]) -> None:
     """Run ``piece`` until it is done (see :func:`ahead`), then call ``finished``."""
     runs = 0
@@ -157,7 +157,7 @@ def _repeat(desk: OddsRequests, piece: Job[bool], alive: Callable[[], bool],
         error = None if future.cancelled() else future.exception()
         if error is not None:
             log.error("odds work ahead failed", exc_info=error)
-        elif (not future.cancelled() and not future.result() and not desk.closed
+        elif (not future.cancelled() and not future.result() and not requests.closed
               and runs < AHEAD_PIECES and alive()):
             submit()
             return
@@ -167,9 +167,9 @@ def _repeat(desk: OddsRequests, piece: Job[bool], alive: Callable[[], bool],
         nonlocal runs
         runs += 1
         try:
-            future = _submit(desk, piece)
+            future = _submit(requests, piece)
         except RuntimeError as error:  # shut down meanwhile, or no worker to be had
-            if not desk.closed:
+            if not requests.closed:
                 log.error("odds work ahead stopped", exc_info=error)
             finished()
             return
@@ -178,47 +178,47 @@ def _repeat(desk: OddsRequests, piece: Job[bool], alive: Callable[[], bool],
     submit()
 
 
-def _check(desk: OddsRequests, who: str, channel: str | None, now: float) -> None:
-    """Refuse a request beyond the limits (the desk's lock held)."""
-    last = desk.asked.get(who)
+def _check(requests: OddsRequests, who: str, channel: str | None, now: float) -> None:
+    """Refuse a request beyond the limits (the requests's lock held)."""
+    last = requests.asked.get(who)
     if last is not None and now - last < WINDOW:
         raise Refusal(f"one !odds per player every {WINDOW:.0f} s; "
                       f"ask again in {math.ceil(WINDOW - (now - last))} s")
-    if channel in desk.busy:
+    if channel in requests.busy:
         raise Refusal("the odds asked for here are still being worked out; "
                       "ask again once they are out")
-    if desk.out >= OUT:
+    if requests.out >= OUT:
         raise Refusal(f"{OUT} !odds are being worked out already; ask again in a minute")
 
 
-def admit(desk: OddsRequests, who: str, channel: str | None, now: float) -> None:
+def admit(requests: OddsRequests, who: str, channel: str | None, now: float) -> None:
     """Refuse, naming when to ask again, a request of ``who`` (in ``channel``, casefolded)
     beyond the limits: first, so a refusal costs the event loop next to nothing."""
-    with desk.changed:
-        _check(desk, who, channel, now)
+    with requests.changed:
+        _check(requests, who, channel, now)
 
 
-def ask(desk: OddsRequests, who: str, channel: str | None, now: float, jobs: Sequence[Job[T]],
+def ask(requests: OddsRequests, who: str, channel: str | None, now: float, jobs: Sequence[Job[T]],
         answer: Callable[[list[T]], str | None], reply: Callable[[str], list[Outgoing]],
         ) -> None:
     """Run ``jobs`` for ``who`` and send ``reply(answer(their results, in order))`` once
     all are done (nothing when the answer is None). Counts against the limits (refuses
     beyond them) as one request."""
     assert jobs, "a request has at least one job"
-    with desk.changed:
-        _check(desk, who, channel, now)
-        desk.asked = {w: at for w, at in desk.asked.items() if now - at < WINDOW}
-        desk.asked[who] = now
+    with requests.changed:
+        _check(requests, who, channel, now)
+        requests.asked = {w: at for w, at in requests.asked.items() if now - at < WINDOW}
+        requests.asked[who] = now
         if channel is not None:
-            desk.busy.add(channel)
-        desk.out += 1
+            requests.busy.add(channel)
+        requests.out += 1
 
     futures: list[Future[T]] = []
     left = len(jobs)
 
     def done(_future: Future[T]) -> None:
         nonlocal left
-        with desk.changed:
+        with requests.changed:
             left -= 1
             if left:
                 return
@@ -228,30 +228,30 @@ def ask(desk: OddsRequests, who: str, channel: str | None, now: float, jobs: Seq
             if text is not None:
                 out = reply(text)
         finally:
-            with desk.changed:
-                if out and not desk.closed:
-                    desk.deliver_answers(out)
-                _release(desk, channel)
+            with requests.changed:
+                if out and not requests.closed:
+                    requests.deliver_answers(out)
+                _release(requests, channel)
 
     try:
-        futures.extend(_submit(desk, job) for job in jobs)
+        futures.extend(_submit(requests, job) for job in jobs)
     except Exception:
         for future in futures:
             future.cancel()
-        with desk.changed:
-            desk.asked.pop(who, None)
-            _release(desk, channel)
+        with requests.changed:
+            requests.asked.pop(who, None)
+            _release(requests, channel)
         raise
     for future in futures:
         future.add_done_callback(done)
 
 
-def _release(desk: OddsRequests, channel: str | None) -> None:
-    """One request less out (the desk's lock held)."""
+def _release(requests: OddsRequests, channel: str | None) -> None:
+    """One request less out (the requests's lock held)."""
     if channel is not None:
-        desk.busy.discard(channel)
-    desk.out -= 1
-    desk.changed.notify_all()
+        requests.busy.discard(channel)
+    requests.out -= 1
+    requests.changed.notify_all()
 
 
 def _answer(futures: list[Future[T]], answer: Callable[[list[T]], str | None]) -> str | None:
@@ -270,18 +270,18 @@ def _answer(futures: list[Future[T]], answer: Callable[[list[T]], str | None]) -
 
 def wait(owner: HasOdds, timeout: float) -> bool:
     """Wait until every answer is out (or dropped); False if ``timeout`` passed first."""
-    desk = owner.odds
-    with desk.changed:
-        return desk.changed.wait_for(lambda: desk.out == 0, timeout)
+    requests = owner.odds
+    with requests.changed:
+        return requests.changed.wait_for(lambda: requests.out == 0, timeout)
 
 
 def close(owner: HasOdds) -> None:
     """Drop the answers not yet out, cancel the jobs not started and stop the workers
     (waiting for the jobs running); again is harmless."""
-    desk = owner.odds
-    with desk.changed:
-        desk.closed = True
-    for worker in desk.workers:  # every queue emptied first, then the running jobs awaited
+    requests = owner.odds
+    with requests.changed:
+        requests.closed = True
+    for worker in requests.workers:  # every queue emptied first, then the running jobs awaited
         worker.shutdown(wait=False, cancel_futures=True)
-    for worker in desk.workers:
+    for worker in requests.workers:
         worker.shutdown(wait=True)

@@ -1,7 +1,7 @@
 """``!odds``: the odds advisor in chat. The exact solve (:mod:`bot.odds.advisor`) runs on the
-referee's odds desk (:mod:`bot.odds.desk`), off the event loop, in one part per range on
+referee's odds requests (:mod:`bot.odds.pending`), off the event loop, in one part per range on
 the worker keeping that range's chain; its answer comes later. A fight's chains are
-worked out ahead when the fight begins (:func:`foresee`)."""
+worked out ahead when the fight begins (:func:`bot.odds.ahead.foresee`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from dataclasses import replace
 from functools import partial
 from typing import TypeVar
 
-from bot.chat.registry import Ctx, Example, Precondition, Services, command
-from bot.odds import advisor, desk
-from bot.odds.advisor import POLICY, prepare, shard, weighed
-from bot.odds.desk import WINDOW, Job
+from bot.commands.registry import Ctx, Example, Precondition, command
+from bot.odds import advisor, pending
+from bot.odds.advisor import POLICY, shard, weighed
+from bot.odds.pending import WINDOW, Job
 from bot.refusals import Refusal
 from bot.systems.registry import SYSTEMS
 from rules.ancath import start
@@ -21,13 +21,9 @@ from rules.ancath.sheet import Sheet
 from rules.ancath.state import FightState, Kind, Need, Range
 from storage.store import OpenFight
 
-__all__ = ["AHEAD", "foresee"]
+__all__ = ["odds"]
 
 T = TypeVar("T")
-
-AHEAD = 0.1
-"""Seconds of one piece of the work done ahead: a request waits for one piece at most
-(and the solve that may end it)."""
 
 
 def _pct(chance: float) -> str:
@@ -40,21 +36,6 @@ def _per_range(state: FightState, part: Callable[[FightState, Range], T]) -> lis
     other range does not wait for that worker."""
     return [Job(partial(part, state, where), shard(state, where))
             for where in advisor.ranges(state)]
-
-
-def foresee(services: Services, fight: OpenFight) -> None:
-    """Work out an An Cath fight's chances ahead, from its start, in pieces behind the
-    requests (where the desk does work ahead: a bot on IRC)."""
-    state = fight.state
-    if not SYSTEMS.find(fight.system.name).advised or not isinstance(state, FightState):
-        return
-
-    def alive() -> bool:
-        table = services.tables.get(fight.channel)
-        return table is not None and table.fight is not None and table.fight.id == fight.id
-
-    desk.ahead(services, [Job(partial(prepare, state, AHEAD, where), shard(state, where))
-                    for where in Range], alive)
 
 
 def _fighters_only(ctx: Ctx) -> str | None:
@@ -80,7 +61,7 @@ def _asked_in(ctx: Ctx) -> str | None:
 
 def _ask(ctx: Ctx, jobs: list[Job[T]], answer: Callable[[list[T]], str],
          fight: OpenFight | None = None) -> None:
-    """Run ``jobs`` on the desk and reply ``answer(their results)`` later; about ``fight``
+    """Run ``jobs`` on the odds workers and reply ``answer(their results)`` later; about ``fight``
     when given: said for the turn it was asked at if the fight moved on since, and not
     at all if it ended (odds about it are no use to anyone)."""
     services = ctx.services
@@ -95,7 +76,7 @@ def _ask(ctx: Ctx, jobs: list[Job[T]], answer: Callable[[list[T]], str],
             return None
         return text if now.seq == fight.seq else f"{text} (for turn {fight.state.progress})"
 
-    desk.ask(services.odds, ctx.who, _asked_in(ctx), services.clock.now(), jobs,
+    pending.ask(services.odds, ctx.who, _asked_in(ctx), services.clock.now(), jobs,
              about_fight, ctx.answer)
 
 
@@ -110,7 +91,7 @@ def _ask(ctx: Ctx, jobs: list[Job[T]], answer: Callable[[list[T]], str],
                       "ann !odds Olaf vs Gorbag"), "Olaf vs Gorbag (practice): Olaf wins"),))
 @_audience
 def odds(ctx: Ctx) -> None:
-    desk.admit(ctx.services.odds, ctx.who, _asked_in(ctx), ctx.services.clock.now())
+    pending.admit(ctx.services.odds, ctx.who, _asked_in(ctx), ctx.services.clock.now())
     if ctx.args:
         _matchup(ctx)
     else:

@@ -5,7 +5,7 @@ QUIT or PART); the referee uses this book only to name people in the channel and
 find "the warriors of nick X". It never decides a permission: that is the identity on
 the message itself (R8.2). A ``user@host`` identity is never shown: a person whose nick
 the bot has not seen is named by account, or not at all. Nicks compare by the network's
-casemapping (bot/irc/casemap.py), folded again when ``remap`` names another.
+casemapping (bot/casemap.py), folded again when ``remap`` names another.
 """
 
 from __future__ import annotations

@@ -24,14 +24,14 @@ from inspect import isfunction
 from types import ModuleType
 from typing import Any, TypeVar
 
-from bot.chat.messages import Incoming, Outgoing, Priority
+from bot.channel_fights import ChannelFights
 from bot.clock import Clock
 from bot.club_settings import ClubSettings
 from bot.config import BotConfig
 from bot.dice import DiceSource
-from bot.fights.table import ChannelFights
-from bot.identity import Identity
-from bot.odds.desk import OddsRequests
+from bot.identity.identity import Identity
+from bot.messages import Incoming, Outgoing, Priority
+from bot.odds.pending import OddsRequests
 from bot.refusals import Refusal, WritesAfterAll
 from bot.safe_text import DEFAULT_BUDGET
 from storage.store import Store
@@ -56,7 +56,7 @@ class Example:
 @dataclass(frozen=True, slots=True)
 class Services:
     """What a command may use: the records, the dice, the clock, the channels' tables,
-    the club's settings, who is who, the odds desk, the commands (for ``!help``) and
+    the club's settings, who is who, the odds requests, the commands (for ``!help``) and
     the configuration. One per referee, built by it."""
 
     config: BotConfig
@@ -105,7 +105,7 @@ class Ctx:
 
     def room(self) -> int:
         """The bytes a reply's text may take and still be one line (the budget of
-        :mod:`bot.irc.text` less the address)."""
+        :mod:`bot.safe_text` less the address)."""
         return DEFAULT_BUDGET - len(self._address().encode())
 
     def say(self, text: str, priority: Priority = Priority.FIGHT,
@@ -195,6 +195,9 @@ class Spec:
     """``(word, "usage: summary")`` per sub-command, for ``!help <name> <word>``."""
     aliases: tuple[str, ...] = ()
     preconditions: tuple[Precondition, ...] = ()
+    writes: Callable[[list[str]], bool] | None = None
+    """Whether the command with these words may write, where that hangs on them (a
+    :class:`Group`'s sub-command, ``!mod``); else it writes unless ``reads_only``."""
 
     def run(self, ctx: Ctx) -> None:
         for precondition in self.preconditions:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.fights.turn_timer import TurnTimer
 from bot.refusals import Refusal
-from bot.staged import Staged
+from bot.turn_timer import TurnTimer
+from bot.unit_copies import UnitCopies
 from rules.system import RulesState
 from storage.records import Fighter
 from storage.store import OpenFight
@@ -21,7 +21,6 @@ __all__ = [
     "ChannelFights",
     "SomeFight",
     "Stuck",
-    "Tables",
 ]
 
 SomeFight = OpenFight[RulesState, object, object, Fighter]
@@ -85,7 +84,7 @@ class ChannelFight:
         return self.fight
 
 
-class ChannelFights(Staged[ChannelFight]):
+class ChannelFights(UnitCopies[ChannelFight]):
     """Each channel's :class:`ChannelFight`, channels compared by the network's
     casemapping; a writing command changes its own copies (:mod:`bot.chat.units`)."""
 
@@ -103,5 +102,3 @@ class ChannelFights(Staged[ChannelFight]):
             self[channel] = ChannelFight(channel)
             return self[channel]
 
-
-Tables = ChannelFights   # old name, kept until the router (bot/referee.py) moves
