@@ -102,7 +102,7 @@ def build_referee(
 def freeze_start() -> None:
     """Keep what the start built, and still uses, out of every later garbage collection
     (``gc.freeze``, after one collection): a full one walked every object the imports
-    made, a 70-90 ms pause in the middle of play. Once, after :func:`build_referee`."""
+    made, a pause in the middle of play (``bench/README.md``). Once, after :func:`build_referee`."""
     gc.collect()
     gc.freeze()
 

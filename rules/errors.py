@@ -13,6 +13,7 @@ __all__ = [
     "InvalidRoll",
     "InvalidSheet",
     "NotYourTurn",
+    "OtherRules",
     "RulesError",
     "Unavailable",
 ]
@@ -24,6 +25,16 @@ class RulesError(Exception):
 
 class InvalidSheet(RulesError):
     """A warrior cannot be created or changed like that (a bad loadout is Unavailable)."""
+
+
+class OtherRules(InvalidSheet):
+    """A between-fight change of one system asked of another system's fighter; ``what``
+    says what that fighter lacks (``no BP or skills there``), the store names its
+    system."""
+
+    def __init__(self, name: str, what: str) -> None:
+        super().__init__(f"{name} fights by other rules: {what}")
+        self.name, self.what = name, what
 
 
 class IllegalCommand(RulesError):

@@ -34,9 +34,10 @@ F = TypeVar("F", default=Any)
 """Its fighters: the sheets a fight starts from."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RuleSystem(Generic[S, C, E, F]):
-    """A rules engine's entry points: pure functions over its own states and commands.
+    """A rules engine's entry points, built by keywords: pure functions over its own
+    states and commands.
     Commands, events and fighters are frozen dataclasses its ``codec`` stores by type
     name."""
 

@@ -11,6 +11,7 @@ from typing import Any, TypeVar, cast
 from sqlalchemy import exists, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from rules.errors import OtherRules
 from rules.stored import Change
 from storage import ledger
 from storage.chained import NotProved
@@ -103,7 +104,11 @@ class Warriors(UnitOfWork):
                 raise Busy(f"{row.name} is in a fight; {between}")
             self.chained.check(session, row)
             sheets = self.systems.sheets(row.system)
-            fighter, fields = change(fighter_of(row, self.systems))
+            try:
+                fighter, fields = change(fighter_of(row, self.systems))
+            except OtherRules as other:
+                raise StorageError(f"{row.name} fights by {row.system} rules: {other.what}") \
+                    from None
             row.profile = sheets.profile(fighter, row.profile)
             row.bp, row.bp_spent = sheets.bp(fighter)
             written = {**fields, "entry": Entry(fields["entry"])}

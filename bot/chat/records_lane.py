@@ -5,20 +5,19 @@ Work is taken in the order it was queued. A writing chat command starts a batch 
 and takes into it, as each command ends, the commands queued behind it and those that
 arrive within the window of its start (``group_commit_ms``, about a millisecond), up to
 ``most``: the window runs while the batch works, never idle before it (waiting first
-left the lane idle up to a millisecond a batch, about a fifth of its time at the three
-to five commands a batch of a paced load); anything else (the clock's tick, a resume
-line) ends the batch and runs after it, alone. A batch (:func:`together`) runs each
-command in order in a savepoint of its own (:func:`bot.chat.units.batch_unit`): a
-command refused, or failing after it wrote, takes back only its own rows, memory and
-lines, as alone, and each command sees what the ones before it did. The batch commits
-once, with one sync to disk; only then is the memory of its commands published and are
-their lines handed back, in order, to be said. When the batch itself fails (its commit,
-a lock, the database file replaced, a savepoint that would not settle) none of it is
-kept, nothing of it was said, and each command runs again alone, in its own unit,
-answered as if it had come alone; except when its COMMIT failed and the database cannot
-say whether it was kept (``CommitUnknown``): run again, it could be kept twice (BP given
-twice), so each command gets that one line instead, and the log has it. A window of 0
-runs every command alone, as before group commit.
+left the lane idle up to a window a batch: ``bench/README.md``); anything else (the
+clock's tick, a resume line) ends the batch and runs after it, alone. A batch
+(:func:`together`) runs each command in order in a savepoint of its own
+(:func:`bot.chat.units.batch_unit`): a command refused, or failing after it wrote, takes
+back only its own rows, memory and lines, as alone, and each command sees what the ones
+before it did. The batch commits once, with one sync to disk; only then is the memory of
+its commands published and are their lines handed back, in order, to be said. When the
+batch itself fails (its commit, a lock, the database file replaced, a savepoint that
+would not settle) none of it is kept, nothing of it was said, and each command runs
+again alone, in its own unit, answered as if it had come alone; except when its COMMIT
+failed and the database cannot say whether it was kept (``CommitUnknown``): run again,
+it could be kept twice (BP given twice), so each command gets that one line instead, and
+the log has it. A window of 0 runs every command alone, as before group commit.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ numeric of ``REFUSALS``, or any other error numeric (400-599) or IRCv3 ``FAIL JO
 that names the channel being joined, in the server's own words (session.py). JOIN and WHO both go in
 turn with fight output (``in_turn``: the send queue keeps their order with the resume
 lines), so each channel's WHO, and then its resume line, queue right behind its own
-JOIN, not behind every channel's (issue 32: with 5 channels the first resume line waited
-about 7 s). What the server refused stays in ``not_in`` with its reason in words, for
+JOIN, not behind every channel's (issue 32: behind every channel's JOIN, the first resume line
+waited for all of them). What the server refused stays in ``not_in`` with its reason in words, for
 the log and for a moderator's ``!status``. The next WHO goes out after the previous
 one's end of WHO (315) or ``timed_out``.
 """

@@ -5,7 +5,7 @@ Injuries with the left leg disabled and the right one not are kept as their mirr
 once a leg is disabled no rule tells the legs apart (the damage table gives each the
 same number of values in every armour column, R6.1; R6.4 treats both alike; R6.3's
 divert, whose tie goes to the right leg, never strikes a downed warrior; a leg is named
-only in refusals), so a mortal chain has about 1.5 times fewer nodes.
+only in refusals), so a mortal chain has fewer nodes (``bench/README.md``).
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ in a moment" (each worker answers one job at a time; a cold chain takes it a sec
 AHEAD_FIGHTS = 3
 """Fights worked out ahead at once (fewer than the chains a worker keeps)."""
 AHEAD_PIECES = 1000
-"""Runs of work ahead per fight and range at most (about 100 s of a worker's time)."""
+"""Runs of work ahead per fight and range at most."""
 
 
 @dataclass(frozen=True)

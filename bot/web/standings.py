@@ -54,7 +54,7 @@ def proved(standing: Standing, warrior: ProvedWarrior | None) -> tuple[Standing,
     columns = warrior.columns
     shown = dataclasses.replace(
         standing, bp=columns["bp"], status=columns["status"], owner=columns["owner"],
-        culture=columns["culture"] if standing.system == "ancath" else standing.culture)
+        culture=columns["culture"])   # None for a system without cultures, as in its standing
     flags = {}
     if warrior.unproved:
         flags["unproved"] = ", ".join(f"#{row}" for row in warrior.unproved)

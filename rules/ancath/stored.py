@@ -12,7 +12,7 @@ from typing import Any
 
 from rules.ancath.sheet import Sheet, Status, add_bp, buy_skill, set_armour, set_skill
 from rules.ancath.tables import Armour, Culture, Skill
-from rules.errors import InvalidSheet
+from rules.errors import OtherRules
 from rules.stored import Change, Changed
 
 __all__ = ["KEYS", "STORED", "AnCathStored", "buy", "mod_armour", "mod_bp", "mod_skill"]
@@ -24,7 +24,7 @@ KEYS = ("culture", "armour", "skills")
 def _an_cath(fighter: Any) -> Sheet:
     """``fighter`` as an An Cath sheet; another system's fighter is refused (R9.6)."""
     if not isinstance(fighter, Sheet):
-        raise InvalidSheet(f"{fighter.name} fights by other rules: no BP or skills there")
+        raise OtherRules(fighter.name, "no BP or skills there")
     return fighter
 
 

@@ -24,6 +24,7 @@ def _start(kind: str, sheets: Sequence[Sheet]) -> tuple[FightState, tuple[Event,
 
 
 AN_CATH: RuleSystem[FightState, Command, Event, Sheet] = RuleSystem(
-    "ancath", tuple(k.value for k in Kind), CODEC, _start, apply, undo_point,
-    ledger_effects, bp_applied, stored=STORED,
+    name="ancath", kinds=tuple(k.value for k in Kind), codec=CODEC, start=_start,
+    apply=apply, undo_point=undo_point, ledger_effects=ledger_effects,
+    bp_applied=bp_applied, stored=STORED,
 )

@@ -11,6 +11,7 @@ from rules.system import RuleSystem, dataclasses_of, no_bp
 __all__ = ["CONTEST"]
 
 CONTEST: RuleSystem[model.ContestState, model.Command, model.Event, model.ContestFighter] = \
-    RuleSystem("contest", ("contest",),
-               Codec([*dataclasses_of(model), *dataclasses_of(common)]), engine.start,
-               engine.apply, engine.undo_point, no_effects, no_bp)
+    RuleSystem(name="contest", kinds=("contest",),
+               codec=Codec([*dataclasses_of(model), *dataclasses_of(common)]),
+               start=engine.start, apply=engine.apply, undo_point=engine.undo_point,
+               ledger_effects=no_effects, bp_applied=no_bp)

@@ -11,6 +11,7 @@ from rules.system import RuleSystem, dataclasses_of, no_bp
 __all__ = ["GENERAL"]
 
 GENERAL: RuleSystem[model.GeneralState, model.Command, model.Event, model.GeneralFighter] = \
-    RuleSystem("general", ("general",),
-               Codec([*dataclasses_of(model), *dataclasses_of(common)]), engine.start,
-               engine.apply, engine.undo_point, no_effects, no_bp)
+    RuleSystem(name="general", kinds=("general",),
+               codec=Codec([*dataclasses_of(model), *dataclasses_of(common)]),
+               start=engine.start, apply=engine.apply, undo_point=engine.undo_point,
+               ledger_effects=no_effects, bp_applied=no_bp)

@@ -71,13 +71,14 @@ def test_the_command_kit_names_no_room_of_commands() -> None:
 
 
 @pytest.mark.parametrize("module, old", [
-    ("bot.staged", "Staged"), ("bot.channel_fights", "Tables"), ("bot.chat.mod", "MOD"),
+    ("bot.unit_copies", "Staged"), ("bot.channel_fights", "Tables"), ("bot.chat.mod", "MOD"),
 ])
 def test_no_old_name_is_kept_beside_its_new_one(module: str, old: str) -> None:
     assert not hasattr(importlib.import_module(module), old)
 
 
 @pytest.mark.parametrize("gone", ["irc/casemap.py", "irc/text.py", "chat/registry.py",
-                                  "chat/messages.py", "fights/table.py", "odds/advice.py"])
+                                  "chat/messages.py", "fights/table.py", "odds/advice.py",
+                                  "staged.py", "odds/desk.py", "irc/realm.py"])
 def test_a_moved_module_leaves_no_alias_behind(gone: str) -> None:
     assert not (BOT / gone).exists()

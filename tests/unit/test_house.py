@@ -18,12 +18,21 @@ ROOMS = {
                        "bot/odds/nodes.py", "bot/odds/hits.py"],
     "the leadership pages": ["bot/web/*.py"],
     "the command line": ["bot/commandline/*.py", "bot/cli.py"],
-    "storage": ["storage/*.py"],
+    "storage": ["storage/**/*.py"],
+    "the rules": ["rules/**/*.py"],
+    "the bot": ["bot/**/*.py"],
 }
 FIGURE = re.compile(r"\b\d[\d,.]*\s?(?:ms|µs|us|s|x|%)(?!\w)"
                     r"|times (?:faster|slower|fewer|more|longer)"
                     r"|rows/s|per second|\b(?:a|one) (?:third|quarter|fifth|tenth) of\b"
                     r"|\bgrows about \d|\b20\d\d-\d\d-\d\d\b.*\b(?:run|took|measured)")
+
+
+SETTINGS = {("moderators.py", "45 s"), ("config.py", "per second"), ("budget.py", "per second"),
+            ("pacing.py", "2 s"), ("supervisor.py", "2 s"), ("joins.py", "10 s"),
+            ("budget.py", "a third of"), ("sheet.py", "2 x"), ("tables.py", "30%")}
+"""What the figure pattern also finds and is not a measurement: a wait's wording, a rate
+setting, a timeout, a rule's formula."""
 
 
 def _files(room: str) -> list[Path]:
@@ -93,7 +102,8 @@ def test_no_docstring_holds_a_performance_figure(room: str) -> None:
                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
                and isinstance(node.value.value, str)
-               for m in FIGURE.finditer(node.value.value)]
+               for m in FIGURE.finditer(node.value.value)
+               if (path.name, m.group()) not in SETTINGS]
     assert figures == []
 
 

@@ -16,7 +16,6 @@ from rules.ancath.system import AN_CATH
 from rules.ancath.tables import Culture, Skill
 from rules.contest.model import ContestFighter
 from rules.contest.system import CONTEST
-from rules.errors import RulesError
 from rules.general.system import GENERAL
 from storage.db import open_database
 from storage.errors import StorageError
@@ -91,7 +90,7 @@ def test_an_an_cath_change_of_another_systems_fighter_is_refused_in_one_line(
         contest_club: tuple[Store, Store]) -> None:
     full, _ = contest_club
     full.create_fighter("contest", ContestFighter("Astrid", 15, 1, "sword", 3, False, 2), "ast")
-    with pytest.raises(RulesError) as refused:   # !mod bp Astrid +1 a gift
+    with pytest.raises(StorageError) as refused:   # !mod bp Astrid +1 a gift
         full.change_sheet("Astrid", mod_bp(10, "mod", "a gift"))
-    assert str(refused.value) == "Astrid fights by other rules: no BP or skills there"
+    assert str(refused.value) == "Astrid fights by contest rules: no BP or skills there"
     assert [row["entry"] for row in full.ledger("Astrid")] == ["created"]   # nothing written

@@ -29,6 +29,7 @@ from rules.codec import encode
 from rules.contest.model import parse_fighter
 from rules.errors import RulesError
 from rules.general.model import GeneralFighter, parse_dice
+from rules.system import RuleSystem
 from storage.records import WarriorRecord
 
 SAMPLES: dict[str, Callable[[], Sequence[object]]] = {
@@ -168,6 +169,16 @@ def test_a_plugin_is_built_by_keywords_alone() -> None:
     assert Plugin(**fields) == TOY
     with pytest.raises(TypeError):
         Plugin(*fields.values())  # type: ignore[call-arg]  # the twelve, as once built
+
+
+def test_a_rules_system_is_built_by_keywords_alone() -> None:
+    rules = TOY.system
+    fields = {name: getattr(rules, name) for name in (
+        "name", "kinds", "codec", "start", "apply", "undo_point", "ledger_effects",
+        "bp_applied")}
+    assert RuleSystem(**fields) == rules
+    with pytest.raises(TypeError):
+        RuleSystem(*fields.values())  # type: ignore[call-arg]  # the seven, as once built
 
 
 def test_every_system_undoes_by_the_one_shared_rule() -> None:

@@ -142,9 +142,11 @@ def undo_point(commands: Sequence[Any]) -> int:
 
 
 TOY_RULES = RuleSystem(
-    "toy", ("toy",),
-    Codec([Coin, Flip, Yield, Roll, Forfeit, ModeratorEnd, Called, Landed, Ended, Outcome]),
-    start, apply, undo_point, no_effects, lambda _bp, _tenths: 0,
+    name="toy", kinds=("toy",),
+    codec=Codec([Coin, Flip, Yield, Roll, Forfeit, ModeratorEnd, Called, Landed, Ended,
+                 Outcome]),
+    start=start, apply=apply, undo_point=undo_point, ledger_effects=no_effects,
+    bp_applied=lambda _bp, _tenths: 0,
 )
 
 

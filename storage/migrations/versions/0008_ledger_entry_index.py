@@ -1,9 +1,8 @@
 """The ledger's ``entry`` indexed: the moderators named in chat are read from their
 ``moderator-added`` and ``moderator-removed`` rows (``storage.club``), by every bot
 process at its start and again whenever the club's settings or moderators change. With
-no index that read went through the whole ledger (52 ms at half a million rows on
-SQLite, on the lane every channel's writes wait in); with it, 0.36 ms
-(``bench/club_moderators.py``).
+no index that read went through the whole ledger, on the lane every channel's writes
+wait in (``bench/club_moderators.py`` measures both).
 
 Revision ID: 0008
 Revises: 0007
