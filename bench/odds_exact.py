@@ -1,7 +1,8 @@
 """Benchmark: exact ``!odds`` on 20 positions from random fights; and, offline, their
 agreement with engine fights.
 
-    python bench/odds_exact.py [--positions N] [--seed S] [--kind K] [--agree FIGHTS] [--jobs J]
+    python bench/odds_exact.py [--positions N] [--seed S] [--kind K] [--checked C]
+                               [--sampled PLAYOUTS] [--agree FIGHTS] [--jobs J]
 
 The cast of ``bench/engine_fights.py`` (six warriors, all cultures) meets in ``N``
 random pairings and kinds; each fight is played by the advisor's policy with seeded
@@ -21,7 +22,14 @@ steps, and stops at a decision: that is the position. Figures, one per line:
   ahead from its start (what a bot on IRC does when a fight begins);
 - ``odds_exact.ahead_s_*``: that work ahead, in 0.25 s pieces, in all;
 - ``odds_exact.nodes_*``: the chain's size after the cold in-fight question;
-- ``odds_exact.margin_points_max``: the precision of every figure (0: exact);
+- the margin, measured: for the first ``C`` positions (``--checked``, 5), the exact chance
+  of the first side against a Monte Carlo estimate of ``PLAYOUTS`` (``--sampled``, 2,000)
+  fights played out from the position by the same policy with seeded dice:
+  ``odds_exact.margin_points_max``, the largest difference, in percentage points;
+  ``odds_exact.margin_sampling_error_points``, that position's sampling error (one
+  standard error of the estimate, points); ``odds_exact.margin_sigma_max``, the largest
+  difference in standard errors; ``odds_exact.margin_goal`` ``met`` when that is within 3
+  (the difference is what sampling alone explains) or ``missed``;
 - with ``--agree FIGHTS``: ``odds_exact.agree_within_99``: of the positions, how many
   have their exact chance inside the 99% Wilson interval of ``FIGHTS`` engine fights
   played from them by the policy (``odds_exact.agree_worst_sigma``: the largest
@@ -107,6 +115,32 @@ def _spread(name: str, values: list[float]) -> None:
         print(f"odds_exact.{name}_{label} {value:.3f}")
 
 
+def _sampled(job: tuple[FightState, int, int]) -> tuple[float, float]:
+    """The exact chance of side 0 from a position minus ``fights`` playouts' estimate,
+    and the estimate's standard error (from the exact chance), both in points."""
+    state, fights, seed = job
+    exact = advisor.odds(state, 0)
+    rng = random.Random(seed)
+    wins = sum(advisor.play_out(state, lambda _s: rng.randint(1, 100)) == 0
+               for _ in range(fights))
+    return 100 * abs(exact - wins / fights), 100 * math.sqrt(exact * (1 - exact) / fights)
+
+
+def _margin(drawn: list[tuple[FightState, FightState]], checked: int, fights: int,
+            seed: int, jobs: int) -> None:
+    """Print the margin of the exact chances, measured against playouts."""
+    tasks = [(position, fights, seed + 1000 + i)
+             for i, (_, position) in enumerate(drawn[:checked])]
+    with ProcessPoolExecutor(jobs) as pool:
+        sampled = list(pool.map(_sampled, tasks))
+    worst, error = max(sampled)
+    sigma = max(diff / se if se else (0.0 if diff == 0 else math.inf) for diff, se in sampled)
+    print(f"odds_exact.margin_points_max {worst:.3f}")
+    print(f"odds_exact.margin_sampling_error_points {error:.3f}")
+    print(f"odds_exact.margin_sigma_max {sigma:.2f}")
+    print(f"odds_exact.margin_goal {'met' if sigma <= 3 else 'missed'}")
+
+
 def _agree(job: tuple[FightState, int, int]) -> tuple[bool, float]:
     """Whether the exact chance lies inside the 99% Wilson interval of ``fights``
     engine fights, and how many of its standard errors the sample lies from it."""
@@ -129,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--agree", type=int, default=0, metavar="FIGHTS")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--checked", type=int, default=5,
+                        help="positions whose margin is measured (5)")
+    parser.add_argument("--sampled", type=int, default=2000,
+                        help="playouts per checked position (2000)")
     parser.add_argument("--kind", choices=[k.value for k in Kind], action="append",
                         help="only fights of this kind (again for more; default all)")
     args = parser.parse_args(argv)
@@ -167,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     _spread("in_fight_warm_s", warm)
     _spread("ahead_s", ahead)
     _spread("nodes", nodes)
-    print("odds_exact.margin_points_max 0")
+    _margin(drawn, max(1, args.checked), max(1, args.sampled), args.seed, args.jobs)
     if args.agree:
         jobs = [(position, args.agree, args.seed + i) for i, (_, position) in enumerate(drawn)]
         with ProcessPoolExecutor(args.jobs) as pool:

@@ -4,8 +4,6 @@ and flight (R4.7-R4.8), test bonuses (R4.4) and the free attack (R4.10)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules.ancath.chances import (
     action_problem,
     attack_chance,
@@ -17,6 +15,7 @@ from rules.ancath.chances import (
 )
 from rules.ancath.commands import Act, Defend
 from rules.ancath.events import ActionTaken, BonusEarned, DefenceChosen
+from rules.ancath.frozen import replace
 from rules.ancath.state import (
     Action,
     ActionContext,
@@ -29,7 +28,7 @@ from rules.ancath.state import (
     RollFor,
     Strike,
 )
-from rules.ancath.steps import Out, context, escape, name_of, wait_for, with_fighter, with_strike
+from rules.ancath.steps import Out, context, escape, name_of, strike_in, wait_for, with_fighter
 from rules.ancath.tables import WEAPONS, Location
 from rules.ancath.turns import end_turn, start_turn
 from rules.errors import Unavailable
@@ -42,28 +41,27 @@ def act(state: FightState, command: Act, out: Out) -> FightState:
     need = state.awaiting.need if state.awaiting else None
     side, action = command.side, command.action
     problem = action_problem(state, side, action)
-    if problem is None and need is not Need.ACTION and action not in strike_actions():
+    if problem is None and need is not _ACTION and action not in _STRIKING:
         problem = "a flight's last turn is attack, double or press"
     if problem is None and state.fighters[side].must_draw:
         problem = "weapon arm disabled, the next turn goes to drawing a weapon"
     if problem:
         raise Unavailable(f"{name_of(state, side)} cannot {action.value}: {problem}")
-    if need is Need.FLEE_ANSWER:
+    if need is _FLEE_ANSWER:
         state = start_turn(state, side, out, last_turn=True)
     return _begin(state, side, action, out)
 
 
 def _begin(state: FightState, side: int, action: Action, out: Out) -> FightState:
-    state = replace(state, started=True)
     out.append(ActionTaken(side, action))
     fighter = state.fighters[side]
-    if action in strike_actions():
-        count = 2 if action is Action.DOUBLE else 1
+    if action in _STRIKING:
+        count = 2 if action is _DOUBLE else 1
         ctx = ActionContext(action, side, (Strike(fighter.weapon),) * count)
-        return advance(replace(state, context=ctx), out)
-    if action is Action.TEST:
-        return advance(replace(state, context=ActionContext(action, side, (Strike(None),))), out)
-    state = replace(state, context=ActionContext(action, side))
+        return advance(_started(state), out, ctx)
+    if action is _TEST:
+        return advance(_started(state), out, ActionContext(action, side, _TESTING))
+    state = replace(state, started=True, context=ActionContext(action, side))
     opponent = 1 - side
     if action is Action.YIELD:
         return wait_for(state, Awaiting(opponent, Need.YIELD_ANSWER))
@@ -77,43 +75,63 @@ def _begin(state: FightState, side: int, action: Action, out: Out) -> FightState
     return wait_for(state, Awaiting(opponent, Need.FLEE_ANSWER))
 
 
+def _started(state: FightState) -> FightState:
+    """Loadouts are fixed from the first action on (R3.4)."""
+    return state if state.started else replace(state, started=True)
+
+
+_STRIKING = strike_actions()
+_TESTING = (Strike(None),)
+
+
 def _can_strike(fighter: Fighter) -> bool:
     return not (fighter.armless or fighter.must_draw)
 
 
-def advance(state: FightState, out: Out) -> FightState:
-    """Ask for the next blank of the action in R4.11's order, or finish it."""
-    ctx = context(state)
+def advance(state: FightState, out: Out, ctx: ActionContext | None = None) -> FightState:
+    """Ask for the next blank of the action in R4.11's order, or finish it. ``ctx``, when
+    given, is the action's context newer than ``state.context``: the state taking it and
+    the need is built once."""
+    if ctx is None:
+        ctx = context(state)
     actor, defender = ctx.actor, 1 - ctx.actor
     for index, strike in enumerate(ctx.strikes):
         if strike.roll is None:
-            roll_for = RollFor.TEST if ctx.action is Action.TEST else RollFor.ATTACK
+            roll_for = _TEST_ROLL if ctx.action is _TEST else _ATTACK_ROLL
             chance = attack_chance(state, ctx, index)
-            return wait_for(state, Awaiting(actor, Need.ROLL, roll_for, chance))
+            return replace(state, context=ctx, awaiting=Awaiting(actor, _ROLL, roll_for, chance))
     for index, strike in enumerate(ctx.strikes):
         if not strike.hit:
             continue
         if strike.defence is None:
             options = defence_options(state, ctx)
             if len(options) > 1:
-                return wait_for(state, Awaiting(defender, Need.DEFENCE))
-            state = _choose_defence(state, index, Defence.LUCK, out)  # nothing else (R5.1)
-            strike = context(state).strikes[index]
+                return replace(state, context=ctx, awaiting=Awaiting(defender, _DEFENCE))
+            ctx = _choose_defence(ctx, index, Defence.LUCK, out)  # nothing else left (R5.1)
+            strike = ctx.strikes[index]
         if strike.defence_roll is None:
             assert strike.defence is not None
-            chance = defence_options(state, context(state))[strike.defence]
-            return wait_for(state, Awaiting(defender, Need.ROLL, RollFor.DEFENCE, chance))
-    if ctx.action is not Action.TEST:
+            chance = defence_options(state, ctx)[strike.defence]
+            awaiting = Awaiting(defender, _ROLL, _DEFENCE_ROLL, chance)
+            return replace(state, context=ctx, awaiting=awaiting)
+    if ctx.action is not _TEST:
         for strike in ctx.strikes:
             if strike.hit and not strike.defended and strike.damage_roll is None:
-                return wait_for(state, Awaiting(actor, Need.ROLL, RollFor.DAMAGE))
-    return _finish(state, out)
+                return replace(state, context=ctx, awaiting=Awaiting(actor, _ROLL, _DAMAGE_ROLL))
+    return _finish(state, ctx, out)
 
 
-def _choose_defence(state: FightState, index: int, defence: Defence, out: Out) -> FightState:
-    ctx = context(state)
+# Members read once: in Python 3.11 each read of ``Enum.MEMBER`` is a slow lookup.
+_TEST, _DOUBLE, _PRESS, _FREE = Action.TEST, Action.DOUBLE, Action.PRESS, Action.FREE_ATTACK
+_SWINGS = (Action.ATTACK, Action.PRESS)
+_ROLL, _DEFENCE, _ACTION, _FLEE_ANSWER = Need.ROLL, Need.DEFENCE, Need.ACTION, Need.FLEE_ANSWER
+_TEST_ROLL, _ATTACK_ROLL = RollFor.TEST, RollFor.ATTACK
+_DEFENCE_ROLL, _DAMAGE_ROLL = RollFor.DEFENCE, RollFor.DAMAGE
+
+
+def _choose_defence(ctx: ActionContext, index: int, defence: Defence, out: Out) -> ActionContext:
     out.append(DefenceChosen(1 - ctx.actor, defence))
-    return with_strike(state, index, replace(ctx.strikes[index], defence=defence))
+    return strike_in(ctx, index, replace(ctx.strikes[index], defence=defence))
 
 
 def defend(state: FightState, command: Defend, out: Out) -> FightState:
@@ -127,7 +145,7 @@ def defend(state: FightState, command: Defend, out: Out) -> FightState:
             f"choose {' or '.join(d.value for d in options)}"
         )
     index = next(i for i, s in enumerate(ctx.strikes) if s.hit and s.defence is None)
-    return advance(_choose_defence(state, index, command.defence, out), out)
+    return advance(state, out, _choose_defence(ctx, index, command.defence, out))
 
 
 def _defence_problem(state: FightState, side: int, defence: Defence) -> str:
@@ -151,39 +169,40 @@ def _defence_problem(state: FightState, side: int, defence: Defence) -> str:
     return "arm disabled"
 
 
-def _finish(state: FightState, out: Out) -> FightState:
-    """An action's rolls are all made: its after-effects, then the next turn."""
-    ctx = context(state)
+def _finish(state: FightState, ctx: ActionContext, out: Out) -> FightState:
+    """An action's rolls are all made (``ctx``): its after-effects, then the next turn,
+    which clears the context."""
     side = ctx.actor
     fighter = state.fighters[side]
-    if ctx.action is Action.FREE_ATTACK:
+    if ctx.action is _FREE:
         return end_turn(state, out)
-    if ctx.action is Action.TEST:
+    if ctx.action is _TEST:
         strike = ctx.strikes[0]
         amount = _test_bonus(strike)
         if amount:
             fighter = replace(fighter, earned=Bonus(amount, state.turn))
             out.append(BonusEarned(side, amount))
-    elif ctx.action is Action.PRESS:
+    elif ctx.action is _PRESS:
         fighter = replace(fighter, press_penalty=True)
-    elif ctx.action is Action.DOUBLE:
+    elif ctx.action is _DOUBLE:
         if pair_rule(fighter):
             fighter = replace(fighter, pair_doubled=True)
         else:
             fighter = replace(fighter, press_penalty=True)
-    state = with_fighter(state, side, fighter)
+    if fighter is not state.fighters[side]:
+        state = with_fighter(state, side, fighter)
     if state.fleeing is not None:  # this was the last turn against a flight (R4.8)
         if state.fighters[state.fleeing].down:
             return end_turn(replace(state, fleeing=None), out)
         return escape(state, out)
     opponent = state.fighters[1 - side]
     strike = ctx.strikes[0]
-    if (ctx.action in (Action.ATTACK, Action.PRESS) and strike.roll is not None
+    if (ctx.action in _SWINGS and strike.roll is not None
             and strike.roll >= 81 and not strike.hit and WEAPONS[fighter.weapon].slow
             and not WEAPONS[opponent.weapon].slow and _can_strike(opponent)):
         out.append(ActionTaken(1 - side, Action.FREE_ATTACK))  # R4.10
         free = ActionContext(Action.FREE_ATTACK, 1 - side, (Strike(opponent.weapon),))
-        return advance(replace(state, context=free), out)
+        return advance(state, out, free)
     return end_turn(state, out)
 
 

@@ -3,12 +3,11 @@ flight stopped (R4.8), a test bonus declared (R4.5) and the chances it changes."
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules.ancath.actions import advance
 from rules.ancath.chances import resist_chance
 from rules.ancath.commands import AcceptYield, DeclareBonus, RejectYield, Stop
 from rules.ancath.events import BonusDeclared, YieldAnswered
+from rules.ancath.frozen import replace
 from rules.ancath.state import Awaiting, BonusUse, Ending, FightState, Kind, Need, Outcome, RollFor
 from rules.ancath.steps import Out, end, name_of, wait_for, with_fighter
 from rules.ancath.turns import end_turn

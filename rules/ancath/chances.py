@@ -42,12 +42,16 @@ _PREFERENCE = (
 )
 
 
+_RANKING = [(w, WEAPONS[w].damage_rating, -order) for order, w in enumerate(_PREFERENCE)]
+"""Each weapon with its tie-breaks: damage rating, then the order of preference."""
+
+
 def _weapon_skill(sheet: Sheet, weapon: Weapon) -> int:
     """The skill that ranks a weapon for the default loadout; 0 if it cannot be used."""
-    if weapon is Weapon.COUNTERSWORD:
-        ok = sheet.skill(Skill.SHORTSWORD) > 0
-        return sheet.skill(Skill.COUNTERSWORD) if ok else 0
-    return sheet.skill(WEAPONS[weapon].skill)
+    skills = sheet.skills
+    if weapon is _COUNTERSWORD:
+        return skills.get(_PAIR_SKILL, 0) if skills.get(_SHORTSWORD, 0) > 0 else 0
+    return skills.get(WEAPONS[weapon].skill, 0)
 
 
 def loadout_problem(sheet: Sheet, loadout: Loadout) -> str | None:
@@ -74,13 +78,11 @@ def default_loadout(sheet: Sheet) -> Loadout:
 
     Ties go to the higher damage rating, then the order of ``_PREFERENCE``.
     """
-    usable = [w for w in _PREFERENCE if _weapon_skill(sheet, w) > 0]
-    if not usable:
+    ranked = [((skill, rating, order), w) for w, rating, order in _RANKING
+              if (skill := _weapon_skill(sheet, w)) > 0]
+    if not ranked:
         raise ValueError(f"{sheet.name} has no weapon skill")
-    weapon = max(
-        usable,
-        key=lambda w: (_weapon_skill(sheet, w), WEAPONS[w].damage_rating, -_PREFERENCE.index(w)),
-    )
+    weapon = max(ranked)[1]
     shield = WEAPONS[weapon].shield and sheet.skill(Skill.SHIELD) > 0
     return Loadout(weapon, shield=shield)
 
@@ -107,6 +109,18 @@ def secondary_weapon(sheet: Sheet) -> Weapon | None:
     return max(known, key=lambda w: (sheet.skill(WEAPONS[w].skill), WEAPONS[w].damage_rating))
 
 
+# Members read once: in Python 3.11 each read of ``Enum.MEMBER`` is a slow lookup.
+_TEST, _DOUBLE, _PRESS, _FREE = Action.TEST, Action.DOUBLE, Action.PRESS, Action.FREE_ATTACK
+_ATTACK_USE, _DEFENCE_USE = (BonusUse.ATTACK,), (BonusUse.DEFENCE,)
+_REDUCE_USE = (BonusUse.REDUCE, None)
+_DODGE, _BLOCK, _PARRY, _LUCK = Defence.DODGE, Defence.BLOCK, Defence.PARRY, Defence.LUCK
+_WEAPON_ARM, _OFF_ARM = Location.WEAPON_ARM, Location.OFF_ARM
+_COUNTERSWORD, _SPEAR = Weapon.COUNTERSWORD, Weapon.SPEAR
+_STANDARD = Range.STANDARD
+_PAIR_SKILL, _SHORTSWORD = Skill.COUNTERSWORD, Skill.SHORTSWORD
+_NO_DEFENCES: frozenset[Defence] = frozenset()
+
+
 def _opponent(side: int) -> int:
     return 1 - side
 
@@ -123,12 +137,12 @@ def _range_modifier(state: FightState, side: int) -> int:
     mine = WEAPONS[state.fighters[side].weapon].length
     theirs = WEAPONS[state.fighters[_opponent(side)].weapon].length
     modifier = 5 * (mine - theirs)
-    return modifier if state.range is Range.STANDARD else -modifier
+    return modifier if state.range is _STANDARD else -modifier
 
 
 def pair_rule(fighter: Fighter) -> bool:
     """A pair of shortswords with the off arm whole Doubles by the pair rule (R4.2)."""
-    return fighter.weapon is Weapon.COUNTERSWORD and not fighter.disabled(Location.OFF_ARM)
+    return fighter.weapon is _COUNTERSWORD and not fighter.disabled(_OFF_ARM)
 
 
 def attack_chance(state: FightState, context: ActionContext, index: int) -> int:
@@ -137,26 +151,26 @@ def attack_chance(state: FightState, context: ActionContext, index: int) -> int:
     fighter = state.fighters[side]
     sheet = fighter.sheet
     action = context.action
-    if action is Action.TEST:
+    if action is _TEST:
         return derived_test(sheet.bp)
     weapon = fighter.weapon
     by_pair_rule = pair_rule(fighter)
-    if action is Action.DOUBLE and by_pair_rule and index == 1:
-        base = sheet.skill(Skill.COUNTERSWORD) // 2
+    if action is _DOUBLE and by_pair_rule and index == 1:
+        base = sheet.skill(_PAIR_SKILL) // 2
     else:
         base = sheet.skill(WEAPONS[weapon].skill)
-        if fighter.disabled(Location.WEAPON_ARM) and weapon is not Weapon.COUNTERSWORD:
+        if fighter.disabled(_WEAPON_ARM) and weapon is not _COUNTERSWORD:
             base //= 2
     modifier = _range_modifier(state, side)
-    if action is Action.DOUBLE and not by_pair_rule:
+    if action is _DOUBLE and not by_pair_rule:
         modifier -= 10
-    elif action is Action.PRESS:
+    elif action is _PRESS:
         modifier += 25
-    arms_whole = not (fighter.injured(Location.WEAPON_ARM) or fighter.injured(Location.OFF_ARM))
-    if fighter.loadout.two_handed and weapon is Weapon.SPEAR and arms_whole:
+    if fighter.loadout.two_handed and weapon is _SPEAR and not (
+            fighter.injured(_WEAPON_ARM) or fighter.injured(_OFF_ARM)):
         modifier += 10
-    if action is not Action.FREE_ATTACK:
-        modifier += _bonus_in_effect(fighter.bonus, state.turn, (BonusUse.ATTACK,), 2)
+    if action is not _FREE:
+        modifier += _bonus_in_effect(fighter.bonus, state.turn, _ATTACK_USE, 2)
     return base + modifier
 
 
@@ -164,16 +178,18 @@ def defence_modifier(state: FightState, defender: int) -> int:
     """The defender's ``defence`` bonus less the actor's ``reduce`` bonus (R4.5, R4.12)."""
     own = state.fighters[defender].bonus
     theirs = state.fighters[_opponent(defender)].bonus
-    return _bonus_in_effect(own, state.turn, (BonusUse.DEFENCE,), 1) - _bonus_in_effect(
-        theirs, state.turn, (BonusUse.REDUCE, None), 2
+    if own is None and theirs is None:
+        return 0
+    return _bonus_in_effect(own, state.turn, _DEFENCE_USE, 1) - _bonus_in_effect(
+        theirs, state.turn, _REDUCE_USE, 2
     )
 
 
 def _can_block(fighter: Fighter) -> bool:
-    if fighter.defences.block is None or fighter.disabled(Location.OFF_ARM):
+    if fighter.defences.block is None or fighter.disabled(_OFF_ARM):
         return False
     if fighter.loadout.shield:
-        return not fighter.disabled(Location.WEAPON_ARM)
+        return not fighter.disabled(_WEAPON_ARM)
     return not fighter.pair_doubled
 
 
@@ -181,21 +197,21 @@ def defence_options(state: FightState, context: ActionContext) -> dict[Defence, 
     """The defender's choices against the next hit, with chances (R5, R4.8, R4.10)."""
     defender = _opponent(context.actor)
     fighter = state.fighters[defender]
-    free = context.action is Action.FREE_ATTACK
+    free = context.action is _FREE
     if state.fleeing == defender or (fighter.press_penalty and not free):
-        return {Defence.LUCK: LUCK}
-    used = frozenset() if free else context.defences_used
+        return {_LUCK: LUCK}
+    used = _NO_DEFENCES if free else context.defences_used
     modifier = 0 if free else defence_modifier(state, defender)
     options: dict[Defence, int] = {}
     scores = fighter.defences
-    if Defence.DODGE not in used and not fighter.down:
-        options[Defence.DODGE] = scores.dodge + modifier
+    if _DODGE not in used and not fighter.down:
+        options[_DODGE] = scores.dodge + modifier
     if not fighter.dodge_only:
-        if Defence.BLOCK not in used and _can_block(fighter) and scores.block is not None:
-            options[Defence.BLOCK] = scores.block + modifier
-        if Defence.PARRY not in used:
-            options[Defence.PARRY] = scores.parry + modifier
-    options[Defence.LUCK] = LUCK
+        if _BLOCK not in used and _can_block(fighter) and scores.block is not None:
+            options[_BLOCK] = scores.block + modifier
+        if _PARRY not in used:
+            options[_PARRY] = scores.parry + modifier
+    options[_LUCK] = LUCK
     return options
 
 
@@ -218,24 +234,33 @@ def resist_chance(state: FightState, side: int) -> int | None:
 def action_problem(state: FightState, side: int, action: Action) -> str | None:
     """Why ``side`` may not take ``action`` now (R4, R6.5), or None."""
     fighter = state.fighters[side]
-    if action is Action.FREE_ATTACK:
+    if action is _FREE:
         return "a free attack only follows a slow weapon's wild miss"
-    if fighter.armless and action not in (Action.YIELD, Action.FLEE):
+    if action in _STRIKES:
+        if fighter.armless:
+            return "both arms disabled: only yield or flee"
+        if action is _DOUBLE:
+            if not WEAPONS[fighter.weapon].can_double:
+                return f"no double with a {fighter.weapon.value}"
+            if fighter.weapon is _COUNTERSWORD and fighter.disabled(_WEAPON_ARM):
+                return "weapon arm disabled"
+        return None
+    if fighter.armless and action not in _UNARMED:
         return "both arms disabled: only yield or flee"
-    if action is Action.DOUBLE:
-        if not WEAPONS[fighter.weapon].can_double:
-            return f"no double with a {fighter.weapon.value}"
-        if fighter.weapon is Weapon.COUNTERSWORD and fighter.disabled(Location.WEAPON_ARM):
-            return "weapon arm disabled"
-    if action in (Action.CLOSE, Action.OPEN, Action.FLEE):
+    if action in _MOVES:
         if fighter.down:
             leg = "right" if fighter.disabled(Location.RIGHT_LEG) else "left"
             return f"{leg} leg disabled"
-        if action is Action.OPEN and state.range is not Range.CLOSE:
+        if action is _OPEN and state.range is not Range.CLOSE:
             return "already at standard range"
-        if action is not Action.OPEN and state.range is not Range.STANDARD:
+        if action is not _OPEN and state.range is not _STANDARD:
             return "at close quarters (open first)"
     return None
+
+
+_UNARMED = frozenset({Action.YIELD, Action.FLEE})
+_MOVES = frozenset({Action.CLOSE, Action.OPEN, Action.FLEE})
+_OPEN = Action.OPEN
 
 
 def strike_actions() -> frozenset[Action]:

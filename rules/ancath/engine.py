@@ -102,6 +102,16 @@ def apply(state: FightState, command: Command) -> tuple[FightState, tuple[Event,
 
 def _apply(state: FightState, command: Command, out: Out) -> FightState:
     check_command(state, command)
+    handler = _HANDLERS.get(type(command))
+    if handler is None:  # checked on its own, or no command of this engine
+        return _apply_other(state, command, out)
+    awaiting = state.awaiting
+    assert awaiting is not None  # check_command saw to it
+    _check_turn(state, command, awaiting)
+    return handler(state, command, out)
+
+
+def _apply_other(state: FightState, command: Command, out: Out) -> FightState:
     if isinstance(command, ModeratorEnd):
         ending = Ending.DRAW if command.winner is None else Ending.MODERATOR
         return end(state, Outcome(ending, command.winner), out)
@@ -111,14 +121,21 @@ def _apply(state: FightState, command: Command, out: Out) -> FightState:
         return declare(state, command, out)
     awaiting = state.awaiting
     assert awaiting is not None  # check_command saw to it
+    if isinstance(command, Forfeit):
+        if command.side != awaiting.side:
+            raise NotYourTurn(f"waiting for {name_of(state, awaiting.side)} to "
+                              f"{_need_words(awaiting)}")
+        return end(state, Outcome(Ending.FORFEIT, 1 - command.side), out)
+    _check_turn(state, command, awaiting)
+    raise AssertionError("a command of a kind this engine has no handler for")
+
+
+def _check_turn(state: FightState, command: Any, awaiting: Awaiting) -> None:
+    """The command is by the side the fight waits for, and answers what it waits for."""
     if command.side != awaiting.side:
         raise NotYourTurn(f"waiting for {name_of(state, awaiting.side)} to {_need_words(awaiting)}")
-    if isinstance(command, Forfeit):
-        return end(state, Outcome(Ending.FORFEIT, 1 - command.side), out)
     if not isinstance(command, EXPECTS[awaiting.need]):
         raise IllegalCommand(f"{name_of(state, command.side)}, first {_need_words(awaiting)}")
-    handler: Callable[[FightState, Any, Out], FightState] = _HANDLERS[type(command)]
-    return handler(state, command, out)
 
 
 def _need_words(awaiting: Awaiting) -> str:

@@ -4,7 +4,7 @@ simulators read this instead of re-deriving the rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from rules.ancath.chances import (
     action_problem,
@@ -24,6 +24,7 @@ from rules.ancath.commands import (
     RejectYield,
     Stop,
 )
+from rules.ancath.frozen import replace
 from rules.ancath.state import (
     Action,
     ActionContext,
@@ -51,12 +52,13 @@ class Option:
 
 
 def _action_chances(state: FightState, side: int, action: Action) -> tuple[int, ...]:
-    if action in (Action.CLOSE, Action.OPEN):
+    if action in _MANOEUVRES:
         return (manoeuvre_chance(state, side),)
-    if action in strike_actions() or action is Action.TEST:
-        count = 2 if action is Action.DOUBLE else 1
-        ctx = ActionContext(action, side, (Strike(None),) * count)
-        return tuple(attack_chance(state, ctx, i) for i in range(count))
+    if action is _ATTACK or action is _PRESS or action is _TEST:
+        return (attack_chance(state, ActionContext(action, side, _ONE_BLANK), 0),)
+    if action is _DOUBLE:
+        ctx = ActionContext(action, side, _TWO_BLANKS)
+        return (attack_chance(state, ctx, 0), attack_chance(state, ctx, 1))
     return ()
 
 
@@ -65,10 +67,19 @@ def _acts(state: FightState, side: int, actions: tuple[Action, ...]) -> list[Opt
     if fighter.must_draw:
         return []
     return [
-        Option(Act(side, a), _action_chances(state, side, a))
+        Option(_ACTS[side, a], _action_chances(state, side, a))
         for a in actions
         if action_problem(state, side, a) is None
     ]
+
+
+# Read once: in Python 3.11 each read of ``Enum.MEMBER`` is a slow lookup, and the
+# commands are frozen values, so every Act can be made once and shared.
+_ATTACK, _DOUBLE, _PRESS, _TEST = Action.ATTACK, Action.DOUBLE, Action.PRESS, Action.TEST
+_ACTION, _DEFENCE = Need.ACTION, Need.DEFENCE
+_MANOEUVRES = (Action.CLOSE, Action.OPEN)
+_ONE_BLANK, _TWO_BLANKS = (Strike(None),), (Strike(None),) * 2
+_ACTS = {(side, a): Act(side, a) for side in (0, 1) for a in Action}
 
 
 def _bonus_options(state: FightState) -> list[Option]:
@@ -91,15 +102,15 @@ def legal_actions(state: FightState) -> tuple[Option, ...]:
         return ()
     side, need = awaiting.side, awaiting.need
     options: list[Option] = []
-    if need is Need.ORDER:
-        options = [Option(ChooseOrder(side, True)), Option(ChooseOrder(side, False))]
-    elif need is Need.ACTION:
+    if need is _ACTION:
         options = _acts(state, side, TURN_ACTIONS)
-    elif need is Need.DEFENCE:
+    elif need is _DEFENCE:
         assert state.context is not None
         options = [
             Option(Defend(side, d), (c,)) for d, c in defence_options(state, state.context).items()
         ]
+    elif need is Need.ORDER:
+        options = [Option(ChooseOrder(side, True)), Option(ChooseOrder(side, False))]
     elif need is Need.YIELD_ANSWER:
         if state.kind is Kind.MORTAL:
             options = [Option(AcceptYield(side, True)), Option(AcceptYield(side, False))]

@@ -3,13 +3,14 @@ defender's armour column (R6), manoeuvre, resistance and stopping a flight."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
 
 from rules.ancath.actions import advance
 from rules.ancath.chances import TWO_HANDERS, resist_chance
 from rules.ancath.commands import Roll
 from rules.ancath.damage import choose_leg, diverts, injure, severity
 from rules.ancath.events import DamageRolled, FlightStopped, Injured, RangeChanged, Rolled
+from rules.ancath.frozen import replace
 from rules.ancath.state import (
     Action,
     Awaiting,
@@ -22,9 +23,10 @@ from rules.ancath.state import (
     Range,
     RollFor,
     Severity,
+    Strike,
     succeeds,
 )
-from rules.ancath.steps import Out, context, end, wait_for, with_fighter, with_strike
+from rules.ancath.steps import Out, context, end, strike_in, wait_for, with_fighter, with_strike
 from rules.ancath.tables import Hit, Location, damage_result
 from rules.ancath.turns import end_turn, initiative, start_turn
 from rules.errors import InvalidRoll
@@ -40,23 +42,24 @@ def roll(state: FightState, command: Roll, out: Out) -> FightState:
     awaiting = state.awaiting
     assert awaiting is not None and awaiting.roll_for is not None
     roll_for, side, chance = awaiting.roll_for, command.side, awaiting.chance
-    if roll_for is RollFor.INITIATIVE:
+    if roll_for is _INITIATIVE:
         return initiative(state, side, value, out)
     success = None if chance is None else succeeds(value, chance)
     out.append(Rolled(side, roll_for, value, chance, success))
-    if roll_for in (RollFor.ATTACK, RollFor.TEST):
-        index = next(i for i, s in enumerate(context(state).strikes) if s.roll is None)
-        strike = replace(context(state).strikes[index], roll=value, chance=chance)
-        return advance(with_strike(state, index, strike), out)
-    if roll_for is RollFor.DEFENCE:
+    if roll_for is _ATTACK or roll_for is _TEST:
         ctx = context(state)
-        index = next(i for i, s in enumerate(ctx.strikes) if s.hit and s.defence_roll is None)
+        index = _first(ctx.strikes, _unrolled)
+        strike = replace(ctx.strikes[index], roll=value, chance=chance)
+        return advance(state, out, strike_in(ctx, index, strike))
+    if roll_for is _DEFENCE:
+        ctx = context(state)
+        index = _first(ctx.strikes, _undefended)
         strike = replace(ctx.strikes[index], defence_roll=value, defence_chance=chance)
         used = ctx.defences_used
-        if ctx.action is not Action.FREE_ATTACK and strike.defence is not Defence.LUCK:
+        if ctx.action is not _FREE and strike.defence is not _LUCK:
             used = used | {strike.defence} if strike.defence else used
-        return advance(with_strike(state, index, strike, defences_used=used), out)
-    if roll_for is RollFor.DAMAGE:
+        return advance(state, out, strike_in(ctx, index, strike, defences_used=used))
+    if roll_for is _DAMAGE:
         state = _damage(state, value, out)
         return state if state.outcome else advance(state, out)
     if roll_for is RollFor.MANOEUVRE:
@@ -73,6 +76,28 @@ def roll(state: FightState, command: Roll, out: Out) -> FightState:
         out.append(FlightStopped(side))
         return end_turn(replace(state, fleeing=None), out)
     return start_turn(state, side, out, last_turn=True)
+
+
+# Members read once: in Python 3.11 each read of ``Enum.MEMBER`` is a slow lookup.
+_ATTACK, _TEST, _DEFENCE = RollFor.ATTACK, RollFor.TEST, RollFor.DEFENCE
+_INITIATIVE, _DAMAGE = RollFor.INITIATIVE, RollFor.DAMAGE
+_FREE, _LUCK = Action.FREE_ATTACK, Defence.LUCK
+
+
+def _first(strikes: tuple[Strike, ...], blank: Callable[[Strike], bool]) -> int:
+    """The index of the first strike with ``blank`` still to fill in (R4.11's order)."""
+    for index, strike in enumerate(strikes):
+        if blank(strike):
+            return index
+    raise AssertionError("the fight awaited a roll no strike needs")
+
+
+def _unrolled(strike: Strike) -> bool:
+    return strike.roll is None
+
+
+def _undefended(strike: Strike) -> bool:
+    return strike.hit and strike.defence_roll is None
 
 
 def _shift_range(state: FightState, out: Out) -> FightState:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
 
+from rules.ancath.frozen import FastEnum
 from rules.ancath.sheet import Sheet
 from rules.ancath.tables import Location, Weapon
 
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 
-class Kind(Enum):
+class Kind(FastEnum):
     """Fight kinds (R3.1)."""
 
     PRACTICE = "practice"
@@ -43,24 +43,24 @@ class Kind(Enum):
     MORTAL = "mortal"
 
 
-class Range(Enum):
+class Range(FastEnum):
     STANDARD = "standard"
     CLOSE = "close"
 
 
-class Severity(Enum):
+class Severity(FastEnum):
     WOUND = "wound"
     DISABLED = "disabled"
 
 
-class Defence(Enum):
+class Defence(FastEnum):
     DODGE = "dodge"
     BLOCK = "block"
     PARRY = "parry"
     LUCK = "luck"
 
 
-class Action(Enum):
+class Action(FastEnum):
     ATTACK = "attack"
     DOUBLE = "double"
     PRESS = "press"
@@ -73,7 +73,7 @@ class Action(Enum):
     """A slow weapon's missed swing gives the foe this (R4.10); not a turn."""
 
 
-class BonusUse(Enum):
+class BonusUse(FastEnum):
     """Where a Test bonus goes (R4.5)."""
 
     ATTACK = "attack"
@@ -81,7 +81,7 @@ class BonusUse(Enum):
     REDUCE = "reduce"
 
 
-class Need(Enum):
+class Need(FastEnum):
     """What the fight waits for."""
 
     ORDER = "order"
@@ -97,7 +97,7 @@ class Need(Enum):
     ROLL = "roll"
 
 
-class RollFor(Enum):
+class RollFor(FastEnum):
     """What a pending d100 roll decides."""
 
     INITIATIVE = "initiative"
@@ -113,7 +113,7 @@ class RollFor(Enum):
     """The opponent's Dodge to stop a flight (R4.8)."""
 
 
-class Ending(Enum):
+class Ending(FastEnum):
     KILL = "kill"
     FIRST_BLOOD = "first-blood"
     YIELD = "yield"
@@ -152,6 +152,11 @@ class Bonus:
     """None until declared; undeclared it acts as ``REDUCE``."""
 
 
+_DISABLED, _RIGHT_LEG, _LEFT_LEG = Severity.DISABLED, Location.RIGHT_LEG, Location.LEFT_LEG
+_WEAPON_ARM, _OFF_ARM = Location.WEAPON_ARM, Location.OFF_ARM
+"""Members read once: in Python 3.11 each read of ``Enum.MEMBER`` is a slow lookup."""
+
+
 @dataclass(frozen=True, slots=True)
 class Fighter:
     sheet: Sheet
@@ -177,7 +182,7 @@ class Fighter:
         return self.sheet.name
 
     def disabled(self, location: Location) -> bool:
-        return self.injuries.get(location) is Severity.DISABLED
+        return self.injuries.get(location) is _DISABLED
 
     def injured(self, location: Location) -> bool:
         return location in self.injuries
@@ -185,12 +190,14 @@ class Fighter:
     @property
     def down(self) -> bool:
         """A disabled leg puts the warrior on the ground (R6.5)."""
-        return self.disabled(Location.RIGHT_LEG) or self.disabled(Location.LEFT_LEG)
+        get = self.injuries.get
+        return get(_RIGHT_LEG) is _DISABLED or get(_LEFT_LEG) is _DISABLED
 
     @property
     def armless(self) -> bool:
         """Both arms disabled: only Yield and Flee remain (R6.5)."""
-        return self.disabled(Location.WEAPON_ARM) and self.disabled(Location.OFF_ARM)
+        get = self.injuries.get
+        return get(_WEAPON_ARM) is _DISABLED and get(_OFF_ARM) is _DISABLED
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +239,9 @@ class ActionContext:
     """The defender's once-per-turn defences used in this turn (R5.1)."""
 
 
+_ROLL = Need.ROLL
+
+
 @dataclass(frozen=True, slots=True)
 class Awaiting:
     """Who the fight waits for, and for what."""
@@ -245,7 +255,7 @@ class Awaiting:
     @property
     def is_roll(self) -> bool:
         """The fight waits for a d100 by ``side``."""
-        return self.need is Need.ROLL
+        return self.need is _ROLL
 
     @property
     def die(self) -> int:

@@ -3,11 +3,11 @@ replaced, a strike filled in, a need awaited, the fight ended with its rewards (
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from rules.ancath.chances import defences_for
 from rules.ancath.events import Event, FightEnded, LoadoutSet
+from rules.ancath.frozen import replace
 from rules.ancath.rewards import rewards
 from rules.ancath.sheet import Sheet
 from rules.ancath.state import (
@@ -22,8 +22,8 @@ from rules.ancath.state import (
 )
 
 __all__ = [
-    "Out", "context", "end", "escape", "loadout_event", "name_of", "new_fighter", "wait_for",
-    "with_fighter", "with_strike",
+    "Out", "context", "end", "escape", "loadout_event", "name_of", "new_fighter", "strike_in",
+    "wait_for", "with_fighter", "with_strike",
 ]
 
 Out = list[Event]
@@ -55,9 +55,13 @@ def context(state: FightState) -> ActionContext:
 
 
 def with_strike(state: FightState, index: int, strike: Strike, **changes: Any) -> FightState:
-    ctx = context(state)
+    return replace(state, context=strike_in(context(state), index, strike, **changes))
+
+
+def strike_in(ctx: ActionContext, index: int, strike: Strike, **changes: Any) -> ActionContext:
+    """The action's context with strike ``index`` filled in (and ``changes``)."""
     strikes = (*ctx.strikes[:index], strike, *ctx.strikes[index + 1:])
-    return replace(state, context=replace(ctx, strikes=strikes, **changes))
+    return replace(ctx, strikes=strikes, **changes)
 
 
 def wait_for(state: FightState, awaiting: Awaiting) -> FightState:

@@ -8,7 +8,8 @@ weapons with length, damage rating and speed (R4.9, R4.10, R6.2), the damage tab
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+
+from rules.ancath.frozen import FastEnum
 
 __all__ = [
     "ARMOUR_MODIFIER",
@@ -33,14 +34,14 @@ __all__ = [
 ]
 
 
-class Culture(Enum):
+class Culture(FastEnum):
     INVADERS = "invaders"
     FREE_CLANS = "free-clans"
     FAIRY = "fairy"
     GOBLIN = "goblin"
 
 
-class Skill(Enum):
+class Skill(FastEnum):
     AXE = "axe"
     BROADSWORD = "broadsword"
     CLUB = "club"
@@ -53,7 +54,7 @@ class Skill(Enum):
     SPEAR = "spear"
 
 
-class Armour(Enum):
+class Armour(FastEnum):
     NONE = "none"
     LEATHER = "leather"
     HIGHLANDER = "highlander"
@@ -62,7 +63,7 @@ class Armour(Enum):
     OFFICER = "officer"
 
 
-class Weapon(Enum):
+class Weapon(FastEnum):
     """A main weapon; ``COUNTERSWORD`` is the pair of shortswords (R3.4)."""
 
     AXE = "axe"
@@ -75,7 +76,7 @@ class Weapon(Enum):
     SPEAR = "spear"
 
 
-class Location(Enum):
+class Location(FastEnum):
     HEAD = "head"
     TORSO = "torso"
     WEAPON_ARM = "weapon-arm"
@@ -84,7 +85,7 @@ class Location(Enum):
     LEFT_LEG = "left-leg"
 
 
-class Hit(Enum):
+class Hit(FastEnum):
     """A damage-table row (R6.1)."""
 
     KILL = "kill"

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules.ancath.chances import loadout_problem, secondary_weapon
 from rules.ancath.commands import ChooseOrder, Wield
 from rules.ancath.events import OrderChosen, Rolled, TurnStarted, WeaponDrawn
-from rules.ancath.state import Awaiting, FightState, Loadout, Need, RollFor
+from rules.ancath.frozen import replace
+from rules.ancath.state import Awaiting, Fighter, FightState, Loadout, Need, RollFor
 from rules.ancath.steps import Out, escape, loadout_event, new_fighter, wait_for, with_fighter
 from rules.errors import Unavailable
 
@@ -51,29 +50,41 @@ def choose_order(state: FightState, command: ChooseOrder, out: Out) -> FightStat
 
 
 def start_turn(state: FightState, side: int, out: Out, last_turn: bool = False) -> FightState:
+    """The next turn, ``side``'s: lapsed bonuses go (R4.5), ``side``'s penalties from the
+    last turn end, and a weapon is drawn if one must be (R6.5). One new state is built."""
     turn = state.turn + 1
-    fighters = []
-    for index, f in enumerate(state.fighters):
-        if f.bonus is not None and f.bonus.earned_turn + 2 < turn:
-            f = replace(f, bonus=None)  # lapses after the holder's next turn (R4.5)
-        if index == side:
-            f = replace(f, press_penalty=False, pair_doubled=False)
-        fighters.append(f)
-    state = replace(state, turn=turn, actor=side, context=None,
-                    fighters=(fighters[0], fighters[1]))
+    fighters = [_lapsed(f, turn) for f in state.fighters]
+    fighter = fighters[side]
     out.append(TurnStarted(side, turn, last_turn))
-    fighter = state.fighters[side]
     if fighter.must_draw and not fighter.armless:  # the turn is spent drawing (R6.5)
         weapon = secondary_weapon(fighter.sheet) or fighter.weapon
-        state = with_fighter(state, side, replace(fighter, must_draw=False, weapon=weapon))
+        fighters[side] = replace(fighter, press_penalty=False, pair_doubled=False,
+                                 must_draw=False, weapon=weapon)
+        state = replace(state, turn=turn, actor=side, context=None,
+                        fighters=(fighters[0], fighters[1]))
         out.append(WeaponDrawn(side, weapon))
         return escape(state, out) if last_turn else end_turn(state, out)
-    state = with_fighter(state, side, replace(fighter, must_draw=False, dodge_only=False))
-    if last_turn:
-        if fighter.armless:
-            return escape(state, out)
-        return wait_for(state, Awaiting(side, Need.LAST_TURN))
-    return wait_for(state, Awaiting(side, Need.ACTION))
+    if fighter.press_penalty or fighter.pair_doubled or fighter.must_draw or fighter.dodge_only:
+        fighters[side] = replace(fighter, press_penalty=False, pair_doubled=False,
+                                 must_draw=False, dodge_only=False)
+    state = replace(state, turn=turn, actor=side, context=None,
+                    fighters=(fighters[0], fighters[1]), awaiting=_TURN_NEEDS[last_turn][side])
+    if last_turn and fighter.armless:
+        return escape(state, out)
+    return state
+
+
+_TURN_NEEDS = tuple(tuple(Awaiting(side, need) for side in (0, 1))
+                    for need in (Need.ACTION, Need.LAST_TURN))
+"""A turn's need, by last turn and side: frozen values, made once."""
+
+
+def _lapsed(fighter: Fighter, turn: int) -> Fighter:
+    """A bonus lapses after its holder's next turn (R4.5)."""
+    bonus = fighter.bonus
+    if bonus is not None and bonus.earned_turn + 2 < turn:
+        return replace(fighter, bonus=None)
+    return fighter
 
 
 def end_turn(state: FightState, out: Out) -> FightState:
@@ -82,4 +93,4 @@ def end_turn(state: FightState, out: Out) -> FightState:
     fighter = state.fighters[side]
     if fighter.earned is not None:  # a new bonus replaces the old one (R4.5)
         state = with_fighter(state, side, replace(fighter, bonus=fighter.earned, earned=None))
-    return start_turn(replace(state, context=None), 1 - side, out)
+    return start_turn(state, 1 - side, out)  # which clears the context

@@ -10,6 +10,8 @@ FIGURES = [
     "irc.echo_latency_ms_p50",
     "irc.echo_latency_ms_p99",
     "irc.overhead_ratio_p50",
+    "irc.goal_ratio_1.5",
+    "irc.sopel_roll_ratio",
     "irc.reconnect_seconds",
 ]
 
@@ -18,7 +20,12 @@ def test_irc_latency_bench_runs(ngircd: NgircdServer, capsys: pytest.CaptureFixt
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     module = load_bench("irc_latency", monkeypatch)
     assert module.main(["--samples", "5"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split()[1] for line in out if line.startswith("#")] == [
+        "echo:", "referee:"]   # what each bot does, said first
+    lines = [line for line in out if not line.startswith("#")]
     assert [line.split()[0] for line in lines] == FIGURES
-    figures = {name: float(value) for name, value in (line.split() for line in lines)}
-    assert all(value > 0 for value in figures.values())
+    figures = dict(line.split(" ", 1) for line in lines)
+    assert figures.pop("irc.goal_ratio_1.5") in ("met", "missed")
+    assert figures.pop("irc.sopel_roll_ratio").startswith("not-measured (")
+    assert all(float(value) > 0 for value in figures.values())
