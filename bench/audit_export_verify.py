@@ -18,7 +18,8 @@ Both children start a Python interpreter, so each time includes one start-up. Pr
 figure per line, ``name value``: for ``small`` and ``large``,
 ``audit_export.<size>.rows``, ``.verify_seconds``, ``.bare_seconds``, ``.ratio``
 (verify over bare; goal: at most 2), ``.verify_rows_per_second``,
-``.verify_peak_rss_kb`` (the verifying child's own peak), ``.export_seconds`` and
+``.verify_peak_rss_kb`` (the verifying child's own peak, not the parent's it would
+inherit at fork and exec), ``.export_seconds`` and
 ``.file_mb``.
 """
 
@@ -27,11 +28,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = str(Path(__file__).resolve().parents[1])
@@ -68,21 +66,12 @@ def bare_check(path: str, public_key: str) -> int:
 
 
 def run_measured(args: list[str]) -> tuple[float, int, str]:
-    """Run ``args`` in a child; its wall seconds, its own peak RSS in KB (``wait4``)
-    and its stdout."""
-    started = time.perf_counter()
-    child = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert child.stdout is not None and child.stderr is not None
-    out, errors = child.stdout.read(), child.stderr.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - started
-    child.returncode = os.waitstatus_to_exitcode(status)
-    child.stdout.close()
-    child.stderr.close()
-    if child.returncode != 0:
-        raise SystemExit(f"{' '.join(args[1:5])} exited {child.returncode}: "
-                         f"{(out + errors).decode(errors='replace')[-2000:]}")
-    return seconds, usage.ru_maxrss, out.decode()
+    """Run ``args`` in a child; its wall seconds, its own peak RSS in KB (under
+    ``/usr/bin/time``: ``bench/child_memory.py``) and its stdout."""
+    from child_memory import own_peak
+
+    seconds, peak, out = own_peak(args)
+    return seconds, peak, out.decode()
 
 
 def main(argv: list[str] | None = None) -> dict[str, float]:

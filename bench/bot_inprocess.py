@@ -1,51 +1,42 @@
 """Benchmark: the whole bot in process, behind a fake transport, on a real SQLite file.
 
-    python bench/bot_inprocess.py [--fights N] [--open M] [--open-depth D] [--seed S]
+    python bench/bot_inprocess.py [--fights N] [--open M] [--open-depth D]
+                                  [--open-commands C] [--seed S]
 
-Everything goes through ``Referee.handle``, as a chat line from a transport would: the
-command parser, the engine, rendering, and storage with a durable commit per accepted
-engine command (WAL, ``synchronous=FULL``; automatic d100 rolls are commands too, so one
-chat line may commit several times). Dice are ``OsDice``, the bot's own; the players'
-decisions come from ``random.Random(seed)`` (a benchmark may use a seeded PRNG; the bot
-never does, R1.4), a uniform pick among the awaited side's legal options, except that
-``!yield`` and ``!flee`` are taken only 1 time in 50 (or when nothing else is legal) so
-fights last their usual length, and ``!bonus`` is never said.
+Everything goes through ``Referee.handle``, as a chat line from a transport would, on a
+SQLite file with a durable commit a line (WAL, ``synchronous=FULL``). Dice are
+``OsDice``; the players' decisions come from ``random.Random(seed)`` (a benchmark may use
+a seeded PRNG; the bot never does, R1.4), a uniform pick among the awaited side's legal
+options, ``!yield`` and ``!flee`` only 1 time in 50, never ``!bonus``. Phases, each on a
+new database file:
 
-Three phases, each on a new database file in a temp dir:
+1. Fights: N channels (default 200), each with two new players who ``!create``,
+   ``!challenge``, ``!accept`` and play to the end (practice, duel, mortal in turn),
+   one chat line per channel per pass, so all N fights are open at once.
+2. Open fights (a child process): M channels (default 1,000) each get a fight up to
+   ``!accept`` and then D decisions (default 0), all left open (a fight that ends sooner
+   is followed by a new one, played as far).
+3. Restart (another child): ``build_referee`` on phase 2's file, which replays every open
+   fight; then, in the same child, its floor: the open fights' rows read through
+   ``sqlite3`` alone (JSON cells parsed) and the pure replay (the engine alone on the
+   commands already decoded).
 
-1. Fights: N channels (default 200), each with two new players who ``!create`` a warrior
-   each, ``!challenge``, ``!accept`` and play the fight to its end; kinds rotate
-   practice, duel, mortal. The channels take turns, one chat line per channel per pass,
-   so all N fights are open at once. Every ``handle`` call is timed.
-2. Open fights (a child process, so the peak is this phase's alone): M channels
-   (default 1,000) each get a fight up to ``!accept`` (initiative rolled, the winner's
-   ``!first``/``!second`` awaited), all left open. With ``--open-depth D`` each fight
-   then takes D decisions first, so a restart has more to replay; a fight that ends
-   sooner is followed by a new one in its channel, so M are still open at the end.
-3. Restart (another child process): ``build_referee`` on phase 2's file, which replays
-   every open fight.
+Phases 2 and 3 run again (``bot.realistic.*``) with every open fight played on to C
+engine commands (default 68, rolls included: issue 34's realistic depth; 0 skips them).
 
-Prints one figure per line, ``name value``:
-
-- ``bot.commands_per_second``: chat lines handled per second of time in ``handle``
-  (goal: at least 1,000); ``bot.wall_commands_per_second`` counts the benchmark's own
-  policy too;
-- ``bot.ms_per_command_p50``, ``bot.ms_per_command_p99`` (goal: under 20),
-  ``bot.ms_per_command_max``: per-line latency of ``handle``;
-- ``bot.cpu_ms_per_command``: the process's CPU time over phase 1 per line (the
-  benchmark's own policy included; a commit's wait for the disk is not CPU), the cost
-  that stays when the disk is fast;
-- ``bot.commands``, ``bot.engine_commands_per_line``: lines handled in phase 1, and
-  engine commands recorded per line (a line and its automatic rolls share one commit);
-- ``bot.memory_mb_1000_open_fights``: peak RSS of the phase 2 process in MiB (Linux
-  ``VmHWM``; ``ru_maxrss`` elsewhere), interpreter and imports included (goal: under
-  150); the names keep ``1000`` whatever ``--open`` says;
-- ``bot.commands_per_open_fight``: engine commands (rolls included) stored per open
-  fight, which a restart replays;
-- ``bot.restart_seconds_1000_open_fights``: wall time of ``build_referee`` in phase 3
-  (goal: under 3), after the imports; ``bot.restart_process_seconds_1000_open_fights``
-  is from the child's start (interpreter and imports included) to ready;
-- ``bot.restart_memory_mb_1000_open_fights``: peak RSS of the phase 3 process.
+Prints one figure a line, ``name value``: ``bot.commands_per_second`` (lines over time in
+``handle``), ``bot.wall_commands_per_second``, ``bot.ms_per_command_p50``, ``_p99``,
+``_max``, ``bot.cpu_ms_per_command`` (process CPU over phase 1 a line),
+``bot.commands``, ``bot.engine_commands_per_line``; for phases 2 and 3 (the names keep
+``1000`` whatever ``--open`` says) ``bot.memory_mb_1000_open_fights`` (phase 2's own peak
+RSS, ``VmHWM`` of the new interpreter), ``bot.memory_import_floor_mb`` (a child that only
+imports the modules phase 2 had loaded), ``bot.commands_per_open_fight``,
+``bot.restart_seconds_1000_open_fights`` (``build_referee``),
+``bot.restart_process_seconds_1000_open_fights`` (from the child's start),
+``bot.restart_memory_mb_1000_open_fights``, ``bot.restart_bare_read_seconds_...``,
+``bot.restart_replay_seconds_...``, ``bot.restart_floor_seconds_...`` (their sum) and
+``bot.restart_x_floor``; the same prefixed ``bot.realistic.``; then
+``bot.realistic.restart_goal_1_5s met`` (or ``missed``: at most 1.5 s).
 """
 
 from __future__ import annotations
@@ -53,7 +44,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -68,6 +59,8 @@ STARTED = time.perf_counter()
 ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:  # run as a script from anywhere: make the repository importable
     sys.path.insert(0, ROOT)
+
+from child_memory import import_floor_kb  # noqa: E402
 
 from bot.app import build_referee, freeze_start  # noqa: E402
 from bot.clock import FakeClock  # noqa: E402
@@ -85,6 +78,7 @@ from rules.ancath.commands import (  # noqa: E402
     Stop,
 )
 from rules.ancath.state import Action, FightState  # noqa: E402
+from rules.replay import replay  # noqa: E402
 
 KINDS = ("practice", "duel", "mortal")
 CAST = (
@@ -101,6 +95,7 @@ CAST = (
 RARE = (Action.YIELD, Action.FLEE)
 RARE_CHANCE = 1 / 50
 SCRIPT = Path(__file__).resolve()
+GOAL_RESTART = 1.5   # seconds to resume 1,000 open fights of 68 commands (issue 34)
 
 
 def config(database: str) -> BotConfig:
@@ -179,18 +174,20 @@ class Channel:
 
 
 def lines(referee: Referee, channel: Channel, rng: random.Random,
-          depth: int | None) -> Iterator[tuple[str, str]]:
+          depth: int | None, until: int = 0) -> Iterator[tuple[str, str]]:
     """The channel's chat lines, one at a time, each worked out after the last was
     handled: the opening, then every decision to the fight's end (``depth`` None), or
-    ``depth`` decisions with the fight left open (a fight that ends sooner is followed
-    by a new one between two new warriors)."""
+    ``depth`` decisions and on until the fight holds ``until`` engine commands, with the
+    fight left open (a fight that ends sooner is followed by a new one between two new
+    warriors, played as far)."""
     bout = 0
     while True:
         yield from channel.opening(bout)
         if referee.tables.table(channel.name).fight is None:
             raise AssertionError(f"{channel.name}: no fight after !accept")
         taken = 0
-        while depth is None or taken < depth:
+        while depth is None or taken < depth or len(
+                getattr(referee.tables.table(channel.name).fight, "commands", ())) < until:
             before = referee.tables.table(channel.name).fight
             step = decide(referee, channel.name, rng)
             if step is None:
@@ -209,15 +206,14 @@ def lines(referee: Referee, channel: Channel, rng: random.Random,
 class Run:
     timings: list[float] = field(default_factory=list)
     wall: float = 0.0
-    commits: int = 0
 
 
 def play(referee: Referee, channels: Sequence[Channel], rng: random.Random,
-         depth: int | None) -> Run:
+         depth: int | None, until: int = 0) -> Run:
     """Round-robin over the channels, one line each per pass, until every script ends."""
     run = Run()
     clock = time.perf_counter
-    scripts = [(c, lines(referee, c, rng, depth)) for c in channels]
+    scripts = [(c, lines(referee, c, rng, depth, until)) for c in channels]
     began = clock()
     while scripts:
         going = []
@@ -240,15 +236,12 @@ def play(referee: Referee, channels: Sequence[Channel], rng: random.Random,
 
 
 def peak_rss_mb() -> float:
-    """This process's peak RSS in MiB: ``VmHWM``, which a new program image starts
-    afresh, where ``ru_maxrss`` keeps the parent's RSS across fork and exec."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024  # kB
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    """This process's own peak RSS in MiB: ``VmHWM``, which a new program image starts
+    afresh (``ru_maxrss`` keeps the parent's across fork and exec). Linux only."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024  # kB
+    raise SystemExit("no VmHWM in /proc/self/status: Linux only")
 
 
 def fights_phase(database: str, fights: int, seed: int) -> dict[str, float]:
@@ -280,45 +273,87 @@ def fights_phase(database: str, fights: int, seed: int) -> dict[str, float]:
     }
 
 
-def open_phase(database: str, count: int, depth: int, seed: int) -> dict[str, float]:
+def open_phase(database: str, count: int, depth: int, until: int,
+               seed: int) -> dict[str, Any]:
     referee = build(database)
     channels = [Channel(n, KINDS[n % len(KINDS)]) for n in range(count)]
-    play(referee, channels, random.Random(seed), depth)
+    play(referee, channels, random.Random(seed), depth, until)
     fights = [t.fight for t in referee.tables.values() if t.fight is not None]
     if len(fights) != count:
         raise SystemExit(f"{len(fights)} fights open, not {count}")
     return {
         "bot.memory_mb_1000_open_fights": peak_rss_mb(),
         "bot.commands_per_open_fight": sum(len(f.commands) for f in fights) / count,
+        "modules": sorted(sys.modules),
     }
+
+
+def bare_reads(database: str) -> float:
+    """Seconds to read the open fights' rows (fights, sides, commands, events) through
+    ``sqlite3`` alone, each JSON cell parsed: what any restart must read."""
+    began = time.perf_counter()
+    connection = sqlite3.connect(database)
+    try:
+        opened = "SELECT id FROM fights WHERE active"
+        for (setup,) in connection.execute(f"SELECT setup FROM fights WHERE id IN ({opened})"):
+            json.loads(setup)
+        connection.execute(f"SELECT * FROM fight_sides WHERE fight_id IN ({opened})").fetchall()
+        for table, cell in (("fight_commands", "command"), ("fight_events", "event")):
+            for (data,) in connection.execute(
+                    f"SELECT {cell} FROM {table} WHERE fight_id IN ({opened}) "
+                    "ORDER BY fight_id, seq"):
+                json.loads(data)
+    finally:
+        connection.close()
+    return time.perf_counter() - began
 
 
 def restart_phase(database: str, count: int) -> dict[str, float]:
     began = time.perf_counter()
     referee = build(database)
     ready = time.perf_counter()
-    resumed = sum(t.fight is not None for t in referee.tables.values())
-    if resumed != count:
-        raise SystemExit(f"{resumed} fights resumed, not {count}")
+    fights = [t.fight for t in referee.tables.values() if t.fight is not None]
+    if len(fights) != count:
+        raise SystemExit(f"{len(fights)} fights resumed, not {count}")
+    reads = bare_reads(database.removeprefix("sqlite:///"))
+    replaying = time.perf_counter()
+    for fight in fights:   # the pure replay: the engine alone, commands already decoded
+        replay(fight.system, fight.kind, fight.sheets, fight.commands)
+    replayed = time.perf_counter() - replaying
     return {
         "bot.restart_seconds_1000_open_fights": ready - began,
         "bot.restart_process_seconds_1000_open_fights": ready - STARTED,
         "bot.restart_memory_mb_1000_open_fights": peak_rss_mb(),
+        "bot.restart_bare_read_seconds_1000_open_fights": reads,
+        "bot.restart_replay_seconds_1000_open_fights": replayed,
+        "bot.restart_floor_seconds_1000_open_fights": reads + replayed,
+        "bot.restart_x_floor": (ready - began) / (reads + replayed),
     }
 
 
-def child(phase: str, database: str, args: argparse.Namespace) -> dict[str, float]:
+def child(phase: str, database: str, args: argparse.Namespace,
+          until: int) -> dict[str, Any]:
     """Run a phase in a new interpreter; its figures come back as JSON on stdout."""
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "--phase", phase, "--database", database,
-         "--open", str(args.open), "--open-depth", str(args.open_depth),
-         "--seed", str(args.seed)],
+         "--open", str(args.open), "--open-depth", str(args.open_depth if not until else 0),
+         "--open-commands", str(until), "--seed", str(args.seed)],
         capture_output=True, text=True, check=False,
     )
     if done.returncode != 0:
         raise SystemExit(f"phase {phase} failed:\n{done.stderr}")
-    figures: dict[str, float] = json.loads(done.stdout)
+    figures: dict[str, Any] = json.loads(done.stdout)
     return figures
+
+
+def open_and_restart(scratch: str, args: argparse.Namespace, until: int) -> dict[str, float]:
+    """Phases 2 and 3 with the open fights played ``args.open_depth`` decisions deep, or
+    (``until``) to that many engine commands; the import floor beside the memory."""
+    opened = str(Path(scratch) / f"open{until}.sqlite3")
+    figures = child("open", opened, args, until)
+    modules = figures.pop("modules")
+    figures["bot.memory_import_floor_mb"] = import_floor_kb(modules) / 1024
+    return figures | child("restart", opened, args, until)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -328,15 +363,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="open fights for memory and restart (1000)")
     parser.add_argument("--open-depth", type=int, default=0,
                         help="decisions each open fight gets after !accept (0)")
+    parser.add_argument("--open-commands", type=int, default=68,
+                        help="engine commands each open fight holds in the realistic "
+                             "restart (68)")
     parser.add_argument("--seed", type=int, default=1, help="seed for the decisions (1)")
     parser.add_argument("--phase", choices=("open", "restart"), help=argparse.SUPPRESS)
     parser.add_argument("--database", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.fights < 1 or args.open < 1 or args.open_depth < 0:
-        parser.error("--fights and --open must be at least 1, --open-depth at least 0")
+    if args.fights < 1 or args.open < 1 or args.open_depth < 0 or args.open_commands < 0:
+        parser.error("--fights and --open must be at least 1, --open-depth and "
+                     "--open-commands at least 0")
 
     if args.phase == "open":
-        print(json.dumps(open_phase(args.database, args.open, args.open_depth, args.seed)))
+        print(json.dumps(open_phase(args.database, args.open, args.open_depth,
+                                    args.open_commands, args.seed)))
         return 0
     if args.phase == "restart":
         print(json.dumps(restart_phase(args.database, args.open)))
@@ -344,11 +384,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="ancath-bench-") as scratch:
         figures = fights_phase(str(Path(scratch) / "fights.sqlite3"), args.fights, args.seed)
-        opened = str(Path(scratch) / "open.sqlite3")
-        figures |= child("open", opened, args)
-        figures |= child("restart", opened, args)
+        figures |= open_and_restart(scratch, args, 0)
+        if args.open_commands:
+            figures |= {name.replace("bot.", "bot.realistic.", 1): value for name, value
+                        in open_and_restart(scratch, args, args.open_commands).items()}
     for name, value in figures.items():
         print(f"{name} {value:.0f}" if name == "bot.commands" else f"{name} {value:.2f}")
+    if args.open_commands:
+        met = figures["bot.realistic.restart_seconds_1000_open_fights"] <= GOAL_RESTART
+        print(f"bot.realistic.restart_goal_1_5s {'met' if met else 'missed'}")
     return 0
 
 

@@ -1,75 +1,48 @@
-"""Benchmark: durable commands per second with group commit, beside the bare ceiling of
-one commit per transaction measured in the same run.
+"""Benchmark: chat lines a second with group commit, against bare commits of the same run.
 
-    python bench/group_commit.py [--fights N] [--lines L] [--window MS]
+    python bench/group_commit.py [--fights N] [--goal-fights G] [--lines L] [--window MS]
                                  [--ceiling-commands C] [--seed S] [--sync-ms D]
                                  [--pg-url URL | --no-pg] [--no-sqlite]
 
-For each backend (a new SQLite file in WAL mode with ``synchronous=FULL``; and a new
-database on the PostgreSQL server of ``--pg-url``, ``ANCATH_BENCH_PG_URL`` or
-``ANCATH_TEST_PG_URL``, as ``bench/storage_commits.py`` makes them):
+For each backend (a new SQLite file in WAL mode with ``synchronous=FULL``; and new
+databases on the PostgreSQL server of ``--pg-url``, ``ANCATH_BENCH_PG_URL`` or
+``ANCATH_TEST_PG_URL``, as ``bench/storage_commits.py`` makes them), and for each fights
+count, G (default 16, the issue's goal) and N (default 200):
 
-1. ``ceiling``: ``bench/storage_commits.py``'s run, C fight commands recorded through
-   ``Store.record`` one transaction each (default 2,000): the bare one-commit-per-
-   transaction rate; and ``bare_commits_per_second``, its ``bare``: C bare commits of
-   one row straight through the driver, the disk's (or server's) own ceiling, which
-   says how much of ``ceiling`` is the store's CPU rather than the sync.
-2. The bot: N fights (default 200) in N channels at once, L chat lines in all (default
-   6,000), played as ``bench/bot_inprocess.py`` plays them (the same players, rules and
-   automatic dice; a channel whose fight ended starts another), but each line goes
-   through the IRC transport's lanes (``bot.chat.lanes``): the event loop queues it, the
-   records lane runs it, and its lines come back to the loop once committed. A line's
-   latency runs from queueing it to its lines being handed back. Each phase is on a
-   new database:
+1. The references, each on a new database of the same kind (same file system, same
+   server): ``bare_commits``, C transactions of one small row INSERTed and committed
+   straight through the driver (sqlite3 or psycopg), measured before the phases and
+   again after them (``_before``, ``_after``; the ratios use their mean); and
+   ``store_record``, C fight commands through ``Store.record``, one a transaction.
+2. The bot: N fights in N channels at once, L chat lines a phase (default 6,000), played
+   as ``bench/bot_inprocess.py`` plays them (a channel whose fight ended starts another),
+   each line through the IRC transport's lanes (``bot.chat.lanes``): the event loop
+   queues it, the records lane runs it, its lines come back once committed (its latency).
+   A chat line may carry a fight command and its automatic rolls: each phase counts
+   both (fight commands in its database). Each phase on a new database:
 
-   - ``saturated``: with group commit (``--window``, default 1 ms); every player answers
-     the moment the answer arrives, so N lines are out at once: the most the bot does;
-   - ``alone``: the same with a window of 0, each command its own transaction (the bot
-     before group commit);
-   - ``paced``: with group commit, each player's lines are due at random times, the next
-     a random interval after it sent the last (exponential, its mean set so that the N
-     players offer half of what ``saturated`` did), or as soon as the answer to the
-     last came when that was later: a load offered whatever the latency (while the
-     answers come within the interval), and the latency at a load the bot carries;
-   - ``paced_alone``: the same load with a window of 0;
-   - ``goal``: with group commit, paced as ``paced`` but offering the goal's load, twice
-     the ceiling in fight commands (in lines, at the fight commands a line kept in
-     ``saturated``; what it carried is its ``x_ceiling_fight_commands``): the goal's p99
-     at the goal's own rate. Where the bot cannot carry that load (``saturated`` is below
-     it) the lines wait in its queue, and its p99 says so.
+   - ``saturated``: group commit (``--window``, default 1 ms), every player answering
+     the moment its answer comes: the most the bot does;
+   - ``alone``: the same with a window of 0, one transaction a line;
+   - ``paced``/``paced_alone``: players answering at random times (exponential think
+     time, from the line they sent last), offering half of ``saturated``'s lines;
+   - ``goal``: paced, offering the goal's load, twice the bare commits in chat lines.
+3. PostgreSQL only, at N fights: two child processes on one database (networks ``north``
+   and ``south``, half the fights and lines each, one ledger key, started together):
+   ``two_processes`` (as ``saturated``) and ``paced_two_processes`` (as ``paced``).
 
-3. On PostgreSQL only (SQLite serves one process, as the README says): two processes on
-   one new database, as two bots on two networks share a club. Each is a child process
-   (this script with hidden options) with its own referee, on network ``north`` or
-   ``south``, and half the fights (channel and warrior numbers ``0..N/2-1`` and
-   ``N/2..N-1``, so names never meet) and half the lines; both sign with one ledger key.
-   Both start at one moment the parent gives once both are ready, and each hands back its
-   timings as JSON on stdout:
+``--sync-ms D``: every commit D ms slower (a sleep holding the transaction's locks, not
+the GIL), as on a disk with a slower sync.
 
-   - ``two_processes``: as ``saturated``;
-   - ``paced_two_processes``: as ``paced``, the same think time, so the same load in all.
-
-With ``--sync-ms D`` every commit in every phase, the ceilings' included, waits D
-milliseconds more before it is sent (a sleep, which holds the transaction's locks and
-not the GIL, as a disk's sync does): the same run on a disk whose sync is D ms slower,
-such as the 220 commits a second issue 16 measured on a busy hour (D about 4), where
-this machine's own disk syncs in about 0.15 ms.
-
-Prints one figure per line, ``group_commit.<backend>.<name> value``: ``ceiling`` (commands
-a second) and ``bare_commits_per_second``, then for each phase
-``<phase>.commands_per_second`` (chat lines answered per second of wall time),
-``<phase>.ms_p50`` and ``<phase>.ms_p99`` (latency), ``<phase>.commands_per_commit``, and
-``<phase>.x_ceiling`` (commands a second over the ceiling; goal: at least 2, with p99
-under 20 ms). The ceiling counts fight commands (a roll is one), and a chat line keeps
-about two (its automatic rolls with it), so each phase adds
-``<phase>.fight_commands_per_second`` (fight commands kept, counted in its database at its
-end, over its wall time) and ``<phase>.x_ceiling_fight_commands`` (that over the ceiling:
-the two in one unit). ``paced.offered_per_second`` is the load the paced players offered
-and ``goal.offered_per_second`` the goal's, in chat lines a second.
-The two-process phases count the lines of both over the wall time from the common start to
-the last one's end, take the quantiles over the lines of both, and add
-``<phase>.x_one_process``: commands a second over the one-process phase of the same run
-(``saturated`` or ``paced``; the paced load is offered, so near 1 there).
+Prints one figure a line, ``group_commit.<backend>.<N>_fights.<name> value``:
+``bare_commits_per_second`` (and ``_before``, ``_after``), ``store_record_per_second``;
+for each phase ``lines_per_second``, ``fight_commands_per_second``, ``ms_p50``,
+``ms_p99``, ``lines_per_commit``, ``x_bare_commits_in_lines`` (chat lines a second over
+bare commits a second: the goal's ratio), ``x_bare_commits_in_fight_commands`` and
+``x_store_record_in_fight_commands``; ``paced.offered_lines_per_second``,
+``goal.offered_lines_per_second``; ``<two-process phase>.x_one_process``. Then
+``group_commit.<backend>.goal_2x_bare_in_lines_at_<G>_fights met`` (or ``missed``):
+``saturated.x_bare_commits_in_lines`` at G fights at least 2.
 """
 
 from __future__ import annotations
@@ -115,7 +88,8 @@ ENDLESS = 10**9
 """Decisions a channel's fights take: a new fight follows each that ends."""
 NETWORKS = ("north", "south")
 """The two-process phases' processes, one network each."""
-SCRIPT = Path(__file__).resolve()
+CHILD = Path(__file__).resolve().parent / "group_commit_child.py"
+"""A two-process phase's process."""
 
 
 @dataclass
@@ -126,19 +100,22 @@ class Phase:
     wall: float = 0.0
     commits: int = 0
     recorded: int = 0
-    """Fight commands (rolls included) the phase kept: the ceiling's unit."""
+    """Fight commands (rolls included) the phase kept."""
 
-    def figures(self, name: str, ceiling: float) -> dict[str, float]:
+    def figures(self, name: str, bare: float, store: float) -> dict[str, float]:
+        """Its figures; ``bare`` and ``store`` are the same run's bare commits and
+        ``Store.record`` commands a second."""
         cuts = statistics.quantiles(self.timings, n=100, method="inclusive")
         rate, recorded = len(self.timings) / self.wall, self.recorded / self.wall
         return {
-            f"{name}.commands_per_second": rate,
+            f"{name}.lines_per_second": rate,
+            f"{name}.fight_commands_per_second": recorded,
             f"{name}.ms_p50": cuts[49] * 1000,
             f"{name}.ms_p99": cuts[98] * 1000,
-            f"{name}.commands_per_commit": len(self.timings) / max(self.commits, 1),
-            f"{name}.x_ceiling": rate / ceiling,
-            f"{name}.fight_commands_per_second": recorded,
-            f"{name}.x_ceiling_fight_commands": recorded / ceiling,
+            f"{name}.lines_per_commit": len(self.timings) / max(self.commits, 1),
+            f"{name}.x_bare_commits_in_lines": rate / bare,
+            f"{name}.x_bare_commits_in_fight_commands": recorded / bare,
+            f"{name}.x_store_record_in_fight_commands": recorded / store,
         }
 
 
@@ -247,22 +224,6 @@ async def play(referee: Referee, args: argparse.Namespace, window: float,
     return phase
 
 
-def child(args: argparse.Namespace) -> None:
-    """One process of a two-process phase: its referee, ``ready`` on stdout, then the
-    common start (epoch seconds) from stdin, its lines, and its timings as JSON."""
-    slow_sync(args.sync_ms)
-    referee = referee_on(args.database, args.child, os.environ[KEY_ENV])
-    try:
-        print("ready", flush=True)
-        start = float(sys.stdin.readline())
-        time.sleep(max(0.0, start - time.time()))
-        played = asyncio.run(play(referee, args, args.window / 1000, args.think, args.first))
-        ended = time.time()
-    finally:
-        referee.store.engine.dispose()
-    print(json.dumps({"timings": played.timings, "commits": played.commits, "ended": ended}))
-
-
 def two_processes(url: str, args: argparse.Namespace, think: float) -> Phase:
     """``args.fights`` fights and ``args.lines`` lines split between two child processes
     on ``url``, started together; their lines and commits together, over the wall time
@@ -278,7 +239,7 @@ def two_processes(url: str, args: argparse.Namespace, think: float) -> Phase:
         for index, network in enumerate(NETWORKS):
             first = cut(args.fights, index)
             children[network] = subprocess.Popen(
-                [sys.executable, str(SCRIPT), "--child", network, "--database", url,
+                [sys.executable, str(CHILD), network, url,
                  "--first", str(first), "--fights", str(cut(args.fights, index + 1) - first),
                  "--lines", str(cut(args.lines, index + 1) - cut(args.lines, index)),
                  "--window", str(args.window), "--think", str(think),
@@ -309,16 +270,25 @@ def two_processes(url: str, args: argparse.Namespace, think: float) -> Phase:
                  commits=sum(r["commits"] for r in reports))
 
 
+def per_second(fresh: Callable[[], Any], measure: Callable[[str], list[float]]) -> float:
+    """Commits a second of ``measure`` (each commit's seconds) on a new database."""
+    with fresh() as url:
+        timings = measure(url)
+    return len(timings) / sum(timings)
+
+
 def backend(fresh: Callable[[], Any], args: argparse.Namespace,
             two: bool = False) -> dict[str, float]:
-    """Every figure of one backend; ``fresh()`` makes a new database, its URL; ``two``
-    adds the two-process phases."""
-    with fresh() as url:
-        timings = storage_commits.run(url, args.ceiling_commands, args.seed)
-    ceiling = len(timings) / sum(timings)
-    with fresh() as url:
-        timings = storage_commits.bare(url, args.ceiling_commands, args.sync_ms / 1000)
-    figures = {"ceiling": ceiling, "bare_commits_per_second": len(timings) / sum(timings)}
+    """Every figure of one backend at ``args.fights``; ``fresh()`` makes a new database,
+    its URL; ``two`` adds the two-process phases."""
+    count, sync = args.ceiling_commands, args.sync_ms / 1000
+
+    def bare_rate() -> float:   # one small row a transaction, the driver alone
+        return per_second(fresh, lambda url: storage_commits.bare(url, count, sync))
+
+    before = bare_rate()
+    store = per_second(fresh, lambda url: storage_commits.run(url, count, args.seed))
+    runs: list[tuple[str, Phase]] = []
 
     def phase(name: str, window: float, think: float) -> float:
         with fresh() as url:
@@ -328,58 +298,60 @@ def backend(fresh: Callable[[], Any], args: argparse.Namespace,
             finally:
                 referee.store.engine.dispose()
             played.recorded = recorded(url)
-        figures.update(played.figures(name, ceiling))
-        return figures[f"{name}.commands_per_second"]
+        runs.append((name, played))
+        return len(played.timings) / played.wall
 
     window = args.window / 1000
     offered = phase("saturated", window, 0.0) / 2
     phase("alone", 0.0, 0.0)
-    figures["paced.offered_per_second"] = offered
     phase("paced", window, args.fights / offered)
     phase("paced_alone", 0.0, args.fights / offered)
-    goal = 2 * ceiling * figures["saturated.commands_per_second"] \
-        / figures["saturated.fight_commands_per_second"]
-    figures["goal.offered_per_second"] = goal
+    goal = 2 * before
     phase("goal", window, args.fights / goal)
     if two:
-        for name, one, think in (("two_processes", "saturated", 0.0),
-                                 ("paced_two_processes", "paced", args.fights / offered)):
+        for name, think in (("two_processes", 0.0), ("paced_two_processes",
+                                                      args.fights / offered)):
             with fresh() as url:
                 both = two_processes(url, args, think)
                 both.recorded = recorded(url)
-                figures.update(both.figures(name, ceiling))
-            figures[f"{name}.x_one_process"] = (figures[f"{name}.commands_per_second"]
-                                                / figures[f"{one}.commands_per_second"])
+            runs.append((name, both))
+    after = bare_rate()
+    bare = (before + after) / 2
+    figures = {"bare_commits_per_second": bare, "bare_commits_per_second_before": before,
+               "bare_commits_per_second_after": after, "store_record_per_second": store,
+               "paced.offered_lines_per_second": offered,
+               "goal.offered_lines_per_second": goal}
+    for name, played in runs:
+        figures |= played.figures(name, bare, store)
+    for name, one in (("two_processes", "saturated"), ("paced_two_processes", "paced")):
+        if f"{name}.lines_per_second" in figures:
+            figures[f"{name}.x_one_process"] = (figures[f"{name}.lines_per_second"]
+                                                / figures[f"{one}.lines_per_second"])
     return figures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--fights", type=int, default=200, help="fights at once (200)")
+    parser.add_argument("--goal-fights", type=int, default=16,
+                        help="fights at once for the goal's figure (16)")
     parser.add_argument("--lines", type=int, default=6000,
                         help="chat lines in each phase (6000)")
     parser.add_argument("--window", type=float, default=1.0,
                         help="group commit's window in ms (1.0)")
     parser.add_argument("--ceiling-commands", type=int, default=2000,
-                        help="commands for the ceiling (2000)")
+                        help="commits for each reference (2000)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sync-ms", type=float, default=0.0,
                         help="every commit this much slower, as on a slower disk (0)")
     parser.add_argument("--pg-url", help="PostgreSQL server URL (default: from env)")
     parser.add_argument("--no-pg", action="store_true", help="SQLite only")
     parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
-    parser.add_argument("--child", choices=NETWORKS, help=argparse.SUPPRESS)
-    parser.add_argument("--database", help=argparse.SUPPRESS)
-    parser.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
-    parser.add_argument("--think", type=float, default=0.0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child:
-        child(args)
-        return 0
-    if args.fights < 1 or args.lines < 2 or args.ceiling_commands < 2 or args.window <= 0 \
-            or args.sync_ms < 0:
-        parser.error("--fights at least 1, --lines and --ceiling-commands at least 2, "
-                     "--window above 0, --sync-ms at least 0")
+    if min(args.fights, args.goal_fights) < 1 or min(args.lines, args.ceiling_commands) < 2 \
+            or args.window <= 0 or args.sync_ms < 0:
+        parser.error("--fights and --goal-fights at least 1, --lines and --ceiling-commands "
+                     "at least 2, --window above 0, --sync-ms at least 0")
     slow_sync(args.sync_ms)
     pg_url = storage_commits.pg_server(args, "group_commit.postgresql")
     if pg_url is None and args.no_sqlite:
@@ -395,17 +367,27 @@ def main(argv: list[str] | None = None) -> int:
             def sqlite_file() -> Iterator[str]:
                 yield f"sqlite:///{Path(scratch) / f'bench{next(files)}.sqlite3'}"
 
-            report("sqlite", backend(sqlite_file, args))
+            every_count("sqlite", sqlite_file, args, False)
 
     if pg_url is not None:
-        report("postgresql", backend(lambda: storage_commits.scratch_pg_database(pg_url),
-                                     args, two=True))
+        every_count("postgresql", lambda: storage_commits.scratch_pg_database(pg_url), args,
+                    True)
     return 0
 
 
-def report(name: str, figures: dict[str, float]) -> None:
-    for key, value in figures.items():
-        print(f"group_commit.{name}.{key} {value:.2f}")
+def every_count(name: str, fresh: Callable[[], Any], args: argparse.Namespace,
+                two: bool) -> None:
+    """Print a backend's figures at ``--goal-fights`` and ``--fights``, then the goal."""
+    goal = 0.0
+    for fights in dict.fromkeys((args.goal_fights, args.fights)):
+        figures = backend(fresh, argparse.Namespace(**{**vars(args), "fights": fights}),
+                          two and fights == args.fights)
+        for key, value in figures.items():
+            print(f"group_commit.{name}.{fights}_fights.{key} {value:.2f}", flush=True)
+        if fights == args.goal_fights:
+            goal = figures["saturated.x_bare_commits_in_lines"]
+    print(f"group_commit.{name}.goal_2x_bare_in_lines_at_{args.goal_fights}_fights "
+          f"{'met' if goal >= 2 else 'missed'}")
 
 
 if __name__ == "__main__":

@@ -1,29 +1,40 @@
-"""Benchmark: peak memory of ``ancath-bot ledger`` and ``audit verify`` as the ledger grows.
+"""Benchmark: ``ancath-bot ledger`` and ``audit verify`` as the ledger grows, each beside
+a bare loop over the same rows, and each child's own peak memory beside its import floor.
 
     python bench/ledger_memory.py [--rows N] [--warriors W] [--dir DIR]
 
 Fills two new SQLite files with a valid signed ledger, N/10 and N rows (default 100000):
 W warriors (default 50) created through ``storage.store.Store``, then moderator BP
-changes written in bulk, each row MAC'd and chained as ``storage.ledger.append`` does,
+changes written in bulk, each row signed and chained as ``storage.ledger.append`` does,
 the warriors' cached BP and the ledger head set to match, so ``audit verify`` proves it
-all. Then, for each file, runs ``ledger --format csv``, ``ledger --format json`` (output
-discarded) and ``audit verify`` in child processes, and reads each child's peak RSS
-(``ru_maxrss``, the per-child ``RUSAGE_CHILDREN`` that ``os.wait4`` returns).
+all. Then, on each file, each in a child process of its own (``bench/child_memory.py``:
+the child's own peak RSS, not the parent's it would inherit at fork and exec):
 
-Prints one figure per line, ``name value``: for each command ``ledger_csv``,
-``ledger_json`` and ``audit_verify``, ``ledger_memory.<command>.peak_rss_kb_small`` and
-``..._large`` and ``.ratio`` (large over small: near 1 when memory stays flat as the
-ledger grows), and ``ledger_memory.fill_rows_per_second``.
+- ``ledger --format csv``, ``ledger --format json`` (output discarded) and ``audit
+  verify``, timed from start to exit;
+- the bare loop of the same run for each (``bench/ledger_bare.py``, a new interpreter
+  that imports no more than it needs): the same rows read through ``sqlite3`` alone in
+  one query, written by ``csv.writer``, or as ``json.dumps(row, indent=1)`` each, or for
+  ``audit verify`` each row's SHA-256 link recomputed and its Ed25519 signature
+  checked; nothing else;
+- the import floor: a child that only imports the modules the command's child had
+  loaded at its end.
+
+Prints one figure a line, ``ledger_memory.<command>.<name> value``, for ``ledger_csv``,
+``ledger_json`` and ``audit_verify``: ``peak_rss_kb_small``, ``_large``, ``.ratio``
+(large over small: near 1 when memory stays flat as the ledger grows),
+``import_floor_kb``, ``seconds_small``, ``_large``, ``bare_seconds_small``, ``_large``,
+``x_bare_loop`` (at the large size; goal at most 2) and ``goal_2x_bare_loop met`` (or
+``missed``); then ``ledger_memory.fill_rows_per_second``.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +42,7 @@ ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:  # run as a script from anywhere: make the repository importable
     sys.path.insert(0, ROOT)
 
+from child_memory import import_floor_kb, module_peak, own_peak  # noqa: E402
 from sqlalchemy import insert, update  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
@@ -46,6 +58,7 @@ from storage.models import LedgerHead, LedgerRow, Warrior  # noqa: E402
 from storage.signing import signing_key  # noqa: E402
 from storage.store import Store  # noqa: E402
 
+BARE = Path(__file__).resolve().parent / "ledger_bare.py"
 CHUNK = 5000
 COMMANDS = {
     "ledger_csv": ("ledger", "--format", "csv"),
@@ -102,23 +115,27 @@ def fill(path: Path, rows: int, warriors: int, key: str) -> float:
     return rows / (time.perf_counter() - started)
 
 
-def peak_rss_kb(args: tuple[str, ...], db: Path, key_file: Path) -> int:
-    """Run ``ancath-bot <args>`` on ``db``, output discarded; the child's peak RSS in KB."""
+@dataclass(frozen=True)
+class Measured:
+    """One command's run on one file, and its bare loop's."""
+
+    seconds: float
+    peak: int
+    bare: float
+    modules: list[str]
+
+
+def measure(name: str, db: Path, key_file: Path, public: str) -> Measured:
+    """``name``'s seconds, own peak and modules, and its bare loop's seconds, on ``db``."""
+    args = COMMANDS[name]
     keys = ("--key-file", str(key_file)) if args[0] == "audit" else ()
-    child = subprocess.Popen([sys.executable, "-m", "bot.cli", *args, "--db", str(db), *keys],
-                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert child.stderr is not None
-    errors = child.stderr.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    child.stderr.close()
-    if child.returncode != 0:
-        raise SystemExit(f"ancath-bot {' '.join(args)} exited {child.returncode}: "
-                         f"{errors.decode(errors='replace')}")
-    return usage.ru_maxrss
+    seconds, peak, _, modules = module_peak("bot.cli", [*args, "--db", str(db), *keys])
+    form = {"ledger_csv": "csv", "ledger_json": "json", "audit_verify": "verify"}[name]
+    bare_seconds = own_peak([sys.executable, str(BARE), form, str(db), public])[0]
+    return Measured(seconds, peak, bare_seconds, modules)
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, float | str]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000, help="rows in the large ledger")
     parser.add_argument("--warriors", type=int, default=50)
@@ -126,9 +143,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     args = parser.parse_args(argv)
     if args.rows < 20 or args.warriors < 1:
         parser.error("--rows must be at least 20, --warriors at least 1")
-    figures: dict[str, float] = {}
+    figures: dict[str, float | str] = {}
     with tempfile.TemporaryDirectory(prefix="ancath-bench-", dir=args.dir) as scratch:
         key = new_key()
+        public = signing_key(key.encode()).public.raw.hex()
         key_file = Path(scratch) / "ledger.key"
         key_file.write_text(key + "\n", encoding="utf-8")
         key_file.chmod(0o600)
@@ -138,11 +156,19 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         for label, rows in sizes.items():
             dbs[label] = Path(scratch) / f"{label}.sqlite3"
             rates.append(fill(dbs[label], rows, args.warriors, key))
-        for name, command in COMMANDS.items():
-            peak = {label: peak_rss_kb(command, db, key_file) for label, db in dbs.items()}
-            figures[f"ledger_memory.{name}.peak_rss_kb_small"] = peak["small"]
-            figures[f"ledger_memory.{name}.peak_rss_kb_large"] = peak["large"]
-            figures[f"ledger_memory.{name}.ratio"] = round(peak["large"] / peak["small"], 2)
+        for name in COMMANDS:
+            got = {label: measure(name, db, key_file, public) for label, db in dbs.items()}
+            at = f"ledger_memory.{name}"
+            for label, one in got.items():
+                figures[f"{at}.peak_rss_kb_{label}"] = one.peak
+            figures[f"{at}.ratio"] = round(got["large"].peak / got["small"].peak, 2)
+            figures[f"{at}.import_floor_kb"] = import_floor_kb(got["large"].modules)
+            for label, one in got.items():
+                figures[f"{at}.seconds_{label}"] = round(one.seconds, 2)
+                figures[f"{at}.bare_seconds_{label}"] = round(one.bare, 2)
+            ratio = got["large"].seconds / got["large"].bare
+            figures[f"{at}.x_bare_loop"] = round(ratio, 2)
+            figures[f"{at}.goal_2x_bare_loop"] = "met" if ratio <= 2 else "missed"
         figures["ledger_memory.fill_rows_per_second"] = round(min(rates), 1)
     for name, value in figures.items():
         print(f"{name} {value}")

@@ -23,9 +23,13 @@ Prints one figure per line, ``name value``:
 - ``storage.sqlite.commands_per_second``, ``storage.postgresql.commands_per_second``:
   commands recorded per second of time spent in ``record``;
 - ``storage.<backend>.ms_per_command_p50`` and ``..._p99``: the per-command latency;
-- ``storage.<backend>.bare_commits_per_second``: the disk's (or server's) own ceiling on
-  the same kind of database, for comparison: one small row INSERTed and committed a
-  transaction straight through the driver, none of the store's work around it.
+- ``storage.<backend>.bare_commits_per_second``: the bare reference of the same run, on
+  a new database of the same kind (same file system, same server): one small row
+  INSERTed and committed a transaction straight through the driver (sqlite3 or psycopg),
+  none of the store's work around it; measured just before and just after the store's
+  run (``_before``, ``_after``), the figure their mean;
+- ``storage.<backend>.x_bare_commits``: ``commands_per_second`` over it (1 would be a
+  store as fast as a bare commit).
 """
 
 from __future__ import annotations
@@ -161,13 +165,19 @@ def scratch_pg_database(url: str) -> Iterator[str]:
         admin.dispose()
 
 
-def report(backend: str, timings: list[float], bare_timings: list[float]) -> None:
+def report(backend: str, timings: list[float], before: list[float],
+           after: list[float]) -> None:
+    """Print a backend's figures; ``before`` and ``after`` are the bare commits' seconds."""
     cuts = statistics.quantiles(timings, n=100, method="inclusive")
-    print(f"storage.{backend}.commands_per_second {len(timings) / sum(timings):.1f}")
+    rate = len(timings) / sum(timings)
+    bare = [len(b) / sum(b) for b in (before, after)]
+    print(f"storage.{backend}.commands_per_second {rate:.1f}")
     print(f"storage.{backend}.ms_per_command_p50 {cuts[49] * 1000:.2f}")
     print(f"storage.{backend}.ms_per_command_p99 {cuts[98] * 1000:.2f}")
-    print(f"storage.{backend}.bare_commits_per_second "
-          f"{len(bare_timings) / sum(bare_timings):.1f}")
+    print(f"storage.{backend}.bare_commits_per_second {sum(bare) / 2:.1f}")
+    print(f"storage.{backend}.bare_commits_per_second_before {bare[0]:.1f}")
+    print(f"storage.{backend}.bare_commits_per_second_after {bare[1]:.1f}")
+    print(f"storage.{backend}.x_bare_commits {rate / (sum(bare) / 2):.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -185,15 +195,19 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="ancath-bench-") as scratch:
         path = args.sqlite or str(Path(scratch) / "bench.sqlite3")
-        report("sqlite", run(f"sqlite:///{path}", args.commands, args.seed),
-               bare(f"sqlite:///{Path(scratch) / 'bare.sqlite3'}", args.commands))
+        before = bare(f"sqlite:///{Path(scratch) / 'bare1.sqlite3'}", args.commands)
+        timings = run(f"sqlite:///{path}", args.commands, args.seed)
+        report("sqlite", timings, before,
+               bare(f"sqlite:///{Path(scratch) / 'bare2.sqlite3'}", args.commands))
 
     pg_url = pg_server(args, "storage.postgresql")
     if pg_url is not None:
         with scratch_pg_database(pg_url) as url:
+            before = bare(url, args.commands)
+        with scratch_pg_database(pg_url) as url:
             timings = run(url, args.commands, args.seed)
         with scratch_pg_database(pg_url) as url:
-            report("postgresql", timings, bare(url, args.commands))
+            report("postgresql", timings, before, bare(url, args.commands))
     return 0
 
 

@@ -18,23 +18,38 @@ NAMES = [
     "bot.ms_per_command_max",
     "bot.cpu_ms_per_command",
     "bot.engine_commands_per_line",
-    "bot.memory_mb_1000_open_fights",
-    "bot.commands_per_open_fight",
-    "bot.restart_seconds_1000_open_fights",
-    "bot.restart_process_seconds_1000_open_fights",
-    "bot.restart_memory_mb_1000_open_fights",
 ]
+OPEN = [
+    "memory_mb_1000_open_fights",
+    "commands_per_open_fight",
+    "memory_import_floor_mb",
+    "restart_seconds_1000_open_fights",
+    "restart_process_seconds_1000_open_fights",
+    "restart_memory_mb_1000_open_fights",
+    "restart_bare_read_seconds_1000_open_fights",
+    "restart_replay_seconds_1000_open_fights",
+    "restart_floor_seconds_1000_open_fights",
+    "restart_x_floor",
+]
+"""Phases 2 and 3, at ``--open-depth`` (``bot.``) and at ``--open-commands``
+(``bot.realistic.``)."""
 
 
 def test_tiny_run_prints_every_figure() -> None:
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--fights", "4", "--open", "10", "--open-depth", "3"],
+        [sys.executable, str(BENCH), "--fights", "4", "--open", "10", "--open-depth", "3",
+         "--open-commands", "12"],
         capture_output=True, text=True, timeout=180,
     )
     assert done.returncode == 0, done.stderr
     figures = dict(line.split() for line in done.stdout.splitlines())
-    assert list(figures) == NAMES
+    assert list(figures) == [*NAMES, *(f"bot.{n}" for n in OPEN),
+                             *(f"bot.realistic.{n}" for n in OPEN),
+                             "bot.realistic.restart_goal_1_5s"]
+    assert figures.pop("bot.realistic.restart_goal_1_5s") in ("met", "missed")
     assert int(figures["bot.commands"]) >= 4 * 5  # 2 creates, challenge, accept, a move
-    assert all(float(value) > 0 for value in figures.values())
+    assert all(float(figures[name]) > 0 for name in NAMES)
+    assert all(float(value) >= 0 for value in figures.values())  # 10 fights read in 0.00 s
     assert re.fullmatch(r"\d+\.\d\d", figures["bot.ms_per_command_p99"])
     assert float(figures["bot.commands_per_open_fight"]) >= 3
+    assert float(figures["bot.realistic.commands_per_open_fight"]) >= 12

@@ -15,9 +15,14 @@ def test_tiny_run_prints_peak_memory_per_command(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    figures = {name: float(value) for name, value in
-               (line.split() for line in done.stdout.splitlines())}
+    said = dict(line.split() for line in done.stdout.splitlines())
     for command in ("ledger_csv", "ledger_json", "audit_verify"):
-        for figure in ("peak_rss_kb_small", "peak_rss_kb_large", "ratio"):
-            assert figures[f"ledger_memory.{command}.{figure}"] > 0
-    assert figures["ledger_memory.fill_rows_per_second"] > 0
+        at = f"ledger_memory.{command}"
+        for figure in ("peak_rss_kb_small", "peak_rss_kb_large", "ratio", "import_floor_kb",
+                       "seconds_small", "seconds_large", "bare_seconds_small",
+                       "bare_seconds_large", "x_bare_loop"):
+            assert float(said[f"{at}.{figure}"]) > 0, figure
+        assert said[f"{at}.goal_2x_bare_loop"] in ("met", "missed")
+        # the child's own peak, under its import floor's by no more than a little
+        assert float(said[f"{at}.peak_rss_kb_large"]) > 0.9 * float(said[f"{at}.import_floor_kb"])
+    assert float(said["ledger_memory.fill_rows_per_second"]) > 0

@@ -23,5 +23,7 @@ def test_tiny_run_prints_a_rate_per_backend(tmp_path: Path) -> None:
     backends = ["sqlite", "postgresql"] if pg else ["sqlite"]
     for backend in backends:
         assert float(figures[f"storage.{backend}.commands_per_second"]) > 0
-        assert float(figures[f"storage.{backend}.bare_commits_per_second"]) > 0
+        for name in ("bare_commits_per_second", "bare_commits_per_second_before",
+                     "bare_commits_per_second_after", "x_bare_commits"):
+            assert float(figures[f"storage.{backend}.{name}"]) > 0, name
         assert re.fullmatch(r"\d+\.\d\d", figures[f"storage.{backend}.ms_per_command_p99"])
