@@ -15,7 +15,7 @@ from rules.ancath.chances import (
 )
 from rules.ancath.commands import Act, Defend
 from rules.ancath.events import ActionTaken, BonusEarned, DefenceChosen
-from rules.ancath.frozen import replace
+from rules.ancath.frozen import maker
 from rules.ancath.state import (
     Action,
     ActionContext,
@@ -27,8 +27,20 @@ from rules.ancath.state import (
     Need,
     RollFor,
     Strike,
+    copy_fighter,
+    copy_state,
+    copy_strike,
 )
-from rules.ancath.steps import Out, context, escape, name_of, strike_in, wait_for, with_fighter
+from rules.ancath.steps import (
+    Out,
+    context,
+    escape,
+    name_of,
+    roll_need,
+    strike_in,
+    wait_for,
+    with_fighter,
+)
 from rules.ancath.tables import WEAPONS, Location
 from rules.ancath.turns import end_turn, start_turn
 from rules.errors import Unavailable
@@ -53,7 +65,7 @@ def act(state: FightState, command: Act, out: Out) -> FightState:
 
 
 def _begin(state: FightState, side: int, action: Action, out: Out) -> FightState:
-    out.append(ActionTaken(side, action))
+    out.append(_action_taken(side, action))
     fighter = state.fighters[side]
     if action in _STRIKING:
         count = 2 if action is _DOUBLE else 1
@@ -61,15 +73,15 @@ def _begin(state: FightState, side: int, action: Action, out: Out) -> FightState
         return advance(_started(state), out, ctx)
     if action is _TEST:
         return advance(_started(state), out, ActionContext(action, side, _TESTING))
-    state = replace(state, started=True, context=ActionContext(action, side))
+    state = copy_state(state, started=True, context=ActionContext(action, side))
     opponent = 1 - side
     if action is Action.YIELD:
         return wait_for(state, Awaiting(opponent, Need.YIELD_ANSWER))
     if action in (Action.CLOSE, Action.OPEN):
         chance = manoeuvre_chance(state, side)
-        return wait_for(state, Awaiting(side, Need.ROLL, RollFor.MANOEUVRE, chance))
+        return wait_for(state, roll_need(side, RollFor.MANOEUVRE, chance))
     # Flee (R4.8): the opponent answers, unless there is nothing to answer with.
-    state = replace(state, fleeing=side)
+    state = copy_state(state, fleeing=side)
     if resist_chance(state, opponent) is None and not _can_strike(state.fighters[opponent]):
         return escape(state, out)
     return wait_for(state, Awaiting(opponent, Need.FLEE_ANSWER))
@@ -77,7 +89,7 @@ def _begin(state: FightState, side: int, action: Action, out: Out) -> FightState
 
 def _started(state: FightState) -> FightState:
     """Loadouts are fixed from the first action on (R3.4)."""
-    return state if state.started else replace(state, started=True)
+    return state if state.started else copy_state(state, started=True)
 
 
 _STRIKING = strike_actions()
@@ -99,39 +111,41 @@ def advance(state: FightState, out: Out, ctx: ActionContext | None = None) -> Fi
         if strike.roll is None:
             roll_for = _TEST_ROLL if ctx.action is _TEST else _ATTACK_ROLL
             chance = attack_chance(state, ctx, index)
-            return replace(state, context=ctx, awaiting=Awaiting(actor, _ROLL, roll_for, chance))
+            return copy_state(state, context=ctx, awaiting=roll_need(actor, roll_for, chance))
     for index, strike in enumerate(ctx.strikes):
         if not strike.hit:
             continue
         if strike.defence is None:
             options = defence_options(state, ctx)
             if len(options) > 1:
-                return replace(state, context=ctx, awaiting=Awaiting(defender, _DEFENCE))
+                return copy_state(state, context=ctx, awaiting=_DEFENCE_NEEDS[defender])
             ctx = _choose_defence(ctx, index, Defence.LUCK, out)  # nothing else left (R5.1)
             strike = ctx.strikes[index]
         if strike.defence_roll is None:
             assert strike.defence is not None
             chance = defence_options(state, ctx)[strike.defence]
-            awaiting = Awaiting(defender, _ROLL, _DEFENCE_ROLL, chance)
-            return replace(state, context=ctx, awaiting=awaiting)
+            awaiting = roll_need(defender, _DEFENCE_ROLL, chance)
+            return copy_state(state, context=ctx, awaiting=awaiting)
     if ctx.action is not _TEST:
         for strike in ctx.strikes:
             if strike.hit and not strike.defended and strike.damage_roll is None:
-                return replace(state, context=ctx, awaiting=Awaiting(actor, _ROLL, _DAMAGE_ROLL))
+                return copy_state(state, context=ctx, awaiting=roll_need(actor, _DAMAGE_ROLL))
     return _finish(state, ctx, out)
 
 
 # Members read once: in Python 3.11 each read of ``Enum.MEMBER`` is a slow lookup.
 _TEST, _DOUBLE, _PRESS, _FREE = Action.TEST, Action.DOUBLE, Action.PRESS, Action.FREE_ATTACK
 _SWINGS = (Action.ATTACK, Action.PRESS)
-_ROLL, _DEFENCE, _ACTION, _FLEE_ANSWER = Need.ROLL, Need.DEFENCE, Need.ACTION, Need.FLEE_ANSWER
+_ACTION, _FLEE_ANSWER = Need.ACTION, Need.FLEE_ANSWER
+_DEFENCE_NEEDS = (Awaiting(0, Need.DEFENCE), Awaiting(1, Need.DEFENCE))
 _TEST_ROLL, _ATTACK_ROLL = RollFor.TEST, RollFor.ATTACK
+_action_taken = maker(ActionTaken)
 _DEFENCE_ROLL, _DAMAGE_ROLL = RollFor.DEFENCE, RollFor.DAMAGE
 
 
 def _choose_defence(ctx: ActionContext, index: int, defence: Defence, out: Out) -> ActionContext:
     out.append(DefenceChosen(1 - ctx.actor, defence))
-    return strike_in(ctx, index, replace(ctx.strikes[index], defence=defence))
+    return strike_in(ctx, index, copy_strike(ctx.strikes[index], defence=defence))
 
 
 def defend(state: FightState, command: Defend, out: Out) -> FightState:
@@ -180,20 +194,20 @@ def _finish(state: FightState, ctx: ActionContext, out: Out) -> FightState:
         strike = ctx.strikes[0]
         amount = _test_bonus(strike)
         if amount:
-            fighter = replace(fighter, earned=Bonus(amount, state.turn))
+            fighter = copy_fighter(fighter, earned=Bonus(amount, state.turn))
             out.append(BonusEarned(side, amount))
     elif ctx.action is _PRESS:
-        fighter = replace(fighter, press_penalty=True)
+        fighter = copy_fighter(fighter, press_penalty=True)
     elif ctx.action is _DOUBLE:
         if pair_rule(fighter):
-            fighter = replace(fighter, pair_doubled=True)
+            fighter = copy_fighter(fighter, pair_doubled=True)
         else:
-            fighter = replace(fighter, press_penalty=True)
+            fighter = copy_fighter(fighter, press_penalty=True)
     if fighter is not state.fighters[side]:
         state = with_fighter(state, side, fighter)
     if state.fleeing is not None:  # this was the last turn against a flight (R4.8)
         if state.fighters[state.fleeing].down:
-            return end_turn(replace(state, fleeing=None), out)
+            return end_turn(copy_state(state, fleeing=None), out)
         return escape(state, out)
     opponent = state.fighters[1 - side]
     strike = ctx.strikes[0]

@@ -7,8 +7,19 @@ from rules.ancath.actions import advance
 from rules.ancath.chances import resist_chance
 from rules.ancath.commands import AcceptYield, DeclareBonus, RejectYield, Stop
 from rules.ancath.events import BonusDeclared, YieldAnswered
-from rules.ancath.frozen import replace
-from rules.ancath.state import Awaiting, BonusUse, Ending, FightState, Kind, Need, Outcome, RollFor
+from rules.ancath.state import (
+    Awaiting,
+    BonusUse,
+    Ending,
+    FightState,
+    Kind,
+    Need,
+    Outcome,
+    RollFor,
+    copy_awaiting,
+    copy_bonus,
+    copy_fighter,
+)
 from rules.ancath.steps import Out, end, name_of, wait_for, with_fighter
 from rules.ancath.turns import end_turn
 from rules.errors import Unavailable
@@ -55,7 +66,7 @@ def declare(state: FightState, command: DeclareBonus, out: Out) -> FightState:
     if command.use is BonusUse.DEFENCE and state.turn > bonus.earned_turn + 1:
         raise Unavailable("too late to use the bonus for defence")
     out.append(BonusDeclared(command.side, command.use))
-    fighter = replace(fighter, bonus=replace(bonus, use=command.use))
+    fighter = copy_fighter(fighter, bonus=copy_bonus(bonus, use=command.use))
     state = with_fighter(state, command.side, fighter)
     return _rechance(state, out)
 
@@ -68,5 +79,5 @@ def _rechance(state: FightState, out: Out) -> FightState:
     if awaiting.roll_for in (RollFor.ATTACK, RollFor.TEST, RollFor.DEFENCE):
         return advance(state, out)
     if awaiting.roll_for in (RollFor.RESIST, RollFor.STOP):
-        return wait_for(state, replace(awaiting, chance=resist_chance(state, awaiting.side)))
+        return wait_for(state, copy_awaiting(awaiting, chance=resist_chance(state, awaiting.side)))
     return state

@@ -23,6 +23,7 @@ from rules.ancath.tables import ARMOUR_MODIFIER, LUCK, WEAPONS, Location, Skill,
 
 __all__ = [
     "action_problem",
+    "allowed_actions",
     "attack_chance",
     "default_loadout",
     "defence_modifier",
@@ -32,6 +33,7 @@ __all__ = [
     "manoeuvre_chance",
     "resist_chance",
     "secondary_weapon",
+    "turn_chances",
 ]
 
 TWO_HANDERS = frozenset({Weapon.GREATSWORD, Weapon.LAJATANG})
@@ -42,8 +44,9 @@ _PREFERENCE = (
 )
 
 
-_RANKING = [(w, WEAPONS[w].damage_rating, -order) for order, w in enumerate(_PREFERENCE)]
-"""Each weapon with its tie-breaks: damage rating, then the order of preference."""
+_RANKING = [(w, WEAPONS[w].skill, WEAPONS[w].damage_rating, -order)
+            for order, w in enumerate(_PREFERENCE)]
+"""Each weapon with its skill and tie-breaks: damage rating, then the order of preference."""
 
 
 def _weapon_skill(sheet: Sheet, weapon: Weapon) -> int:
@@ -78,8 +81,9 @@ def default_loadout(sheet: Sheet) -> Loadout:
 
     Ties go to the higher damage rating, then the order of ``_PREFERENCE``.
     """
-    ranked = [((skill, rating, order), w) for w, rating, order in _RANKING
-              if (skill := _weapon_skill(sheet, w)) > 0]
+    skills, pair = sheet.skills, _weapon_skill(sheet, _COUNTERSWORD)
+    ranked = [((skill, rating, order), w) for w, key, rating, order in _RANKING
+              if (skill := pair if w is _COUNTERSWORD else skills.get(key, 0)) > 0]
     if not ranked:
         raise ValueError(f"{sheet.name} has no weapon skill")
     weapon = max(ranked)[1]
@@ -111,6 +115,7 @@ def secondary_weapon(sheet: Sheet) -> Weapon | None:
 
 # Members read once: in Python 3.11 each read of ``Enum.MEMBER`` is a slow lookup.
 _TEST, _DOUBLE, _PRESS, _FREE = Action.TEST, Action.DOUBLE, Action.PRESS, Action.FREE_ATTACK
+_ATTACK = Action.ATTACK
 _ATTACK_USE, _DEFENCE_USE = (BonusUse.ATTACK,), (BonusUse.DEFENCE,)
 _REDUCE_USE = (BonusUse.REDUCE, None)
 _DODGE, _BLOCK, _PARRY, _LUCK = Defence.DODGE, Defence.BLOCK, Defence.PARRY, Defence.LUCK
@@ -149,29 +154,49 @@ def attack_chance(state: FightState, context: ActionContext, index: int) -> int:
     """The chance of roll ``index`` of an action (R1.3, R4.1-R4.5, R4.9, R6.5)."""
     side = context.actor
     fighter = state.fighters[side]
-    sheet = fighter.sheet
     action = context.action
     if action is _TEST:
-        return derived_test(sheet.bp)
-    weapon = fighter.weapon
+        return derived_test(fighter.sheet.bp)
+    base, modifier = _swing(state, side, fighter)
     by_pair_rule = pair_rule(fighter)
     if action is _DOUBLE and by_pair_rule and index == 1:
-        base = sheet.skill(_PAIR_SKILL) // 2
-    else:
-        base = sheet.skill(WEAPONS[weapon].skill)
-        if fighter.disabled(_WEAPON_ARM) and weapon is not _COUNTERSWORD:
-            base //= 2
-    modifier = _range_modifier(state, side)
+        base = fighter.sheet.skill(_PAIR_SKILL) // 2
     if action is _DOUBLE and not by_pair_rule:
         modifier -= 10
     elif action is _PRESS:
         modifier += 25
-    if fighter.loadout.two_handed and weapon is _SPEAR and not (
-            fighter.injured(_WEAPON_ARM) or fighter.injured(_OFF_ARM)):
-        modifier += 10
     if action is not _FREE:
         modifier += _bonus_in_effect(fighter.bonus, state.turn, _ATTACK_USE, 2)
     return base + modifier
+
+
+def turn_chances(state: FightState, side: int) -> dict[Action, tuple[int, ...]]:
+    """The chances of Attack, Double, Press and Test by ``side`` now, roll by roll, as
+    :func:`attack_chance` gives them, worked out together."""
+    fighter = state.fighters[side]
+    base, modifier = _swing(state, side, fighter)
+    modifier += _bonus_in_effect(fighter.bonus, state.turn, _ATTACK_USE, 2)
+    attack = base + modifier
+    if pair_rule(fighter):
+        double = (attack, fighter.sheet.skill(_PAIR_SKILL) // 2 + modifier)
+    else:
+        double = (attack - 10, attack - 10)
+    return {_ATTACK: (attack,), _DOUBLE: double, _PRESS: (attack + 25,),
+            _TEST: (derived_test(fighter.sheet.bp),)}
+
+
+def _swing(state: FightState, side: int, fighter: Fighter) -> tuple[int, int]:
+    """The weapon's skill, halved for a hurt weapon arm, and the modifiers of every swing
+    but the action's own and the bonus: range, a two-handed spear (R4.1, R4.9, R6.5)."""
+    weapon = fighter.weapon
+    base = fighter.sheet.skill(WEAPONS[weapon].skill)
+    if fighter.disabled(_WEAPON_ARM) and weapon is not _COUNTERSWORD:
+        base //= 2
+    modifier = _range_modifier(state, side)
+    if fighter.loadout.two_handed and weapon is _SPEAR and not (
+            fighter.injured(_WEAPON_ARM) or fighter.injured(_OFF_ARM)):
+        modifier += 10
+    return base, modifier
 
 
 def defence_modifier(state: FightState, defender: int) -> int:
@@ -234,10 +259,22 @@ def resist_chance(state: FightState, side: int) -> int | None:
 def action_problem(state: FightState, side: int, action: Action) -> str | None:
     """Why ``side`` may not take ``action`` now (R4, R6.5), or None."""
     fighter = state.fighters[side]
+    return _problem(fighter, fighter.armless, state.range, action)
+
+
+def allowed_actions(state: FightState, side: int, actions: tuple[Action, ...]) -> list[Action]:
+    """Those of ``actions`` that ``side`` may take now: :func:`action_problem` finds no
+    problem with them (the fighter read once for all)."""
+    fighter = state.fighters[side]
+    armless, at = fighter.armless, state.range
+    return [a for a in actions if _problem(fighter, armless, at, a) is None]
+
+
+def _problem(fighter: Fighter, armless: bool, at: Range, action: Action) -> str | None:
     if action is _FREE:
         return "a free attack only follows a slow weapon's wild miss"
     if action in _STRIKES:
-        if fighter.armless:
+        if armless:
             return "both arms disabled: only yield or flee"
         if action is _DOUBLE:
             if not WEAPONS[fighter.weapon].can_double:
@@ -245,15 +282,15 @@ def action_problem(state: FightState, side: int, action: Action) -> str | None:
             if fighter.weapon is _COUNTERSWORD and fighter.disabled(_WEAPON_ARM):
                 return "weapon arm disabled"
         return None
-    if fighter.armless and action not in _UNARMED:
+    if armless and action not in _UNARMED:
         return "both arms disabled: only yield or flee"
     if action in _MOVES:
         if fighter.down:
             leg = "right" if fighter.disabled(Location.RIGHT_LEG) else "left"
             return f"{leg} leg disabled"
-        if action is _OPEN and state.range is not Range.CLOSE:
+        if action is _OPEN and at is not Range.CLOSE:
             return "already at standard range"
-        if action is not _OPEN and state.range is not _STANDARD:
+        if action is not _OPEN and at is not _STANDARD:
             return "at close quarters (open first)"
     return None
 

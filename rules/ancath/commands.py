@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rules.ancath.frozen import quick
 from rules.ancath.state import Action, BonusUse, Defence
 from rules.ancath.tables import Weapon
 from rules.common import Forfeit, ModeratorEnd, Roll
@@ -30,6 +31,7 @@ __all__ = [
 ]
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Wield:
     """Choose the loadout; allowed until the first action (R3.4)."""
@@ -40,6 +42,7 @@ class Wield:
     two_handed: bool = False
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class ChooseOrder:
     """The initiative winner acts first (``first=True``) or yields it (R3.6)."""
@@ -48,6 +51,7 @@ class ChooseOrder:
     first: bool
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Act:
     """A turn's action (R4), or a flight's last-turn Attack/Double/Press (R4.8)."""
@@ -56,6 +60,7 @@ class Act:
     action: Action
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Defend:
     """The defence against the next successful attack (R5.1)."""
@@ -64,6 +69,7 @@ class Defend:
     defence: Defence
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class DeclareBonus:
     """Say where a held Test bonus goes, before the roll it affects (R4.5)."""
@@ -72,6 +78,7 @@ class DeclareBonus:
     use: BonusUse
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class AcceptYield:
     side: int
@@ -80,11 +87,13 @@ class AcceptYield:
     ransom: str | None = None
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class RejectYield:
     side: int
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Stop:
     """Try to stop a flight with a Dodge roll (R4.8)."""

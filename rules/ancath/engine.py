@@ -96,19 +96,15 @@ def start(kind: Kind, challenger: Sheet, defender: Sheet) -> tuple[FightState, t
 
 def apply(state: FightState, command: Command) -> tuple[FightState, tuple[Event, ...]]:
     """Apply one command; raise a RulesError, changing nothing, when it is refused."""
-    out: Out = []
-    return _apply(state, command, out), tuple(out)
-
-
-def _apply(state: FightState, command: Command, out: Out) -> FightState:
     check_command(state, command)
+    out: Out = []
     handler = _HANDLERS.get(type(command))
     if handler is None:  # checked on its own, or no command of this engine
-        return _apply_other(state, command, out)
+        return _apply_other(state, command, out), tuple(out)
     awaiting = state.awaiting
     assert awaiting is not None  # check_command saw to it
     _check_turn(state, command, awaiting)
-    return handler(state, command, out)
+    return handler(state, command, out), tuple(out)
 
 
 def _apply_other(state: FightState, command: Command, out: Out) -> FightState:

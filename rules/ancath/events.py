@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from rules.ancath.frozen import quick
 from rules.ancath.state import (
     Action,
     BonusUse,
@@ -46,12 +47,14 @@ __all__ = [
 ]
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class FightStarted:
     kind: Kind
     names: tuple[str, str]
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class LoadoutSet:
     side: int
@@ -63,11 +66,13 @@ class LoadoutSet:
     parry: int
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class OrderChosen:
     first: int
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class TurnStarted:
     side: int
@@ -75,18 +80,21 @@ class TurnStarted:
     last_turn: bool = False
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class ActionTaken:
     side: int
     action: Action
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class DefenceChosen:
     side: int
     defence: Defence
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Rolled:
     """A d100 roll against a chance (or, for initiative and damage, against none)."""
@@ -98,6 +106,7 @@ class Rolled:
     success: bool | None
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class DamageRolled:
     side: int
@@ -119,6 +128,7 @@ class InjuryRule(Enum):
     FOUR_AREAS = "four-areas"
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Injured:
     side: int
@@ -129,41 +139,48 @@ class Injured:
     killed: bool
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class WeaponDrawn:
     side: int
     weapon: Weapon
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class RangeChanged:
     range: Range
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class BonusEarned:
     side: int
     amount: int
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class BonusDeclared:
     side: int
     use: BonusUse
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class YieldAnswered:
     side: int
     accepted: bool
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class FlightStopped:
     side: int
     """The side that stopped it."""
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class FightEnded:
     outcome: Outcome
@@ -179,6 +196,7 @@ class AwardReason(Enum):
     CAPTURED = "prisoner-taken"
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class BPAwarded:
     side: int
@@ -186,11 +204,13 @@ class BPAwarded:
     reason: AwardReason
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class WarriorSlain:
     side: int
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class PrisonerTaken:
     side: int

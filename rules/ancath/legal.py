@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rules.ancath.chances import (
-    action_problem,
-    attack_chance,
+    allowed_actions,
     defence_options,
     manoeuvre_chance,
     resist_chance,
     strike_actions,
+    turn_chances,
 )
 from rules.ancath.commands import (
     AcceptYield,
@@ -24,15 +24,14 @@ from rules.ancath.commands import (
     RejectYield,
     Stop,
 )
-from rules.ancath.frozen import replace
+from rules.ancath.frozen import maker, quick
 from rules.ancath.state import (
     Action,
-    ActionContext,
     BonusUse,
     FightState,
     Kind,
     Need,
-    Strike,
+    copy_state,
 )
 
 __all__ = ["TURN_ACTIONS", "Option", "legal_actions"]
@@ -43,6 +42,7 @@ TURN_ACTIONS = (
 )
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Option:
     """A command the fight accepts now, with the chance(s) of its roll(s)."""
@@ -51,34 +51,24 @@ class Option:
     chances: tuple[int, ...] = ()
 
 
-def _action_chances(state: FightState, side: int, action: Action) -> tuple[int, ...]:
-    if action in _MANOEUVRES:
-        return (manoeuvre_chance(state, side),)
-    if action is _ATTACK or action is _PRESS or action is _TEST:
-        return (attack_chance(state, ActionContext(action, side, _ONE_BLANK), 0),)
-    if action is _DOUBLE:
-        ctx = ActionContext(action, side, _TWO_BLANKS)
-        return (attack_chance(state, ctx, 0), attack_chance(state, ctx, 1))
-    return ()
-
-
 def _acts(state: FightState, side: int, actions: tuple[Action, ...]) -> list[Option]:
-    fighter = state.fighters[side]
-    if fighter.must_draw:
+    if state.fighters[side].must_draw:
         return []
-    return [
-        Option(_ACTS[side, a], _action_chances(state, side, a))
-        for a in actions
-        if action_problem(state, side, a) is None
-    ]
+    allowed = allowed_actions(state, side, actions)
+    chances: dict[Action, tuple[int, ...]] = {}
+    if any(a in _SWINGS for a in allowed):
+        chances = turn_chances(state, side)
+    if _CLOSE in allowed or _OPEN in allowed:
+        chances[_CLOSE] = chances[_OPEN] = (manoeuvre_chance(state, side),)
+    return [_option(_ACTS[side, a], chances.get(a, ())) for a in allowed]
 
 
 # Read once: in Python 3.11 each read of ``Enum.MEMBER`` is a slow lookup, and the
 # commands are frozen values, so every Act can be made once and shared.
-_ATTACK, _DOUBLE, _PRESS, _TEST = Action.ATTACK, Action.DOUBLE, Action.PRESS, Action.TEST
 _ACTION, _DEFENCE = Need.ACTION, Need.DEFENCE
-_MANOEUVRES = (Action.CLOSE, Action.OPEN)
-_ONE_BLANK, _TWO_BLANKS = (Strike(None),), (Strike(None),) * 2
+_CLOSE, _OPEN = Action.CLOSE, Action.OPEN
+_option = maker(Option)
+_SWINGS = frozenset({Action.ATTACK, Action.DOUBLE, Action.PRESS, Action.TEST})
 _ACTS = {(side, a): Act(side, a) for side in (0, 1) for a in Action}
 
 
@@ -107,7 +97,7 @@ def legal_actions(state: FightState) -> tuple[Option, ...]:
     elif need is _DEFENCE:
         assert state.context is not None
         options = [
-            Option(Defend(side, d), (c,)) for d, c in defence_options(state, state.context).items()
+            _option(Defend(side, d), (c,)) for d, c in defence_options(state, state.context).items()
         ]
     elif need is Need.ORDER:
         options = [Option(ChooseOrder(side, True)), Option(ChooseOrder(side, False))]
@@ -124,7 +114,7 @@ def legal_actions(state: FightState) -> tuple[Option, ...]:
             if stop is not None:
                 options.append(Option(Stop(side), (stop,)))
             # an attack now is the answerer's last turn, the next one (R4.8)
-            options += _acts(replace(state, turn=state.turn + 1), side, strikes)
+            options += _acts(copy_state(state, turn=state.turn + 1), side, strikes)
         else:
             options += _acts(state, side, strikes)
     return tuple(options + _bonus_options(state))

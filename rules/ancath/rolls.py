@@ -10,23 +10,33 @@ from rules.ancath.chances import TWO_HANDERS, resist_chance
 from rules.ancath.commands import Roll
 from rules.ancath.damage import choose_leg, diverts, injure, severity
 from rules.ancath.events import DamageRolled, FlightStopped, Injured, RangeChanged, Rolled
-from rules.ancath.frozen import replace
+from rules.ancath.frozen import maker
 from rules.ancath.state import (
     Action,
-    Awaiting,
+    ActionContext,
     Defence,
     Ending,
     FightState,
     Kind,
-    Need,
     Outcome,
     Range,
     RollFor,
     Severity,
     Strike,
+    copy_fighter,
+    copy_state,
+    copy_strike,
     succeeds,
 )
-from rules.ancath.steps import Out, context, end, strike_in, wait_for, with_fighter, with_strike
+from rules.ancath.steps import (
+    Out,
+    context,
+    end,
+    roll_need,
+    strike_in,
+    wait_for,
+    with_fighter,
+)
 from rules.ancath.tables import Hit, Location, damage_result
 from rules.ancath.turns import end_turn, initiative, start_turn
 from rules.errors import InvalidRoll
@@ -45,36 +55,36 @@ def roll(state: FightState, command: Roll, out: Out) -> FightState:
     if roll_for is _INITIATIVE:
         return initiative(state, side, value, out)
     success = None if chance is None else succeeds(value, chance)
-    out.append(Rolled(side, roll_for, value, chance, success))
+    out.append(_rolled(side, roll_for, value, chance, success))
     if roll_for is _ATTACK or roll_for is _TEST:
         ctx = context(state)
         index = _first(ctx.strikes, _unrolled)
-        strike = replace(ctx.strikes[index], roll=value, chance=chance)
+        strike = copy_strike(ctx.strikes[index], roll=value, chance=chance)
         return advance(state, out, strike_in(ctx, index, strike))
     if roll_for is _DEFENCE:
         ctx = context(state)
         index = _first(ctx.strikes, _undefended)
-        strike = replace(ctx.strikes[index], defence_roll=value, defence_chance=chance)
+        strike = copy_strike(ctx.strikes[index], defence_roll=value, defence_chance=chance)
         used = ctx.defences_used
         if ctx.action is not _FREE and strike.defence is not _LUCK:
             used = used | {strike.defence} if strike.defence else used
         return advance(state, out, strike_in(ctx, index, strike, defences_used=used))
     if roll_for is _DAMAGE:
-        state = _damage(state, value, out)
-        return state if state.outcome else advance(state, out)
+        state, ctx = _damage(state, value, out)
+        return state if state.outcome else advance(state, out, ctx)
     if roll_for is RollFor.MANOEUVRE:
         if not success:
             return end_turn(state, out)
         resist = resist_chance(state, 1 - side)
         if resist is None:  # a downed opponent cannot resist (R4.7)
             return end_turn(_shift_range(state, out), out)
-        return wait_for(state, Awaiting(1 - side, Need.ROLL, RollFor.RESIST, resist))
+        return wait_for(state, roll_need(1 - side, RollFor.RESIST, resist))
     if roll_for is RollFor.RESIST:
         return end_turn(state if success else _shift_range(state, out), out)
     # RollFor.STOP
     if success:
         out.append(FlightStopped(side))
-        return end_turn(replace(state, fleeing=None), out)
+        return end_turn(copy_state(state, fleeing=None), out)
     return start_turn(state, side, out, last_turn=True)
 
 
@@ -82,6 +92,7 @@ def roll(state: FightState, command: Roll, out: Out) -> FightState:
 _ATTACK, _TEST, _DEFENCE = RollFor.ATTACK, RollFor.TEST, RollFor.DEFENCE
 _INITIATIVE, _DAMAGE = RollFor.INITIATIVE, RollFor.DAMAGE
 _FREE, _LUCK = Action.FREE_ATTACK, Defence.LUCK
+_rolled = maker(Rolled)
 
 
 def _first(strikes: tuple[Strike, ...], blank: Callable[[Strike], bool]) -> int:
@@ -103,18 +114,20 @@ def _undefended(strike: Strike) -> bool:
 def _shift_range(state: FightState, out: Out) -> FightState:
     new = Range.CLOSE if state.range is Range.STANDARD else Range.STANDARD
     out.append(RangeChanged(new))
-    return replace(state, range=new)
+    return copy_state(state, range=new)
 
 
-def _damage(state: FightState, roll: int, out: Out) -> FightState:
-    """Roll on the defender's armour column and apply the hit (R6)."""
+def _damage(state: FightState, roll: int, out: Out) -> tuple[FightState, ActionContext]:
+    """Roll on the defender's armour column and apply the hit (R6): the state, and the
+    action's context with the roll in it, for ``advance`` to take (or, once the fight is
+    over, to drop)."""
     ctx = context(state)
     index = next(
         i for i, s in enumerate(ctx.strikes)
         if s.hit and not s.defended and s.damage_roll is None
     )
     strike = ctx.strikes[index]
-    state = with_strike(state, index, replace(strike, damage_roll=roll))
+    ctx = strike_in(ctx, index, copy_strike(strike, damage_roll=roll))
     attacker, side = ctx.actor, 1 - ctx.actor
     striker, target = state.fighters[attacker], state.fighters[side]
     hit = damage_result(target.sheet.armour, roll)
@@ -128,17 +141,17 @@ def _damage(state: FightState, roll: int, out: Out) -> FightState:
         out.append(DamageRolled(attacker, roll, hit, level if location else None))
         if location is None:
             if hit is Hit.KILL:
-                return end(state, Outcome(Ending.KILL, attacker), out)
-            return state  # No Effect
+                return end(state, Outcome(Ending.KILL, attacker), out), ctx
+            return state, ctx  # No Effect
         harm = injure(target.injuries, location, level)
     out.append(Injured(side, harm.location, harm.severity, harm.rule, harm.killed))
-    target = replace(target, injuries=harm.injuries)
+    target = copy_fighter(target, injuries=harm.injuries)
     arm_lost = harm.location is Location.WEAPON_ARM and harm.severity is Severity.DISABLED
     if arm_lost and target.weapon in TWO_HANDERS and target.weapon is target.loadout.weapon:
-        target = replace(target, must_draw=True, dodge_only=True)  # R6.5
+        target = copy_fighter(target, must_draw=True, dodge_only=True)  # R6.5
     state = with_fighter(state, side, target)
     if harm.killed:
-        return end(state, Outcome(Ending.KILL, attacker), out)
+        return end(state, Outcome(Ending.KILL, attacker), out), ctx
     if state.kind is Kind.DUEL:  # first blood (R3.2)
-        return end(state, Outcome(Ending.FIRST_BLOOD, attacker), out)
-    return state
+        return end(state, Outcome(Ending.FIRST_BLOOD, attacker), out), ctx
+    return state, ctx

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from rules.ancath.frozen import FastEnum
+from rules.ancath.frozen import FastEnum, copier, quick
 from rules.ancath.sheet import Sheet
 from rules.ancath.tables import Location, Weapon
 
@@ -32,6 +32,12 @@ __all__ = [
     "RollFor",
     "Severity",
     "Strike",
+    "copy_awaiting",
+    "copy_bonus",
+    "copy_context",
+    "copy_fighter",
+    "copy_state",
+    "copy_strike",
 ]
 
 
@@ -123,6 +129,7 @@ class Ending(FastEnum):
     DRAW = "draw"
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Loadout:
     """Weapon and grip, fixed at the first action (R3.4)."""
@@ -133,6 +140,7 @@ class Loadout:
     """Spear in both hands (+10 while both arms are uninjured, R4.1)."""
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Defences:
     """Defensive scores, computed with the loadout and never recalculated (R3.5, R6.6)."""
@@ -142,6 +150,7 @@ class Defences:
     parry: int
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Bonus:
     """A Test bonus (R4.4, R4.5)."""
@@ -157,6 +166,7 @@ _WEAPON_ARM, _OFF_ARM = Location.WEAPON_ARM, Location.OFF_ARM
 """Members read once: in Python 3.11 each read of ``Enum.MEMBER`` is a slow lookup."""
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Fighter:
     sheet: Sheet
@@ -200,6 +210,7 @@ class Fighter:
         return get(_WEAPON_ARM) is _DISABLED and get(_OFF_ARM) is _DISABLED
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Strike:
     """One roll of an action against the other side, and what came of it.
@@ -228,6 +239,7 @@ class Strike:
         )
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class ActionContext:
     """The action being resolved, roll by roll (R4.11)."""
@@ -242,6 +254,7 @@ class ActionContext:
 _ROLL = Need.ROLL
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Awaiting:
     """Who the fight waits for, and for what."""
@@ -263,6 +276,7 @@ class Awaiting:
         return 100
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class Outcome:
     ending: Ending
@@ -272,6 +286,7 @@ class Outcome:
     ransom: str | None = None
 
 
+@quick
 @dataclass(frozen=True, slots=True)
 class FightState:
     kind: Kind
@@ -295,6 +310,15 @@ class FightState:
     def progress(self) -> int:
         """How far the fight has come: its turn (0 before the first)."""
         return self.turn
+
+
+copy_awaiting = copier(Awaiting)
+copy_bonus = copier(Bonus)
+copy_context = copier(ActionContext)
+copy_fighter = copier(Fighter)
+copy_state = copier(FightState)
+copy_strike = copier(Strike)
+"""Copies with the fields named by keyword changed (``dataclasses.replace``, fast)."""
 
 
 def succeeds(roll: int, chance: int) -> bool:

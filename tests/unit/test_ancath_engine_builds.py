@@ -1,26 +1,35 @@
 """The engine builds a new state once a step (issue 34), and still behaves the same.
 
-``apply`` keeps its immutable outer API; inside, each frozen value is copied by
-``rules.ancath.frozen.replace`` (written once per type, without ``dataclasses.replace``'s
-checks). These transcripts count the states an ``apply`` builds; the rulings' own
-transcripts check that what it builds is unchanged.
+``apply`` keeps its immutable outer API; inside, each frozen value is built by an
+``__init__`` and copied by a copier (``rules.ancath.frozen``: written once per type,
+without ``dataclasses.replace``'s checks). These transcripts count the states an
+``apply`` builds; the rulings' own transcripts check that what it builds is unchanged.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import pickle
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import pytest
 from transcript import command, fight, play, warrior
 
 from rules.ancath import apply
-from rules.ancath import frozen as frozen_module
-from rules.ancath.frozen import replace
-from rules.ancath.state import FightState, Need, RollFor, Severity
+from rules.ancath.events import Rolled
+from rules.ancath.state import (
+    Awaiting,
+    FightState,
+    Need,
+    RollFor,
+    Severity,
+    copy_fighter,
+    copy_state,
+)
 from rules.ancath.tables import Location
 
 
@@ -35,20 +44,19 @@ def marcus() -> Any:
 
 @contextmanager
 def counting_states() -> Iterator[list[int]]:
-    """Count the FightStates ``replace`` builds while the block runs."""
-    replace(fight("practice", olaf(), marcus()), turn=0)  # the copier exists
-    made: Callable[..., FightState] = frozen_module._MADE[FightState]
+    """Count the FightStates built (constructed or copied) while the block runs."""
+    builders = {copy_state.__code__, FightState.__init__.__code__}
     built = [0]
 
-    def counted(value: FightState, **changes: Any) -> FightState:
-        built[0] += 1
-        return made(value, **changes)
+    def seen(frame: FrameType, event: str, _: Any) -> None:
+        if event == "call" and frame.f_code in builders:
+            built[0] += 1
 
-    frozen_module._MADE[FightState] = counted
+    sys.setprofile(seen)
     try:
         yield built
     finally:
-        frozen_module._MADE[FightState] = made
+        sys.setprofile(None)
 
 
 def applied(state: FightState, line: str) -> tuple[FightState, int]:
@@ -99,14 +107,31 @@ def test_the_fast_copy_is_dataclasses_replace() -> None:
         Olaf: attack
         Olaf rolls 45
     """)
-    assert replace(state, turn=7, fleeing=1) == dataclasses.replace(state, turn=7, fleeing=1)
+    copied = copy_state(state, turn=7, fleeing=1)
+    assert copied == dataclasses.replace(state, turn=7, fleeing=1)
+    assert type(copied) is FightState and copied.fighters is state.fighters
     fighter = state.fighters[1]
     hurt = {Location.HEAD: Severity.WOUND}
-    assert replace(fighter, injuries=hurt) == dataclasses.replace(fighter, injuries=hurt)
+    assert copy_fighter(fighter, injuries=hurt) == dataclasses.replace(fighter, injuries=hurt)
     with pytest.raises(TypeError):
-        replace(state, no_such_field=1)
+        copy_state(state, no_such_field=1)
     with pytest.raises(dataclasses.FrozenInstanceError):
-        replace(state, turn=7).turn = 8  # type: ignore[misc]
+        copied.turn = 8  # type: ignore[misc]
+    assert state.turn == 1 and state.fleeing is None
+
+
+def test_a_frozen_value_is_built_as_the_dataclass_builds_it() -> None:
+    rolled = Rolled(0, RollFor.ATTACK, roll=45, chance=50, success=True)
+    assert type(rolled) is Rolled and rolled == Rolled(0, RollFor.ATTACK, 45, 50, True)
+    assert repr(rolled) == ("Rolled(side=0, roll_for=<RollFor.ATTACK: 'attack'>, roll=45, "
+                            "chance=50, success=True)")
+    assert Awaiting(1, Need.ACTION) == Awaiting(1, Need.ACTION, None, None)
+    assert hash(Awaiting(1, Need.ACTION)) == hash(Awaiting(1, Need.ACTION, None, None))
+    with pytest.raises(TypeError):
+        Awaiting(1)  # type: ignore[call-arg]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rolled.roll = 46  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(rolled)) == rolled
 
 
 def test_enum_members_key_dicts_across_a_pickle() -> None:
