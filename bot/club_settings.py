@@ -102,6 +102,14 @@ class ClubSettings:
                     log.warning("the club's settings were not read again (%s); kept as "
                                 "last read", error)
 
+    def current(self) -> bool:
+        """Whether what is kept is known, at once and without waiting for the database,
+        to be the club's as committed now (``VersionReader.unchanged``: on SQLite, no
+        other connection has committed since the version was last read): then a
+        command that needs nothing else from storage may skip :meth:`refresh`. False
+        when it cannot be told so (PostgreSQL, a read under way): refresh."""
+        return self._version.unchanged(self.kept[_CLUB].version)
+
     def _refresh(self) -> None:
         if self._version() != self.kept[_CLUB].version:
             self.kept[_CLUB] = self.store.club_state(

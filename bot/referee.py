@@ -102,7 +102,8 @@ class Referee:
             return spec.writes(parsed[1])
         return not spec.reads_only
 
-    def handle(self, msg: Incoming, writes: bool | None = None) -> list[Outgoing]:
+    def handle(self, msg: Incoming, writes: bool | None = None,
+               current: bool = False) -> list[Outgoing]:
         """The lines to send in answer to one chat line (none for chatter, none to
         someone ignored, none in a channel another process serves, and none at all once
         the records are lost). ``writes`` is the lane the transport chose (:meth:`writes`
@@ -112,9 +113,14 @@ class Referee:
         runs such a line again as a writer at once. A command first brings the club's
         settings up to date (:meth:`ClubSettings.refresh`), a writer inside its unit of
         work, and only then reads the ignore list: the one place it is read for a line
-        (the transport reads it only for a line it drops, bot/irc/admission.py)."""
+        (the transport reads it only for a line it drops, bot/irc/admission.py).
+        ``current``: :meth:`storage_free` just passed the line, so it is a reader and the
+        settings are not read again, only the records' files checked as every
+        transaction checks them (``Store.usable``: a stat, no read of the database)."""
         if self.lost is not None or (msg.channel is not None and not self.serves(msg.channel)):
             return []
+        if current:
+            return self._answer(msg, False, current=True)
         if writes is None:
             writes = self.writes(msg)
             if not writes:   # no lanes (the console, tests): a reader that writes after
@@ -126,7 +132,27 @@ class Referee:
             raise WritesAfterAll(msg.text)
         return self._answer(msg, writes)
 
-    def _answer(self, msg: Incoming, writes: bool) -> list[Outgoing]:
+    def storage_free(self, msg: Incoming) -> bool:
+        """Whether ``msg`` can be answered at once, on the event loop, by :meth:`handle`
+        with ``current``: a command that needs nothing from storage (``!roll`` that is
+        no fight roll, ``!help``, the refusal of an unknown command), while the club's
+        settings kept here are known, without waiting, to be the club's as committed
+        now (:meth:`ClubSettings.current`), so the ignore list is as the newest row says
+        whichever process wrote it. Reads nothing that may wait."""
+        if self.lost is not None or (msg.channel is not None and not self.serves(msg.channel)):
+            return False
+        parsed = split_command(msg.text, self.config.command_prefix)
+        if parsed is None:
+            return False
+        spec = self.services.commands.get(parsed[0])
+        if spec is None:
+            free = parsed[0].isalpha()
+        else:
+            free = spec.name == "help" or (
+                spec.name == "roll" and not play.fight_roll(self.services, msg, parsed[1]))
+        return free and self.settings.current()
+
+    def _answer(self, msg: Incoming, writes: bool, current: bool = False) -> list[Outgoing]:
         """:meth:`handle`'s work, on the lane ``writes`` says."""
         parsed = split_command(msg.text, self.config.command_prefix)
         spec = self.services.commands.get(parsed[0]) if parsed is not None else None
@@ -137,7 +163,10 @@ class Referee:
         ctx = Ctx(self.services, msg, parsed[0], parsed[1], writes=writes)
         try:
             with one_reply(ctx), command_unit(ctx) if writes else nullcontext():
-                self.settings.refresh()   # a writer reads, checks and writes in one transaction
+                if current:
+                    self.store.usable()
+                else:   # a writer reads, checks and writes in one transaction
+                    self.settings.refresh()
                 if self.identity.is_ignored(msg.sender):
                     return []
                 self._saw(msg)

@@ -14,9 +14,13 @@ reads it at every command; ``club_state`` reads it all again).
 from __future__ import annotations
 
 import hashlib
+import sqlite3
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, fields
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, bindparam, delete, event, insert, select, update
 from sqlalchemy.exc import DBAPIError
@@ -222,7 +226,14 @@ class VersionReader:
     meanwhile but the batch's own, whose change (``_bump``) has it read again (on
     PostgreSQL a change from the command line, which takes no such lock, is seen by the
     next batch, milliseconds later). A connection that broke is made again once;
-    disposing of the engine closes it, as it does the pool's. One thread at a time."""
+    disposing of the engine closes it, as it does the pool's. One thread at a time,
+    but for :meth:`unchanged`, which any thread may call beside it (the event loop's).
+
+    On a SQLite file the read outside a unit is made on a connection of its own that
+    never waits (``busy_timeout`` 0), with SQLite's ``PRAGMA data_version`` in the same
+    read transaction: :meth:`unchanged` asks that pragma again, which in WAL mode reads
+    the WAL index in shared memory (microseconds, ``bench/club_version.py``), and while
+    no other connection has committed since, the version read is still the club's."""
 
     def __init__(self, club: Club) -> None:
         self._club = club
@@ -230,6 +241,7 @@ class VersionReader:
         self._engine = engine.execution_options(isolation_level="AUTOCOMMIT") \
             if engine.dialect.name == "postgresql" else club._reads
         self._connection: Connection | None = None
+        self._probe = _Probe(engine)
         event.listen(engine, "engine_disposed", self._disposed)
 
     def __call__(self) -> int:
@@ -247,14 +259,26 @@ class VersionReader:
                 raise
             return self._read()   # the server restarted, or dropped the connection
 
+    def unchanged(self, version: int) -> bool:
+        """Whether ``version`` is still the club's, known at once without waiting for
+        anything: True only on a SQLite file when the last read outside a unit said it
+        and no other connection has committed since (``PRAGMA data_version``). False
+        when it cannot say at once (PostgreSQL, a read or a check under way on another
+        thread, a lock, an error): then read it (:meth:`__call__`)."""
+        return self._probe.unchanged(version)
+
     def _read(self) -> int:
+        read = self._probe.read()
+        if read is not None:
+            return read
         if self._connection is None:
             self._connection = self._engine.connect()
         with self._connection.begin():   # SQLite's read transaction; PostgreSQL's: none
             return self._connection.execute(_VERSION).scalar() or 0
 
     def close(self) -> None:
-        """Give the kept connection back."""
+        """Give the kept connections back."""
+        self._probe.close()
         if self._connection is not None:
             self._connection.close()
             self._connection = None
@@ -263,3 +287,86 @@ class VersionReader:
         if self._connection is not None:   # its pool is gone: close the driver's own
             self._connection.invalidate()
         self.close()
+
+
+_PROBE_VERSION = "SELECT version FROM club_version WHERE id = 1"
+
+
+class _Probe:
+    """:class:`VersionReader`'s SQLite connection that never waits: the club's version
+    and ``PRAGMA data_version`` read together (:meth:`read`), and that pragma alone again
+    (:meth:`unchanged`). The pragma's value changes when another connection commits
+    (the records lane's of this process too). With ``busy_timeout`` 0 a lock is an
+    error at once, never a wait; the database runs in WAL mode
+    (``storage.db_engines``), where starting a read takes no file lock, only the WAL
+    index's in shared memory, and reads the database file only after another commit
+    (page 1 again, just written, from the page cache). A lock, a file gone, any error:
+    it says it cannot tell, and is opened again at the next :meth:`read`. No probe for
+    PostgreSQL or an in-memory database."""
+
+    def __init__(self, engine: Engine) -> None:
+        url = engine.url
+        self._dialect = engine.dialect
+        self._usable = url.get_backend_name() == "sqlite" and \
+            url.database not in (None, "", ":memory:")
+        self._url = url
+        self._connection: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._seen: tuple[int, int] | None = None   # (data_version, club version)
+
+    def read(self) -> int | None:
+        """The club's version, with the pragma's value beside it; None: not read here."""
+        if not self._usable:
+            return None
+        with self._lock:
+            self._seen = None
+            try:
+                connection = self._open()
+                connection.execute("BEGIN")   # one snapshot for both
+                try:
+                    data = connection.execute("PRAGMA data_version").fetchone()[0]
+                    row = connection.execute(_PROBE_VERSION).fetchone()
+                finally:
+                    connection.execute("COMMIT")
+            except sqlite3.Error:
+                self._close()
+                return None
+            version = int(row[0]) if row and row[0] else 0
+            self._seen = (int(data), version)
+            return version
+
+    def unchanged(self, version: int) -> bool:
+        if self._seen is None or not self._lock.acquire(blocking=False):
+            return False
+        try:
+            seen, connection = self._seen, self._connection
+            if seen is None or connection is None or seen[1] != version:
+                return False
+            return bool(connection.execute("PRAGMA data_version").fetchone()[0] == seen[0])
+        except sqlite3.Error:
+            return False
+        finally:
+            self._lock.release()
+
+    def _open(self) -> sqlite3.Connection:
+        if self._connection is None:
+            args, options = self._dialect.create_connect_args(self._url)
+            kwargs: dict[str, Any] = {**options, "timeout": 0, "check_same_thread": False,
+                                      "isolation_level": None}
+            database = str(args[0])
+            if not kwargs.get("uri"):   # never a new, empty file where the club's was
+                database = f"file:{quote(str(Path(database).resolve()))}?mode=rw"
+                kwargs["uri"] = True
+            self._connection = sqlite3.connect(database, **kwargs)
+            self._connection.execute("PRAGMA busy_timeout = 0")
+        return self._connection
+
+    def _close(self) -> None:
+        self._seen = None
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._close()

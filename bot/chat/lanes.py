@@ -12,6 +12,14 @@ A chat line's lane is chosen once, as it is queued, and the referee is told whic
 (:meth:`bot.referee.Referee.handle`): a line queued as a reader that writes when it runs
 (a ``!roll`` that a fight opened meanwhile made a fight roll) does nothing on the talk
 lane and is queued again on the records lane.
+
+A line that needs nothing from storage (``!roll`` that is no fight roll, ``!help``, the
+refusal of an unknown command) is answered at once on the event loop, with no hand-off,
+when the referee can tell without waiting that the club's settings it keeps are current
+(:meth:`bot.referee.Referee.storage_free`: on SQLite, ``PRAGMA data_version``), and no
+earlier line of the same channel (or of the same sender, in private) is still in a lane:
+an answer never overtakes an earlier one of its channel. Otherwise it takes the talk lane
+as any reader (docs/operations.md, "Lines that need no storage").
 """
 
 from __future__ import annotations
@@ -36,6 +44,11 @@ class Lanes:
     def __init__(self, window: float = 0.0, most: int = MOST) -> None:
         self._records = RecordsLane(window, most)
         self._talk = ThreadPoolExecutor(1, thread_name_prefix="talk")
+        self._waiting: dict[str, int] = {}
+        """Per channel (or private sender), its chat lines in a lane, not yet answered;
+        touched on the event loop only."""
+        self.handed_off = 0
+        """How many chat lines went to a lane (the rest were answered on the loop)."""
 
     def run(self, writes: bool, work: Work,
             deliver: Callable[[list[Outgoing]], None]) -> asyncio.Future[list[Outgoing] | None]:
@@ -46,9 +59,30 @@ class Lanes:
 
     def line(self, referee: Referee, msg: Incoming, guard: Guard,
              deliver: Callable[[list[Outgoing]], None]) -> None:
-        """Answer one chat line on the lane :meth:`Referee.writes` picks now (``guard``
-        keeps the referee's failures off the loop); on the records lane when it turns
-        out to write."""
+        """Answer one chat line: at once when it needs no storage and nothing of its
+        channel waits in a lane (:meth:`Referee.storage_free`), else on the lane
+        :meth:`Referee.writes` picks now (``guard`` keeps the referee's failures off the
+        loop), on the records lane when it turns out to write."""
+        key = referee.services.identity.fold(msg.channel or f"private:{msg.sender.nick}")
+        if not self._waiting.get(key) and referee.storage_free(msg):
+            said = guard(lambda: referee.handle(msg, False, True))
+            if said is not None:
+                deliver(said)
+            return
+        self.handed_off += 1
+        self._waiting[key] = self._waiting.get(key, 0) + 1
+
+        def answered(said: list[Outgoing]) -> None:
+            self._waiting[key] -= 1
+            if not self._waiting[key]:
+                del self._waiting[key]
+            deliver(said)
+
+        self._handed(referee, msg, guard, answered)
+
+    def _handed(self, referee: Referee, msg: Incoming, guard: Guard,
+                deliver: Callable[[list[Outgoing]], None]) -> None:
+        """:meth:`line` in a lane."""
         if referee.writes(msg):
             self._command(referee, msg, guard, deliver)
             return
@@ -61,11 +95,15 @@ class Lanes:
                 moved.set()
                 return []
 
+        def talked(said: list[Outgoing]) -> None:
+            if not moved.is_set():   # else its answer comes from the records lane
+                deliver(said)
+
         def again(_finished: asyncio.Future[list[Outgoing] | None]) -> None:
             if moved.is_set():
                 self._command(referee, msg, guard, deliver)
 
-        self.run(False, lambda: guard(handle), deliver).add_done_callback(again)
+        self.run(False, lambda: guard(handle), talked).add_done_callback(again)
 
     def _command(self, referee: Referee, msg: Incoming, guard: Guard,
                  deliver: Callable[[list[Outgoing]], None]) -> None:

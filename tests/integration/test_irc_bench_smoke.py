@@ -10,6 +10,10 @@ FIGURES = [
     "irc.echo_latency_ms_p50",
     "irc.echo_latency_ms_p99",
     "irc.overhead_ratio_p50",
+    "irc.answered_on_loop",
+    "irc.reply_cpu_ms_p50",
+    "irc.echo_cpu_ms_p50",
+    "irc.cpu_ratio_p50",
     "irc.goal_ratio_1.5",
     "irc.sopel_roll_ratio",
     "irc.reconnect_seconds",
@@ -28,4 +32,5 @@ def test_irc_latency_bench_runs(ngircd: NgircdServer, capsys: pytest.CaptureFixt
     figures = dict(line.split(" ", 1) for line in lines)
     assert figures.pop("irc.goal_ratio_1.5") in ("met", "missed")
     assert figures.pop("irc.sopel_roll_ratio").startswith("not-measured (")
+    assert 0 <= float(figures.pop("irc.answered_on_loop")) <= 1
     assert all(float(value) > 0 for value in figures.values())
