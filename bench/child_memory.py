@@ -5,6 +5,8 @@
 child runs under ``/usr/bin/time``, whose own small process is what its child inherits,
 and the figure is that child's peak RSS (``%M``, KB). The import floor is a child under
 the same wrapper that only imports the modules the measured child had loaded at its end.
+The wrapper also gives the child's CPU time (user and system), steadier than wall time
+on a shared machine.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = str(Path(__file__).resolve().parents[1])
@@ -31,32 +34,49 @@ IMPORTS = ("import importlib, sys\n"
            "        pass\n")
 
 
-def own_peak(argv: Sequence[str], stdin: bytes = b"") -> tuple[float, int, bytes]:
-    """Run ``argv`` in ROOT under ``/usr/bin/time``; its wall seconds, its own peak RSS
-    in KB and its stdout. Exits with its stderr when it fails."""
+@dataclass(frozen=True)
+class Usage:
+    """A child's run: wall seconds, CPU seconds (user and system), own peak RSS in KB,
+    its stdout."""
+
+    seconds: float
+    cpu: float
+    peak: int
+    out: bytes
+
+
+def usage(argv: Sequence[str], stdin: bytes = b"") -> Usage:
+    """Run ``argv`` in ROOT under ``/usr/bin/time``: its ``Usage``. Exits with its
+    stderr when it fails."""
     with tempfile.NamedTemporaryFile(prefix="ancath-peak-", delete=False) as report:
         path = report.name
     try:
         started = time.perf_counter()
-        done = subprocess.run([TIME, "-f", "%M", "-o", path, *argv], cwd=ROOT,
+        done = subprocess.run([TIME, "-f", "%M %U %S", "-o", path, *argv], cwd=ROOT,
                               input=stdin, capture_output=True, check=False)
         seconds = time.perf_counter() - started
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(argv[:6])} exited {done.returncode}: "
                              f"{done.stderr.decode(errors='replace')[-2000:]}")
-        peak = int(Path(path).read_text().split()[-1])
+        peak, user, system = Path(path).read_text().split()[-3:]
     finally:
         os.unlink(path)
-    return seconds, peak, done.stdout
+    return Usage(seconds, float(user) + float(system), int(peak), done.stdout)
 
 
-def module_peak(module: str, args: Sequence[str]) -> tuple[float, int, bytes, list[str]]:
-    """``python -m module args`` under ``own_peak``, with the modules it had loaded."""
+def own_peak(argv: Sequence[str], stdin: bytes = b"") -> tuple[float, int, bytes]:
+    """``usage``'s wall seconds, own peak RSS in KB and stdout."""
+    used = usage(argv, stdin)
+    return used.seconds, used.peak, used.out
+
+
+def module_usage(module: str, args: Sequence[str]) -> tuple[Usage, list[str]]:
+    """``python -m module args`` under ``usage``, with the modules it had loaded."""
     with tempfile.NamedTemporaryFile(prefix="ancath-modules-", delete=False) as listed:
         path = listed.name
     try:
-        seconds, peak, out = own_peak([sys.executable, "-c", RUN_MODULE, path, module, *args])
-        return seconds, peak, out, Path(path).read_text().split()
+        used = usage([sys.executable, "-c", RUN_MODULE, path, module, *args])
+        return used, Path(path).read_text().split()
     finally:
         os.unlink(path)
 

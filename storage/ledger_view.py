@@ -1,22 +1,37 @@
 """Reading the ledger: every row with its warrior's name, one warrior's, or those a
 :class:`LedgerFilter` picks (who, which moderator, what kind of row, words of the
 reason, which days, which fight); whole and streamed in batches (``ancath-bot ledger``,
-the downloads), or a page at a time, newest first, by row id (the leadership pages:
-a page costs the same at row 100 as at row 100,000). Also its head with the whole MAC,
-and the moderators' actions: their ledger rows with the undo records of the fights'
-command logs (each undo once, as its record: its ``undo`` row is left out there), and
-what the rows' columns do not say (whom ``!mod add`` named, the armour set)."""
+the downloads; as plain values for the command line's encoders), or a page at a time,
+newest first, by row id (the leadership pages: a page costs the same at row 100 as at
+row 100,000). Also its head with the whole MAC, and the moderators' actions: their
+ledger rows with the undo records of the fights' command logs (each undo once, as its
+record: its ``undo`` row is left out there), and what the rows' columns do not say
+(whom ``!mod add`` named, the armour set)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import Row, Select, and_, false, func, or_, select, true
+from sqlalchemy import (
+    Dialect,
+    Row,
+    Select,
+    Text,
+    TypeDecorator,
+    and_,
+    false,
+    func,
+    or_,
+    select,
+    true,
+    type_coerce,
+)
 from sqlalchemy.orm import Session
 
+from storage.damage import loads
 from storage.fight_rebuild import UNDO
 from storage.ledger import Anchor, head_row
 from storage.ledger_words import detail_words
@@ -25,11 +40,15 @@ from storage.records import LedgerEntry, LogPlace, ModeratorLog, UndoRecord
 from storage.unit_of_work import UnitOfWork
 from storage.warrior_rows import warrior_row
 
-__all__ = ["LEDGER_BATCH", "LedgerFilter", "LedgerPage", "LedgerView"]
+__all__ = ["LEDGER_BATCH", "LEDGER_KEYS", "LedgerFilter", "LedgerPage", "LedgerView"]
 
 _Columns = tuple[Any, ...]
+_T = TypeVar("_T")
 LEDGER_BATCH = 1000
 """Ledger rows read per query when they are streamed."""
+LEDGER_KEYS = ("id", "warrior", "entry", "bp", "spent", "skill", "skill_value", "status",
+               "actor", "moderator", "fight", "reason", "detail", "at", "hash", "key")
+"""A ledger row's keys (``LedgerEntry``'s), in order."""
 _LEDGER_COLUMNS: _Columns = (
     LedgerRow.id, LedgerRow.entry, LedgerRow.bp, LedgerRow.spent, LedgerRow.skill,
     LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,
@@ -69,16 +88,21 @@ class LedgerPage:
     """Give it as ``before`` for the next page; None on the last."""
 
 
+_ENTRIES = {entry.value: entry for entry in Entry}
+
+
+def _ledger_values(row: Sequence[Any]) -> tuple[Any, ...]:
+    """A ledger row's values in ``LEDGER_KEYS`` order, as ``Store.ledger`` gives them."""
+    (id_, entry, bp, spent, skill, skill_value, status, actor, moderator, fight, reason,
+     detail, at, digest, key, warrior) = row
+    return (id_, warrior, _ENTRIES.get(entry) or Entry(entry), bp / 10, spent, skill,
+            skill_value, status, actor, moderator, fight, reason,
+            detail_words(entry, detail) if detail else "", at, digest, key)
+
+
 def _ledger_dict(row: Row[Any]) -> LedgerEntry:
     """A ledger row as ``Store.ledger`` gives it."""
-    return {
-        "id": row.id, "warrior": row.warrior, "entry": Entry(row.entry), "bp": row.bp / 10,
-        "spent": row.spent, "skill": row.skill, "skill_value": row.skill_value,
-        "status": row.status, "actor": row.actor, "moderator": row.moderator,
-        "fight": row.fight_id, "reason": row.reason,
-        "detail": detail_words(row.entry, row.detail), "at": row.created_at,
-        "hash": row.hash, "key": row.key_id,
-    }
+    return cast(LedgerEntry, dict(zip(LEDGER_KEYS, _ledger_values(row), strict=True)))
 
 
 def _like(words: str) -> str:
@@ -86,9 +110,27 @@ def _like(words: str) -> str:
     return f"%{escaped}%"
 
 
+class _SQLiteDetail(TypeDecorator[Any]):
+    """A SQLite ledger row's ``detail`` as its engines read JSON (``storage.damage.loads``),
+    a null (SQL's or JSON's, as most rows hold) given as None without a parse."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> Any:
+        return None if value is None or value == "null" else loads(value)
+
+
+_SQLITE_COLUMNS: _Columns = tuple(
+    type_coerce(c, _SQLiteDetail()).label("detail") if c is LedgerRow.detail else c
+    for c in _LEDGER_COLUMNS)
+
+
 def _query(session: Session, where: LedgerFilter) -> Select[*_Columns]:
     """The rows ``where`` picks, with their warrior's name (a fight's rows: none)."""
-    query = select(*_LEDGER_COLUMNS, Warrior.name.label("warrior")).outerjoin(
+    sqlite = session.get_bind().dialect.name == "sqlite"
+    query = select(*(_SQLITE_COLUMNS if sqlite else _LEDGER_COLUMNS),
+                   Warrior.name.label("warrior")).outerjoin(
         Warrior, Warrior.id == LedgerRow.warrior_id)
     if where.warrior is not None:
         query = query.where(LedgerRow.warrior_id == warrior_row(session, where.warrior).id)
@@ -120,31 +162,43 @@ class LedgerView(UnitOfWork):
         page = self.ledger_page(LedgerFilter(warrior=name), limit=limit)
         return page.rows[::-1]
 
-    def ledger_rows(self, name: str | None = None, batch: int = LEDGER_BATCH,
+    def ledger_rows(self, name: str | None = None, batch: int | None = None,
                     where: LedgerFilter | None = None) -> Iterator[LedgerEntry]:
         """The rows of ``ledger`` (or those ``where`` picks) one by one, oldest first,
-        read ``batch`` at a time by id, so memory stays flat however long the ledger is.
-        Each batch is a read transaction of its own: a slow reader (a download) holds no
-        connection and no snapshot between batches (a held one kept SQLite from
-        checkpointing its log, and 15 slow downloads took every pooled connection). The
-        ledger is append-only and numbered in commit order, so the rows are those of
-        one moment: the last batch's. An unknown warrior is refused here, before any row."""
-        picked = where or LedgerFilter(warrior=name)
-        with self._tx(write=False) as session:
-            _query(session, picked)   # refuses an unknown warrior now
-        return self._stream(picked, batch)
+        read ``batch`` (``LEDGER_BATCH``) at a time by id, so memory stays flat however
+        long the ledger is. Each batch is a read transaction of its own: a slow reader
+        (a download) holds no connection and no snapshot between batches (a held one
+        kept SQLite from checkpointing its log, and 15 slow downloads took every pooled
+        connection). The ledger is append-only and numbered in commit order, so the rows
+        are those of one moment: the last batch's. An unknown warrior is refused here,
+        before any row."""
+        return self._stream(self._checked(where or LedgerFilter(warrior=name)), batch,
+                            _ledger_dict)
 
-    def _stream(self, where: LedgerFilter, batch: int) -> Iterator[LedgerEntry]:
+    def ledger_values(self, name: str | None = None, batch: int | None = None,
+                      where: LedgerFilter | None = None) -> Iterator[tuple[Any, ...]]:
+        """The rows of ``ledger_rows`` as plain tuples of their values in ``LEDGER_KEYS``
+        order, for the encoders that write a row's values in a fixed order."""
+        return self._stream(self._checked(where or LedgerFilter(warrior=name)), batch,
+                            _ledger_values)
+
+    def _checked(self, where: LedgerFilter) -> LedgerFilter:
+        with self._tx(write=False) as session:
+            _query(session, where)   # refuses an unknown warrior now
+        return where
+
+    def _stream(self, where: LedgerFilter, batch: int | None,
+                shape: Callable[[Row[Any]], _T]) -> Iterator[_T]:
+        size = batch or LEDGER_BATCH
         last = 0
         while True:
             with self._tx(write=False) as session:
-                query = _query(session, where).order_by(LedgerRow.id).limit(batch)
-                rows = [_ledger_dict(row) for row in
-                        session.execute(query.where(LedgerRow.id > last))]
-            if not rows:
+                query = _query(session, where).order_by(LedgerRow.id).limit(size)
+                found = session.connection().execute(query.where(LedgerRow.id > last)).all()
+            if not found:
                 return
-            yield from rows
-            last = rows[-1]["id"]
+            yield from list(map(shape, found))   # a damaged row refused before its batch
+            last = found[-1].id
 
     def ledger_page(self, where: LedgerFilter, before: int | None = None,
                     limit: int = 100) -> LedgerPage:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import textwrap
 from collections.abc import Iterable
 from typing import Any
 
 from bot.commandline.audit import printable
-from bot.ledger_csv import csv_chunks
+from bot.ledger_csv import csv_value_chunks
+from bot.ledger_json import json_chunks
 from bot.systems.registry import PLUGINS, SYSTEMS
 from storage.db import open_database, open_read_only
 from storage.keys import Keyring
@@ -33,9 +33,16 @@ def warrior_show(args: argparse.Namespace, url: str) -> int:
 
 
 def ledger(args: argparse.Namespace, url: str) -> int:
-    """``ledger [--warrior NAME] [--format ...]``, read only."""
+    """``ledger [--warrior NAME] [--format ...]``, read only. The JSON is the text
+    ``json.dumps(rows, indent=1)`` gives (:mod:`bot.ledger_json`); the CSV the web
+    download's (:mod:`bot.ledger_csv`)."""
     store = Store(open_read_only(url), systems=SYSTEMS.rules, keyring=Keyring())
-    print_ledger(store.ledger_rows(args.warrior), args.format)
+    if args.format in ("csv", "json"):   # the values, streamed through their encoders
+        chunks = (csv_value_chunks if args.format == "csv" else json_chunks)(
+            store.ledger_values(args.warrior))
+        sys.stdout.writelines(chunks)
+        return 0
+    print_ledger(store.ledger_rows(args.warrior))
     return 0
 
 
@@ -45,18 +52,8 @@ def _warrior_json(store: Store, name: str) -> dict[str, Any]:
     return PLUGINS[record.system].fighters.show(record)
 
 
-def print_ledger(rows: Iterable[LedgerEntry], form: str) -> None:
-    """Each row as it comes (the JSON is the one ``json.dumps(rows, indent=1)`` gives)."""
-    if form == "json":
-        sep = "[\n"
-        for row in rows:
-            sys.stdout.write(sep + textwrap.indent(json.dumps(row, indent=1), " "))
-            sep = ",\n"
-        print("[]" if sep == "[\n" else "\n]")
-        return
-    if form == "csv":
-        sys.stdout.writelines(csv_chunks(rows))
-        return
+def print_ledger(rows: Iterable[LedgerEntry]) -> None:
+    """The table: a row a line, its fields apart."""
     for row in rows:
         bp = f"{row['bp']:+.1f}" if row["bp"] else ""
         spent = f"spent {row['spent']}" if row["spent"] else ""
