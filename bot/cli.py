@@ -25,8 +25,7 @@ import sys
 
 from sqlalchemy.exc import DBAPIError
 
-from bot import heartbeat
-from bot.commandline import audit, db, keys, moderators, records, run
+from bot.commandline import audit, db, keys, moderators, records
 from bot.commandline.parser import build_parser
 from bot.config import ConfigError, load_config
 from bot.config_check import check as check_config
@@ -41,7 +40,9 @@ __all__ = ["main"]
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command in ("run", "console"):
+        if args.command in ("run", "console"):   # the IRC client is imported for these only
+            from bot.commandline import run
+
             return run.serve(args)
         if args.command == "config":
             print("\n".join(check_config(args.config, args.key_file)))
@@ -52,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "audit" and args.action == "verify" and args.export:
             return audit.verify(args, None)
         if args.command == "status":
+            from bot import heartbeat
+
             healthy, line = heartbeat.status(heartbeat.heartbeat_path(load_config(args.config)))
             print(line)
             return 0 if healthy else 1
