@@ -32,7 +32,12 @@ whichever process wrote it), answers on the event loop (``bot/chat/lanes.py``): 
 the database file is still there, rolls the scripted die and words the line; the outbox
 queues it through its token budget (lifted) and fair order and sends it. A line the
 check cannot clear goes to the talk lane's thread as before; ``irc.answered_on_loop``
-is the share of the timed round trips that did not.
+is the share of the timed round trips that did not. Both answer from inside the
+library's handler and write with the library's ``send_raw``, no event loop hop between.
+Neither waits for pacing: ngircd's penalties are off for every client, and the
+referee's budgets are lifted though their code runs (a few µs of its overhead); the echo
+bot has no pacing of its own, which any bot on a real server needs: the one thing it
+skips that is not the referee's own.
 
 The ratio depends on where the scheduler puts this process and ngircd: on one core the
 shared part of a round trip is about half what it is across two (a cross-core wake-up

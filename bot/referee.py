@@ -23,7 +23,7 @@ from bot.channel_fights import ChannelFights
 from bot.chat.units import command_unit
 from bot.clock import Clock
 from bot.club_settings import ClubSettings
-from bot.commands.registry import Ctx, Registry, Services, split_command
+from bot.commands.registry import Ctx, Registry, Services, Spec, split_command
 from bot.config import BotConfig
 from bot.dice import DiceSource
 from bot.error_replies import one_reply
@@ -55,6 +55,11 @@ class Referee:
         """The channels the bot serves (for lines every channel must hear)."""
         self.records = LostRecords(self.channels)
         """Whether the records are lost, and whom to tell (:mod:`bot.lost_records`)."""
+        self._served: tuple[str, frozenset[str]] = ("", frozenset())
+        """The casemapping and ``channels`` folded by it (:meth:`serves`)."""
+        self._freed: tuple[Incoming, tuple[str, list[str]], Spec | None] | None = None
+        """The line :meth:`storage_free` last passed, read: :meth:`handle` with
+        ``current`` reads it no more (both run on the event loop, one after the other)."""
 
     @property
     def lost(self) -> str | None:
@@ -86,8 +91,12 @@ class Referee:
     def serves(self, channel: str) -> bool:
         """Whether ``channel`` is this referee's: any channel of its network when the
         config lists none, else a listed one (another process serves the rest)."""
-        fold = self.identity.fold
-        return not self.channels or any(fold(c) == fold(channel) for c in self.channels)
+        if not self.channels:
+            return True
+        casemapping = self.identity.casemapping
+        if self._served[0] != casemapping:
+            self._served = casemapping, frozenset(map(self.identity.fold, self.channels))
+        return self.identity.fold(channel) in self._served[1]
 
     def writes(self, msg: Incoming) -> bool:
         """Whether the command in ``msg`` may write the records or change a fight: a
@@ -117,10 +126,10 @@ class Referee:
         ``current``: :meth:`storage_free` just passed the line, so it is a reader and the
         settings are not read again, only the records' files checked as every
         transaction checks them (``Store.usable``: a stat, no read of the database)."""
+        if current and self.lost is None:   # storage_free saw it served here
+            return self._answer(msg, False, current=True)
         if self.lost is not None or (msg.channel is not None and not self.serves(msg.channel)):
             return []
-        if current:
-            return self._answer(msg, False, current=True)
         if writes is None:
             writes = self.writes(msg)
             if not writes:   # no lanes (the console, tests): a reader that writes after
@@ -150,12 +159,18 @@ class Referee:
         else:
             free = spec.name == "help" or (
                 spec.name == "roll" and not play.fight_roll(self.services, msg, parsed[1]))
+        self._freed = (msg, parsed, spec) if free else None
         return free and self.settings.current()
 
     def _answer(self, msg: Incoming, writes: bool, current: bool = False) -> list[Outgoing]:
         """:meth:`handle`'s work, on the lane ``writes`` says."""
-        parsed = split_command(msg.text, self.config.command_prefix)
-        spec = self.services.commands.get(parsed[0]) if parsed is not None else None
+        freed = self._freed if current else None
+        parsed: tuple[str, list[str]] | None
+        if freed is not None and freed[0] is msg:
+            _msg, parsed, spec = freed
+        else:
+            parsed = split_command(msg.text, self.config.command_prefix)
+            spec = self.services.commands.get(parsed[0]) if parsed is not None else None
         if parsed is None or (spec is None and not parsed[0].isalpha()):
             if not self.identity.is_ignored(msg.sender):   # chatter: as the list was last read
                 self._saw(msg)

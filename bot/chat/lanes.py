@@ -63,22 +63,28 @@ class Lanes:
         channel waits in a lane (:meth:`Referee.storage_free`), else on the lane
         :meth:`Referee.writes` picks now (``guard`` keeps the referee's failures off the
         loop), on the records lane when it turns out to write."""
-        key = referee.services.identity.fold(msg.channel or f"private:{msg.sender.nick}")
-        if not self._waiting.get(key) and referee.storage_free(msg):
+        key = self._key(referee, msg) if self._waiting else None  # none waits: none needed
+        if (key is None or key not in self._waiting) and referee.storage_free(msg):
             said = guard(lambda: referee.handle(msg, False, True))
             if said is not None:
                 deliver(said)
             return
+        waits = key or self._key(referee, msg)
         self.handed_off += 1
-        self._waiting[key] = self._waiting.get(key, 0) + 1
+        self._waiting[waits] = self._waiting.get(waits, 0) + 1
 
         def answered(said: list[Outgoing]) -> None:
-            self._waiting[key] -= 1
-            if not self._waiting[key]:
-                del self._waiting[key]
+            self._waiting[waits] -= 1
+            if not self._waiting[waits]:
+                del self._waiting[waits]
             deliver(said)
 
         self._handed(referee, msg, guard, answered)
+
+    @staticmethod
+    def _key(referee: Referee, msg: Incoming) -> str:
+        """What an answer must not overtake: the channel, or in private the sender."""
+        return referee.services.identity.fold(msg.channel or f"private:{msg.sender.nick}")
 
     def _handed(self, referee: Referee, msg: Incoming, guard: Guard,
                 deliver: Callable[[list[Outgoing]], None]) -> None:

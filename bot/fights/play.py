@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.channel_fights import ChannelFight, SomeFight
 from bot.club_settings import ChannelRules
 from bot.commands.registry import Ctx, Example, Services, Spec, channel_only, command
-from bot.dice import roll
+from bot.dice import parse, roll
 from bot.fights.playing import C, E, F, Played, S, die_due, due_rolls, play, plugin_of, roll_due
 from bot.messages import Incoming, Outgoing, Priority
 from bot.refusals import Refusal
@@ -186,6 +187,7 @@ def _not_in(ctx: Ctx, line: str, room: int) -> str:
     return said if len(said.encode()) <= room else line
 
 
+@lru_cache(maxsize=256)
 def _one_die(word: str) -> int | None:
     """The faces of a roll of one die (``d100``, ``1d20``, ``d%``), else None."""
     word = word.lower().removeprefix("1")
@@ -250,8 +252,13 @@ def roll_dice(ctx: Ctx) -> None:
     roll (:func:`manual_roll`)."""
     if manual_roll(ctx):
         return
-    result = roll(" ".join(ctx.args), ctx.services.dice)
+    result = roll(_expression(" ".join(ctx.args)), ctx.services.dice)
     ctx.say(f"{ctx.msg.sender.nick} rolls {result.describe()}", Priority.CHATTER)
+
+
+_expression = lru_cache(maxsize=256)(parse)
+"""An expression read once (its terms frozen), rolled anew each time; a refusal is not
+kept: it is raised again."""
 
 
 def resume_rolls(services: Services, table: ChannelFight, rules: ChannelRules) -> None:

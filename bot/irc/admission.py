@@ -37,8 +37,11 @@ class Admission:
         """Whether ``msg`` is a command that goes on to the referee."""
         if not (msg.text.startswith((prefix, "/rol"))):
             return False
-        shown = f"{prefix}mod login ..." if is_secret(msg.text, prefix) else msg.text
         self.outbox.asked(owed(msg.sender))  # dropped or not, it weighs on their place
+
+        def shown() -> str:   # read only for a line dropped
+            return f"{prefix}mod login ..." if is_secret(msg.text, prefix) else msg.text
+
         return self._paced(msg.sender, shown, ignored_quietly=True)
 
     def ctcp(self, request: CtcpRequest) -> None:
@@ -46,21 +49,23 @@ class Admission:
         sender, asker = request.sender, owed(request.sender)
         self.outbox.asked(asker)  # what they ask weighs on their place
         if request.answer is not None and not self.is_ignored(sender) and self._paced(
-                sender, f"CTCP {request.command}"):
+                sender, lambda: f"CTCP {request.command}"):
             self.outbox.message(sender.nick, request.answer, Priority.CHATTER, "NOTICE",
                                 owed=asker, within=self.reply_seconds)
 
-    def _paced(self, sender: Sender, what: str, ignored_quietly: bool = False) -> bool:
+    def _paced(self, sender: Sender, what: Callable[[], str],
+               ignored_quietly: bool = False) -> bool:
         """Whether a command from ``sender`` is within the pace (else the slow-down
-        notice, once a minute). With ``ignored_quietly`` the ignore list is read only
-        for a line past the pace, dropped with no word to someone ignored: one within
-        it goes on to the referee, which reads the list once, fresh (a moderator in
-        another process may have taken the ignore back)."""
+        notice, once a minute; ``what`` names the line dropped, in the log). With
+        ``ignored_quietly`` the ignore list is read only for a line past the pace,
+        dropped with no word to someone ignored: one within it goes on to the referee,
+        which reads the list once, fresh (a moderator in another process may have taken
+        the ignore back)."""
         if self.pace.allowed(sender.identity):
             return True
         if ignored_quietly and self.is_ignored(sender):
             return False
-        log.warning("rate limit: dropped %r from %s", what[:40], sender.identity)
+        log.warning("rate limit: dropped %r from %s", what()[:40], sender.identity)
         if self.pace.tell(sender.identity):
             self.outbox.message(sender.nick, self.pace.notice, Priority.CHATTER, "NOTICE",
                                 owed=owed(sender), within=self.reply_seconds)

@@ -32,17 +32,30 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import lru_cache
 
 from bot.config import FloodConfig
-from bot.irc.line import Line
+from bot.irc.line import Line, middle
+from bot.safe_text import DEFAULT_BUDGET
 
-__all__ = ["WEIGHTS", "Budget", "Cost", "TokenBucket"]
+__all__ = ["WEIGHTS", "Budget", "Cost", "TokenBucket", "text_room"]
 
 Cost = tuple[float, float]
 """What a line costs: line-budget units, and bytes on the wire (CR LF included)."""
 
 WEIGHTS = {"JOIN": 2, "NICK": 4, "PART": 5}
 """Line-budget units of the commands that cost more than one (InspIRCd 3's penalties)."""
+_LIMIT = 510
+"""Bytes of a relayed line before CR LF, the sender's prefix included."""
+
+
+@lru_cache(maxsize=1024)
+def text_room(prefix: str | None, command: str, target: str) -> int:
+    """The bytes of text a ``command`` to ``target`` may carry once the server puts our
+    ``prefix`` (``nick!user@host``) before it; reckoned once while the prefix stays."""
+    if prefix is None or not middle(prefix):
+        return DEFAULT_BUDGET
+    return max(64, _LIMIT - len(Line(command, [target, ""], prefix).format().encode()))
 
 
 class TokenBucket:
@@ -101,10 +114,12 @@ class Budget:
         return max(self.lines.wait_time(units), self.bytes.wait_time(size))
 
     def take(self, line: Cost | Line | str) -> bool:
-        """Spend what ``line`` costs if both buckets have it."""
-        if self.wait_time(line) > 0:
+        """Spend what ``line`` costs if both buckets have it (each refilled once)."""
+        units, size = line if isinstance(line, tuple) else self.cost(line)
+        if max(self.lines.wait_time(units), self.bytes.wait_time(size)) > 0:
             return False
-        self.spend(line)
+        self.lines.tokens -= units
+        self.bytes.tokens -= size
         return True
 
     def spend(self, line: Cost | Line | str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Protocol
 
 from bot.chat.moderators import host_of
@@ -32,7 +33,12 @@ def owed(sender: Sender) -> Owed:
     (whatever nick and ident they chose: a new one costs an attacker only a ``USER``; an
     IPv6 address by its /64, as wrong passwords are counted) and their identity."""
     mask = sender.mask or sender.host
-    return (host_of(mask) if mask else sender.identity), sender.identity
+    return (_host_of(mask) if mask else sender.identity), sender.identity
+
+
+_host_of = lru_cache(maxsize=4096)(host_of)
+"""``host_of`` remembered for the masks seen lately (an address parsed once, not twice
+a line); bounded, so many identities only evict each other."""
 
 
 class Queued(Protocol):

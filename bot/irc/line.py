@@ -41,6 +41,9 @@ class Line:
     trailing: bool = field(default=False, compare=False)
     """The last parameter is written after `` :`` even where it need not be (``PONG
     :x``); how the line is written, not what it says, so lines compare without it."""
+    _wire: str | None = field(default=None, init=False, repr=False, compare=False)
+    """What ``format`` wrote, kept: a line is a value (its parts never change), costed
+    by the send queue and then written on the socket."""
 
     @property
     def nick(self) -> str:
@@ -53,6 +56,8 @@ class Line:
     def format(self) -> str:
         """The line as written on the wire, without CR LF (``parse``'s inverse); raises
         ``LineError`` naming what cannot be one line."""
+        if self._wire is not None:
+            return self._wire
         if not _COMMAND.fullmatch(self.command):
             raise LineError(f"{self.command!r} is not a command")
         parts = [f"@{_tags(self.tags)}"] if self.tags else []
@@ -71,7 +76,9 @@ class Line:
         parts += middles
         if self.params:
             parts.append(f":{last}" if self.trailing or not middle(last) else last)
-        return " ".join(parts)
+        wire = " ".join(parts)
+        object.__setattr__(self, "_wire", wire)
+        return wire
 
 
 class LineError(ValueError):
@@ -144,6 +151,8 @@ def parse(raw: str) -> Line:
 def ctcp_parts(text: str) -> list[str | tuple[str, str]]:
     """A message's text (low-level quoting undone) as its plain pieces and its CTCP
     requests, ``(command, argument)``, in order; a lone trailing ``\x01`` is text."""
+    if "\x01" not in text and "\x10" not in text:
+        return [text]  # plain text, nothing quoted: most lines
     text = _LOW_QUOTE.sub(lambda m: _LOW_ESCAPES.get(m[1], m[1]), text)
     chunks = text.split("\x01")
     parts: list[str | tuple[str, str]] = []

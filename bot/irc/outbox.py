@@ -46,19 +46,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.config import FloodConfig
-from bot.irc.budget import Budget, Cost
+from bot.irc.budget import Budget, Cost, text_room
 from bot.irc.fair import Fair, Owed, Rank
-from bot.irc.line import Line, LineError, middle, parse
+from bot.irc.line import Line, LineError, parse
 from bot.irc.pacing import Busy
 from bot.messages import Priority
-from bot.safe_text import DEFAULT_BUDGET, clean, split_utf8, valid_target
+from bot.safe_text import clean, split_utf8, valid_target
 
 __all__ = ["CONTROL", "SHARE", "Outbox"]
 
 log = logging.getLogger("ancath.outbox")
 
-_LIMIT = 510
-"""Bytes of a relayed line before CR LF, the sender's prefix included."""
 CONTROL = Priority.FIGHT - 1
 """The queue priority of protocol lines: before fight output."""
 SHARE = 4
@@ -141,12 +139,6 @@ class Outbox:
         """Reply lines queued for someone on ``host`` (at most ``most_owed``)."""
         return sum(1 for entry in self._queue if entry.reply and entry.owed[0] == host)
 
-    def _budget(self, command: str, target: str) -> int:
-        if self.prefix is None or not middle(self.prefix):
-            return DEFAULT_BUDGET
-        overhead = len(Line(command, [target, ""], self.prefix).format().encode())
-        return max(64, _LIMIT - overhead)
-
     def message(self, target: str, text: str, priority: Priority = Priority.CHATTER,
                 command: str = "PRIVMSG", fit: Callable[[int], str] | None = None,
                 owed: Owed | None = None, within: float | None = None,
@@ -168,15 +160,16 @@ class Outbox:
         if not valid_target(target):
             log.warning("not sending to invalid target %r", target)
             return 0
-        pieces = [p for p in split_utf8(text, self._budget(command, target), fit) if p]
+        pieces = [p for p in split_utf8(text, text_room(self.prefix, command, target), fit) if p]
         if not pieces:
             return 0
         lines = [_text(command, target, piece) for piece in pieces]
         who = owed or _NOBODY
         if priority < Priority.CHATTER or fit is not None:
             within = None  # a fight's own lines and anchors are never too late
+        cost = self.budget.cost(lines[0])
         if within is not None and not self._admit(priority, who, lines[0], len(lines),
-                                                  within, owed is not None):
+                                                  within, owed is not None, cost):
             self.dropped += len(lines)
             self._log_drop(_TOO_LATE, _Queued(priority, -1, lines[0], False, who,
                                               reply=True, nick=nick))
@@ -185,7 +178,8 @@ class Outbox:
         first = -1
         for line in lines:
             first = self._push(_Queued(priority, -1, line, False, who, until, first,
-                                       within is not None, nick))
+                                       within is not None, nick),
+                               cost if line is lines[0] else None)
             until = None
         return len(pieces)
 
@@ -206,10 +200,11 @@ class Outbox:
             self._remove(entry)
         self._chosen = None
 
-    def _push(self, entry: _Queued) -> int:
+    def _push(self, entry: _Queued, cost: Cost | None = None) -> int:
         """Send at once when nothing waits and the budget allows; else queue. Returns
-        the message's first order (``entry.message``, or this line's when -1)."""
-        entry.cost = self.budget.cost(entry.line)
+        the message's first order (``entry.message``, or this line's when -1).
+        ``cost``: the line's, when already reckoned."""
+        entry.cost = cost or self.budget.cost(entry.line)
         send, connected = self._send, self._connected
         if not self._queue and connected is not None and connected.is_set() and send:
             line, told = self._as_sent(entry)
@@ -252,14 +247,17 @@ class Outbox:
         return entry
 
     def _admit(self, priority: int, owed: Owed, line: Line, lines: int, within: float,
-               bounded: bool) -> bool:
-        """Whether a reply of ``lines`` lines for ``owed``, ``line`` the first, may be
-        queued (:meth:`message`); ``bounded``: its host's replies are bounded."""
+               bounded: bool, cost: Cost) -> bool:
+        """Whether a reply of ``lines`` lines for ``owed``, ``line`` the first (costing
+        ``cost``), may be queued (:meth:`message`); ``bounded``: its host's replies are
+        bounded. With nothing queued, only its own wait and size count."""
+        if not self._queue:
+            return self._wait([], cost) <= within and not (bounded and lines > self.most_owed)
         self.fair.count(owed, lines)  # as if queued: its own lines weigh on its place
         try:
             rank = self.fair.rank_now()
             mine = rank(_Queued(priority, sys.maxsize, line, False, owed))  # the newest
-            if self._wait(self._ahead(rank, mine), line) > within:
+            if self._wait(self._ahead(rank, mine), cost) > within:
                 return False
             while bounded and self.owes(owed[0]) + lines > self.most_owed:
                 worst = max((e for e in self._queue if e.reply and e.owed[0] == owed[0]),
@@ -284,9 +282,9 @@ class Outbox:
         control = [e for e in self._queue if e.priority < Priority.FIGHT]
         return control + chatter + fight[:max(0, share)]
 
-    def _wait(self, ahead: list[_Queued], line: Line) -> float:
-        """Seconds until ``line`` would go out after the lines ``ahead``."""
-        units, size = self.budget.cost(line)
+    def _wait(self, ahead: list[_Queued], cost: Cost) -> float:
+        """Seconds until a line of ``cost`` would go out after the lines ``ahead``."""
+        units, size = cost
         for entry in ahead:
             units, size = units + entry.cost[0], size + entry.cost[1]
         return max(self.budget.lines.wait_time(units), self.budget.bytes.wait_time(size))
@@ -328,8 +326,8 @@ class Outbox:
         if not entry.busy:
             return entry.line, []
         fights = any(e.priority == Priority.FIGHT and not e.protocol for e in self._queue)
-        text, told = self.busy.words(entry.target, self._budget("PRIVMSG", entry.target),
-                                     fights)
+        room = text_room(self.prefix, "PRIVMSG", entry.target)
+        text, told = self.busy.words(entry.target, room, fights)
         return _text("PRIVMSG", entry.target, text), told
 
     def _cost(self, entry: _Queued, line: Line) -> Cost:

@@ -313,7 +313,11 @@ class IrcBot:
     def _act(self, actions: list[Action]) -> None:
         """Carry out what the session asked, in its order."""
         for action in actions:
-            match action:
+            match action:  # what people say first: the most frequent by far
+                case Message(sender, _target, text, channel):
+                    msg = Incoming(sender=sender, text=text, channel=channel)
+                    if self.admission.command(msg, self.referee.config.command_prefix):
+                        self.lanes.line(self.referee, msg, self._guard, self._deliver)
                 case Send(line, in_turn, at_once):
                     if at_once or not self.session.registered:
                         self._send_line(line)
@@ -329,10 +333,6 @@ class IrcBot:
                     self.outbox.prefix = mask
                 case WhoDone(channel):
                     self._resume(channel)
-                case Message(sender, _target, text, channel):
-                    msg = Incoming(sender=sender, text=text, channel=channel)
-                    if self.admission.command(msg, self.referee.config.command_prefix):
-                        self.lanes.line(self.referee, msg, self._guard, self._deliver)
                 case CtcpRequest():
                     self.admission.ctcp(action)
                 case _:
