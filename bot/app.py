@@ -12,6 +12,8 @@ from concurrent.futures import Executor
 from types import ModuleType
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from bot.chat import basics, history, mod, odds, warriors
 from bot.clock import Clock, SystemClock
 from bot.commands.registry import Registry, Spec, load
@@ -27,7 +29,7 @@ from storage import ledger
 from storage.db import close_database, open_database
 from storage.errors import DatabaseProblem
 from storage.keys import Keyring, default_key_path, load_keyring
-from storage.store import Store
+from storage.store import StorageError, Store
 
 __all__ = ["COMMAND_MODULES", "build_referee", "commands_for", "freeze_start", "stop_referee"]
 
@@ -108,17 +110,23 @@ def freeze_start() -> None:
 
 
 def stop_referee(referee: Referee) -> None:
-    """After the referee's last command: its ``!odds`` workers stopped and its store's
-    connections closed, a SQLite file's write-ahead log checkpointed into it, so that
-    file alone holds every record. A checkpoint that cannot finish is logged, not
-    raised (on a fault, the fault is what the stop reports). Records that cannot be
-    written (``referee.unwritable``) are not touched at all: SQLite's close writes to its
-    mapped ``-shm``, and would die of SIGBUS; the caller ends the process without
-    closing them (:func:`bot.cli.main` does)."""
+    """After the referee's last command: its ``!odds`` workers stopped, a checked
+    snapshot of each open fight kept (the next start replays only the commands after
+    it), and its store's connections closed, a SQLite file's write-ahead log
+    checkpointed into it, so that file alone holds every record. A checkpoint that
+    cannot finish is logged, not raised (on a fault, the fault is what the stop
+    reports). Records that cannot be written (``referee.unwritable``) are not touched
+    at all: SQLite's close writes to its mapped ``-shm``, and would die of SIGBUS; the
+    caller ends the process without closing them (:func:`bot.cli.main` does)."""
     pending.close(referee)
     if referee.unwritable:
         log.critical("the database is left as it is, not closed: %s", referee.lost)
         return
+    if referee.lost is None:   # a checked snapshot of each open fight: the next start
+        try:                   # replays only what comes after it (storage.fight_snapshots)
+            referee.store.open_fights(referee.serves)
+        except (StorageError, SQLAlchemyError) as error:
+            log.warning("open fights' snapshots not kept at the stop: %s", error)
     try:
         close_database(referee.store.engine)
     except DatabaseProblem as problem:

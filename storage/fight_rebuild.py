@@ -1,6 +1,6 @@
 """A fight rebuilt from its stored commands: the effective command list (undo records
-applied), the replay through its rules system, and where the replay disagrees with
-the event log kept when the commands were accepted."""
+applied) and the replay through its rules system (an undo's, a fight read back); a
+restart takes up every open fight at once (``storage.fight_resume``)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from sqlalchemy.orm import Session
 from rules.replay import replay as replay_commands
 from storage.damage import unreadable
 from storage.errors import DamagedRecord
-from storage.models import Fight, FightCommand, FightEvent, FightSide
+from storage.models import Fight, FightCommand, FightSide
 from storage.records import OpenFight
 from storage.sheets import Systems
 
-__all__ = ["UNDO", "command_log", "load", "log_mismatch", "replay"]
+__all__ = ["UNDO", "command_log", "load"]
 
 UNDO = "Undo"
 """The ``type`` of a fight-log record that cuts the command list back (R8.1)."""
@@ -40,14 +40,8 @@ def command_log(session: Session, fight_id: int) -> tuple[list[tuple[int, Any]],
 
 
 def load(session: Session, fight_id: int, systems: Systems) -> OpenFight:
-    return replay(session, fight_id, systems)[0]
-
-
-def replay(
-    session: Session, fight_id: int, systems: Systems
-) -> tuple[OpenFight, list[tuple[int, tuple[Any, ...]]]]:
     """The fight rebuilt from its commands (``rules.replay``) by its rules system among
-    ``systems``, with the events each step gave (seq 0 is the start)."""
+    ``systems``."""
     fight = session.get_one(Fight, fight_id)
     if fight.system not in systems:
         raise DamagedRecord(f"its rules system {fight.system!r} is none the bot knows")
@@ -63,26 +57,5 @@ def replay(
     rows, last = command_log(session, fight_id)
     commands = tuple(system.codec.decode(data) for _, data in rows)
     replayed = replay_commands(system, fight.kind, sheets, commands)
-    seqs = [0, *(seq for seq, _ in rows)]
-    loaded = OpenFight(fight.id, fight.channel, system, fight.kind, sheets,
-                       tuple(s.account for s in sides), replayed.state, commands, last)
-    return loaded, list(zip(seqs, replayed.steps, strict=True))
-
-
-def log_mismatch(
-    session: Session, fight: OpenFight, steps: list[tuple[int, tuple[Any, ...]]]
-) -> str | None:
-    """Where the replay gave other events than the ones logged when the commands
-    were accepted (a changed rules engine, an edited command row)."""
-    logged: dict[int, list[Any]] = {}
-    for seq, data in session.execute(
-        select(FightEvent.seq, FightEvent.event)
-        .where(FightEvent.fight_id == fight.id).order_by(FightEvent.seq, FightEvent.idx)
-    ):
-        logged.setdefault(seq, []).append(fight.system.codec.decode(data))
-    for seq, events in steps:
-        if list(events) != logged.get(seq, []):
-            if seq == 0:
-                return "replayed start differs from the event log"
-            return f"replay of command {seq} differs from the event log"
-    return None
+    return OpenFight(fight.id, fight.channel, system, fight.kind, sheets,
+                     tuple(s.account for s in sides), replayed.state, commands, last)

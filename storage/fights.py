@@ -9,12 +9,13 @@ and a store resumes only its own network's fights.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from rules.codec import encode
@@ -24,7 +25,9 @@ from storage.chained import NotProved
 from storage.club import drop_pending
 from storage.errors import Busy, StaleFight, StorageError
 from storage.fight_log import command_row, event_rows, log_rows
-from storage.fight_rebuild import UNDO, command_log, load, log_mismatch, replay
+from storage.fight_rebuild import UNDO, command_log, load
+from storage.fight_resume import rebuild_open
+from storage.fight_snapshots import keep, snapshot_key
 from storage.ledger import Anchor
 from storage.log_digests import LogDigests
 from storage.models import Entry, Fight, FightCommand, FightEvent, FightSide
@@ -33,6 +36,8 @@ from storage.unit_of_work import unique_conflict
 from storage.warrior_rows import fighter_of, lock_warriors, side_rows
 
 __all__ = ["Fights"]
+
+log = logging.getLogger(__name__)
 
 
 _FIGHTS = insert(Fight).returning(Fight.id)
@@ -238,34 +243,28 @@ class Fights(Awards):
     def open_fights(self, serves: Callable[[str], bool] = lambda _channel: True,
                     ) -> tuple[list[OpenFight], list[str]]:
         """Every unfinished fight of this network in a channel ``serves`` names, rebuilt
-        by replay, and what disagreed (never patched)."""
-        fights: list[OpenFight] = []
-        problems: list[str] = []
+        from its checked snapshot and the commands after it, or by replay, and what
+        disagreed (never patched); then a new snapshot of each fight rebuilt past its
+        last one is kept (:mod:`storage.fight_snapshots`)."""
+        key = snapshot_key(lambda: self.keyring)
         with self._tx(write=False) as session:
-            for fight_id, channel in session.execute(
+            found = [(fight_id, channel) for fight_id, channel in session.execute(
                 select(Fight.id, Fight.channel)
-                .where(Fight.active, Fight.network == self.network).order_by(Fight.id)
-            ):
-                if not serves(channel):
-                    continue
-                try:
-                    fight, steps = replay(session, fight_id, self.systems)
-                except Exception as error:  # a replay that fails is reported, not fixed
-                    problems.append(f"fight {fight_id} in {channel}: replay failed: {error}")
-                    continue
-                if fight.state.outcome is not None:
-                    problems.append(f"fight {fight_id} in {channel}: replay ends the fight "
-                                    "but it is stored as unfinished")
-                    continue
-                try:
-                    differs = log_mismatch(session, fight, steps)
-                except Exception as error:
-                    differs = f"its event log cannot be read: {error}"
-                if differs:
-                    problems.append(f"fight {fight_id} in {channel}: {differs}")
-                    continue
-                fights.append(fight)
-        return fights, problems
+                .where(Fight.active, Fight.network == self.network).order_by(Fight.id))
+                if serves(channel)]
+            rebuilt = list(rebuild_open(session, found, self.systems, key))
+        fights = [r.fight for r in rebuilt if r.fight is not None]
+        log.info("%d open fights rebuilt, %d from their snapshots; %d commands replayed",
+                 len(fights), sum(r.from_snapshot for r in rebuilt),
+                 sum(r.replayed for r in rebuilt))
+        snapshots = [r.snapshot for r in rebuilt if r.snapshot is not None]
+        if snapshots:
+            try:
+                with self._tx() as session:
+                    keep(session, snapshots)
+            except (SQLAlchemyError, StorageError) as error:   # a cache: the next start replays
+                log.warning("open fights' snapshots not kept: %s", error)
+        return fights, [r.problem for r in rebuilt if r.problem is not None]
 
     def active_fights(self, serves: Callable[[str], bool] = lambda _channel: True,
                       ) -> list[tuple[int, str]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii as quoted
 from typing import Any
 
 from storage.ledger import canonical
@@ -30,11 +31,12 @@ class _Running:
 
     def add(self, rows: Iterable[str]) -> _Running:
         """With ``rows``, each a row's canonical JSON text."""
-        fed, count = self.hash.copy(), self.rows
-        for row in rows:
-            fed.update(("," if count else "").encode() + row.encode())
-            count += 1
-        return _Running(fed, count)
+        texts = list(rows)
+        if not texts:
+            return self
+        fed = self.hash.copy()
+        fed.update((("," if self.rows else "") + ",".join(texts)).encode())
+        return _Running(fed, self.rows + len(texts))
 
     def hexdigest(self) -> str:
         ended = self.hash.copy()
@@ -67,6 +69,16 @@ class LogDigests:
                               f'{canonical(row["created_at"])}]' for row in commands),
             self.events.add(f'[{row["seq"]},{row["idx"]},{row["event"]}]' for row in events),
             seq)
+
+    def add_stored(self, commands: Iterable[tuple[int, str, str, str]],
+                   events: Iterable[tuple[int, int, str]], seq: int) -> LogDigests:
+        """With rows as read back, ``(seq, command, actor, created_at)`` and ``(seq, idx,
+        event)``, each JSON cell the text stored (``storage.fight_resume``); the strings
+        quoted as ``canonical`` quotes them."""
+        return LogDigests(
+            self.commands.add(f'[{seq_},{command},{quoted(actor)},{quoted(created)}]'
+                              for seq_, command, actor, created in commands),
+            self.events.add(f"[{seq_},{idx},{event}]" for seq_, idx, event in events), seq)
 
     def hexdigests(self) -> dict[str, str]:
         return {"commands": self.commands.hexdigest(), "events": self.events.hexdigest()}

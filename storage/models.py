@@ -12,7 +12,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, UniqueConstraint, text
+from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "FightCommand",
     "FightEvent",
     "FightSide",
+    "FightSnapshot",
     "LedgerHead",
     "LedgerRow",
     "PendingChallenge",
@@ -231,6 +232,19 @@ class FightEvent(Base):
     seq: Mapped[int]
     idx: Mapped[int]
     event: Mapped[dict[str, Any]]
+
+
+class FightSnapshot(Base):
+    """An open fight's state as of command ``seq``, sealed with its logs' digests up to
+    there (``storage.fight_snapshots``): a restart replays only the commands after it."""
+
+    __tablename__ = "fight_snapshots"
+
+    fight_id: Mapped[int] = mapped_column(ForeignKey("fights.id"), primary_key=True)
+    seq: Mapped[int]
+    state: Mapped[str] = mapped_column(Text)
+    """The state's canonical JSON, as sealed."""
+    seal: Mapped[str] = mapped_column(String(64))
 
 
 class Setting(Base):

@@ -83,13 +83,13 @@ def test_db_current_and_downgrade(tmp_path: Path) -> None:
     one_line_error(cli("db", "current", "--db", db), "no such database file")
     assert cli("db", "upgrade", "--db", db).returncode == 0
     head = cli("db", "current", "--db", db).stdout.split()[0]
-    assert head == "0009"
+    assert head == "0010"
     down = cli("db", "downgrade", "0004", "--db", db)
-    assert down.returncode == 0 and "at 0004 (was 0009)" in down.stdout
-    assert cli("db", "current", "--db", db).stdout == "0004 (the newest is 0009)\n"
+    assert down.returncode == 0 and "at 0004 (was 0010)" in down.stdout
+    assert cli("db", "current", "--db", db).stdout == "0004 (the newest is 0010)\n"
     one_line_error(cli("db", "downgrade", "nonsense", "--db", db), "nonsense")
     assert cli("db", "upgrade", "--db", db).returncode == 0
-    assert cli("db", "current", "--db", db).stdout == "0009 (the newest)\n"
+    assert cli("db", "current", "--db", db).stdout == "0010 (the newest)\n"
 
 
 def test_db_home_network_shows_and_sets_the_clubs_home(tmp_path: Path) -> None:
@@ -112,7 +112,7 @@ def test_refused_downgrade_changes_nothing(tmp_path: Path) -> None:
     db = tmp_path / "club.sqlite3"
     cli("console", "--db", str(db), stdin="gob !create Gorbag goblin club spear\n")
     one_line_error(cli("db", "downgrade", "0003", "--db", str(db)), "keyed")
-    assert cli("db", "current", "--db", str(db)).stdout.startswith("0009 ")
+    assert cli("db", "current", "--db", str(db)).stdout.startswith("0010 ")
 
 
 def test_a_missing_postgresql_driver_is_one_line() -> None:
