@@ -10,7 +10,7 @@ import dataclasses
 import types
 import typing
 from collections import abc
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from functools import cache
 from typing import Any
@@ -22,6 +22,17 @@ JSON = Any
 
 def encode(value: object) -> JSON:
     """A value made of dataclasses, enums, tuples, mappings and scalars, as JSON data."""
+    encoder = _ENCODERS.get(type(value))
+    return _slow(value) if encoder is None else encoder(value)
+
+
+def _slow(value: object) -> JSON:
+    """:func:`encode` by the value's kind; a type met for the first time gets its own
+    encoder, when it is one :func:`_encoder` makes."""
+    made = _encoder(type(value))
+    if made is not None:
+        _ENCODERS[type(value)] = made
+        return made(value)
     if isinstance(value, Enum):
         return value.value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -34,6 +45,56 @@ def encode(value: object) -> JSON:
     if isinstance(value, tuple | list):
         return [encode(v) for v in value]
     return value
+
+
+def _same(value: JSON) -> JSON:
+    return value
+
+
+def _enum(value: Enum) -> JSON:
+    return value.value
+
+
+def _sequence(value: tuple[Any, ...] | list[Any]) -> JSON:
+    return [encode(v) for v in value]
+
+
+def _dict(value: dict[Any, Any]) -> JSON:
+    return {str(encode(k)): encode(v) for k, v in value.items()}
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""Types that :func:`encode` gives back as they are."""
+
+
+def _encoder(cls: type) -> Callable[[Any], JSON] | None:
+    """The encoder of values of exactly ``cls``, kept by type (the hot path: a move's
+    events are encoded as each is written): what :func:`_slow` does to them, in the
+    same order; a dataclass's fields of a scalar type taken as they are. None: a type
+    left to :func:`_slow` each time."""
+    if cls in _SCALARS:
+        return _same
+    if issubclass(cls, Enum):
+        return _enum
+    if dataclasses.is_dataclass(cls) and not issubclass(cls, type):
+        name, names = cls.__name__, tuple(f.name for f in dataclasses.fields(cls))
+
+        def _fields(value: Any) -> JSON:
+            data: dict[str, JSON] = {"type": name}
+            for field in names:
+                item = getattr(value, field)
+                data[field] = item if type(item) in _SCALARS else encode(item)
+            return data
+        return _fields
+    if cls in (tuple, list):
+        return _sequence
+    if cls is dict:
+        return _dict
+    return None
+
+
+_ENCODERS: dict[type, Callable[[Any], JSON]] = {}
+"""Each type's encoder, made when it is first met (:func:`_encoder`)."""
 
 
 @cache

@@ -49,7 +49,8 @@ __all__ = ["Chained", "NotProved", "said"]
 log = logging.getLogger("ancath.ledger")
 
 _OF_WARRIOR = ROWS.where(LedgerRow.warrior_id == bindparam("warrior"),
-                         LedgerRow.id > bindparam("after")).order_by(LedgerRow.id)
+                         LedgerRow.id >= bindparam("from")).order_by(LedgerRow.id)
+"""A warrior's rows from row ``from`` on: the one its kept total ends at, and after."""
 _HASH_OF = select(LedgerRow.hash).where(LedgerRow.id == bindparam("id"))
 _ROW = ROWS.where(LedgerRow.id == bindparam("id"))
 _SETTINGS = ROWS.where(LedgerRow.entry == Entry.SETTING_CHANGED,
@@ -204,14 +205,19 @@ class Chained:
         """The warrior as its own rows that hold give it
         (``storage.warrior_totals.add_total``'s fields)."""
         kept = self._warriors.get(warrior_id)
-        if kept is not None and session.execute(
-                _HASH_OF, {"id": kept.last_id}).scalar() != kept.last_hash:
-            kept = None   # its newest row taken back (a rollback), or changed: all again
+        connection = session.connection()   # Core rows: no ORM query, no autoflush
+        rows = connection.execute(_OF_WARRIOR, {"warrior": warrior_id,
+                                                "from": kept.last_id if kept else 0}).all()
+        if kept is not None:
+            if rows and rows[0].id == kept.last_id and rows[0].hash == kept.last_hash:
+                rows = rows[1:]   # the kept newest row as it was: only those after it
+            else:   # its newest row taken back (a rollback), or changed: all again
+                kept = None
+                rows = connection.execute(_OF_WARRIOR, {"warrior": warrior_id,
+                                                        "from": 0}).all()
         totals = new_totals()
         if kept is not None:
             totals[warrior_id] = _copy(kept.total)
-        rows = session.execute(_OF_WARRIOR, {"warrior": warrior_id,
-                                             "after": kept.last_id if kept else 0}).all()
         for row in rows:
             if self.holds(session, row):   # one that does not counts for nothing
                 add_total(totals, row)

@@ -14,6 +14,7 @@ rows' INSERT in a ``WITH``: one round trip a move instead of two.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,7 +22,6 @@ from sqlalchemy import Dialect, Insert, insert
 from sqlalchemy.orm import Session
 
 from rules.codec import encode
-from storage.ledger import canonical
 from storage.models import FightCommand, FightEvent
 
 __all__ = ["command_row", "event_rows", "log_rows"]
@@ -31,6 +31,8 @@ _COLUMNS = {
     "events": ("fight_id", "seq", "idx", "event"),
 }
 _STATEMENTS: dict[str, Insert] = {"commands": insert(FightCommand), "events": insert(FightEvent)}
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+"""``ledger.canonical``'s text, by an encoder made once (``json.dumps`` makes one a call)."""
 _TYPES_PG = {"fight_id": "integer", "seq": "integer", "idx": "integer", "command": "json",
              "event": "json", "actor": "varchar", "created_at": "varchar"}
 
@@ -52,13 +54,13 @@ parameters (None: named parameters), by dialect and driver, and table."""
 def command_row(fight_id: int, seq: int, command: Any, actor: str,
                 created_at: str) -> dict[str, Any]:
     """The command log's row of command ``seq``, its command as JSON text."""
-    return {"fight_id": fight_id, "seq": seq, "command": canonical(encode(command)),
+    return {"fight_id": fight_id, "seq": seq, "command": _CANONICAL(encode(command)),
             "actor": actor, "created_at": created_at}
 
 
 def event_rows(fight_id: int, seq: int, events: Sequence[Any]) -> list[dict[str, Any]]:
     """The duel log's rows of the events command ``seq`` caused, as JSON text."""
-    return [{"fight_id": fight_id, "seq": seq, "idx": idx, "event": canonical(encode(item))}
+    return [{"fight_id": fight_id, "seq": seq, "idx": idx, "event": _CANONICAL(encode(item))}
             for idx, item in enumerate(events)]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeVar, cast
 
-from sqlalchemy import exists, insert, select
+from sqlalchemy import bindparam, exists, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from rules.errors import OtherRules
@@ -29,6 +29,10 @@ _SEATED = exists().where(FightSide.warrior_id == Warrior.id, FightSide.active).l
 
 
 _NEW = insert(Warrior).returning(Warrior.id)
+_COLUMNS = tuple(column.key for column in Warrior.__table__.columns)
+_BY_NAME = select(*(getattr(Warrior, key) for key in _COLUMNS), _SEATED).where(
+    Warrior.name_key == bindparam("key"))
+"""A warrior's columns by its name, and whether it is in an open fight."""
 F = TypeVar("F", bound=Fighter)
 """A new warrior's fighter, as its record hands it back."""
 
@@ -65,7 +69,8 @@ class Warriors(UnitOfWork):
                   "status": "free", "captor_id": None, "created_at": now}
         try:
             with self._tx() as session:
-                row = Warrior(id=session.execute(_NEW, values).scalar_one(), **values)
+                new = session.connection().execute(_NEW, values)   # Core: no ORM insert
+                row = Warrior(id=new.scalar_one(), **values)
                 sheet = self.systems.recorded(system, profile)
                 self._append(session, warrior_id=row.id, entry=Entry.CREATED,
                              detail={**ledger.identity(row, sheet), "skills": sheet["skills"]},
@@ -77,12 +82,16 @@ class Warriors(UnitOfWork):
             raise DuplicateName(f"the name {name} is taken") from error
 
     def warrior(self, name: str) -> WarriorRecord[Fighter]:
+        """The warrior named ``name``, its row read as Core columns (no ORM query; what
+        the session holds unwritten is written first, as an ORM query's autoflush would)."""
         with self._tx(write=False) as session:
-            found = session.execute(select(Warrior, _SEATED)
-                                    .where(Warrior.name_key == name.casefold())).one_or_none()
+            session.flush()
+            found = session.connection().execute(_BY_NAME, {"key": name.casefold()}
+                                                 ).one_or_none()
             if found is None:
                 raise UnknownWarrior(f"no warrior named {name}")
-            return warrior_record(session, found[0], self.systems, found[1])
+            row = Warrior(**{key: found._mapping[key] for key in _COLUMNS})
+            return warrior_record(session, row, self.systems, found.seated)
 
     def warriors(self, owner: str | None = None) -> list[WarriorRecord[Fighter]]:
         with self._tx(write=False) as session:
