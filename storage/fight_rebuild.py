@@ -16,7 +16,7 @@ from storage.models import Fight, FightCommand, FightSide
 from storage.records import OpenFight
 from storage.sheets import Systems
 
-__all__ = ["UNDO", "command_log", "load"]
+__all__ = ["UNDO", "command_log", "load", "rules_and_sheets"]
 
 UNDO = "Undo"
 """The ``type`` of a fight-log record that cuts the command list back (R8.1)."""
@@ -39,18 +39,24 @@ def command_log(session: Session, fight_id: int) -> tuple[list[tuple[int, Any]],
     return rows, last
 
 
+def rules_and_sheets(systems: Systems, name: str, setup: Any) -> tuple[Any, tuple[Any, ...]]:
+    """A stored fight's rules system among ``systems`` and its setup's sheets, or
+    :class:`DamagedRecord` saying which cannot be read."""
+    if name not in systems:
+        raise DamagedRecord(f"its rules system {name!r} is none the bot knows")
+    system = systems.rules(name)
+    try:
+        return system, tuple(system.codec.decode(s) for s in setup["sheets"])
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        said = unreadable(setup) or f"{type(error).__name__} {error}"
+        raise DamagedRecord(f"its stored setup cannot be read: {said}") from error
+
+
 def load(session: Session, fight_id: int, systems: Systems) -> OpenFight:
     """The fight rebuilt from its commands (``rules.replay``) by its rules system among
     ``systems``."""
     fight = session.get_one(Fight, fight_id)
-    if fight.system not in systems:
-        raise DamagedRecord(f"its rules system {fight.system!r} is none the bot knows")
-    system = systems.rules(fight.system)
-    try:
-        sheets = tuple(system.codec.decode(s) for s in fight.setup["sheets"])
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        said = unreadable(fight.setup) or f"{type(error).__name__} {error}"
-        raise DamagedRecord(f"its stored setup cannot be read: {said}") from error
+    system, sheets = rules_and_sheets(systems, fight.system, fight.setup)
     sides = session.scalars(
         select(FightSide).where(FightSide.fight_id == fight_id).order_by(FightSide.side)
     ).all()

@@ -18,9 +18,8 @@ from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from rules.replay import replay
-from storage.damage import loads, unreadable
-from storage.errors import DamagedRecord
-from storage.fight_rebuild import UNDO
+from storage.damage import loads
+from storage.fight_rebuild import UNDO, rules_and_sheets
 from storage.fight_snapshots import seal, state_from, state_text
 from storage.log_digests import LogDigests
 from storage.models import Fight, FightCommand, FightEvent, FightSide, FightSnapshot
@@ -158,14 +157,7 @@ def _rebuild(rows: _Rows, fight_id: int, systems: Systems, key: bytes | None,
     snapshot, upto = rows.snapshots.get(fight_id), None
     try:
         kept, last, undone = _effective(stored)
-        if head.system not in systems:
-            raise DamagedRecord(f"its rules system {head.system!r} is none the bot knows")
-        system = systems.rules(head.system)
-        try:
-            sheets = tuple(system.codec.decode(s) for s in head.setup["sheets"])
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
-            said = unreadable(head.setup) or f"{type(error).__name__} {error}"
-            raise DamagedRecord(f"its stored setup cannot be read: {said}") from error
+        system, sheets = rules_and_sheets(systems, head.system, head.setup)
         commands = tuple(cache.decode(system, row[2]) for row in kept)
         state: Any = None
         start = 0
