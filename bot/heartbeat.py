@@ -152,9 +152,10 @@ async def keep(link: Link, heartbeat: Heartbeat, *, poll: float = 1.0) -> None:
     try:
         while True:
             now = state_of(link)
-            if now != last or heartbeat.clock() >= due:
+            at = heartbeat.clock()
+            if now != last or at >= due:   # the next beat is due from this one's time
                 await asyncio.to_thread(heartbeat.beat, *now)
-                last, due = now, heartbeat.clock() + heartbeat.every
+                last, due = now, at + heartbeat.every
             await asyncio.sleep(poll)
     finally:
         await asyncio.to_thread(heartbeat.beat, "stopped", "")
