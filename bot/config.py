@@ -222,6 +222,8 @@ class WebConfig(_Strict):
             raise ValueError("an http:// or https:// address")
         return value.rstrip("/") if value else value
 
+    session_days: int = Field(30, ge=1, le=365)
+    """How long a sign-in to the pages lasts (the session cookie's expiry), in days."""
     public_key: str | None = None
     """The club's public key (``ed25519:<64 hex>``, as ``ancath-bot key public`` prints
     it): the pages prove the ledger with it, so their server needs no ledger secret."""

@@ -33,9 +33,11 @@ def spreadsheet_safe(value: Any) -> Any:
     return value
 
 
-def csv_chunks(rows: Iterable[Mapping[str, Any]]) -> Iterator[str]:
-    """The CSV text of rows as dictionaries (a column a row lacks is empty)."""
-    return _chunks([row.get(name, "") for name in CSV_COLUMNS] for row in rows)
+def csv_chunks(rows: Iterable[Mapping[str, Any]],
+               columns: Sequence[str] = CSV_COLUMNS) -> Iterator[str]:
+    """The CSV text of rows as dictionaries (a column a row lacks is empty), of
+    ``columns`` (the web's one-warrior download adds ``balance``)."""
+    return _chunks(([row.get(name, "") for name in columns] for row in rows), columns)
 
 
 def csv_value_chunks(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
@@ -44,11 +46,12 @@ def csv_value_chunks(rows: Iterable[Sequence[Any]]) -> Iterator[str]:
     return _chunks(map(_IN_CSV_ORDER, rows))
 
 
-def _chunks(cells: Iterable[Sequence[Any]]) -> Iterator[str]:
-    """The header, then the rows (each its ``CSV_COLUMNS`` cells) ``CHUNK`` at a time."""
+def _chunks(cells: Iterable[Sequence[Any]],
+            columns: Sequence[str] = CSV_COLUMNS) -> Iterator[str]:
+    """The header, then the rows (each its ``columns``' cells) ``CHUNK`` at a time."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(columns)
     yield _taken(out)
     rows = iter(cells)
     while piece := list(islice(rows, CHUNK)):

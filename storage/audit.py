@@ -41,7 +41,7 @@ from storage.models import (
 )
 from storage.sheets import Systems
 from storage.signing import PublicKey
-from storage.warrior_totals import add_total, differences, new_totals
+from storage.warrior_totals import add_total, differences, differs_said, new_totals
 
 __all__ = [
     "Report",
@@ -215,8 +215,7 @@ def check_warriors(warriors: Sequence[Any], totals: dict[int, dict[str, Any]],
             unnamed += 1
         label = derived.get("name", warrior.name)
         for name, stored, proved in differences(warrior, derived, systems):
-            report.problems.append(f"warrior {label}: {name} is {stored!r}, ledger "
-                                   f"says {proved!r}")
+            report.problems.append(f"warrior {label}: {differs_said(name, stored, proved)}")
     if unnamed and not report.keyed:
         report.notes.append(f"{unnamed} warriors come from before the ledger recorded names "
                             "and owners: ancath-bot db seal-legacy records them as they are")

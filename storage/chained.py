@@ -42,7 +42,7 @@ from storage.models import Entry, LedgerRow, Warrior
 from storage.sheets import Systems
 from storage.signing import PublicKey
 from storage.warrior_rows import check_row
-from storage.warrior_totals import add_total, differences, new_totals
+from storage.warrior_totals import add_total, differences, differs_said, new_totals
 
 __all__ = ["Chained", "NotProved", "said"]
 
@@ -236,7 +236,7 @@ class Chained:
         if found:
             log.warning("warrior %s (#%d): its stored columns differ from its ledger rows, "
                         "so nothing is written from them: %s", row.name, row.id,
-                        "; ".join(f"{name} {stored!r}, ledger says {proved!r}"
+                        "; ".join(differs_said(name, stored, proved)
                                   for name, stored, proved in found))
             raise NotProved(said(row.name, found))
         return derived

@@ -116,7 +116,7 @@ class History(UnitOfWork):
                 sum(1 for f in done if f.result == "won" and f.ending in KILLS),
                 sum(1 for f in done if f.result == "lost" and f.ending == "yield"),
                 sum(1 for f in done if f.result == "lost" and f.ending == "escape"),
-                taken, int(from_fights), int(from_mods), warrior.bp)
+                taken, int(from_fights), int(from_mods), warrior.bp, warrior.status)
 
     def fight_summary(self, fight_id: int) -> FightSummary | None:
         """Fight number ``fight_id`` in brief, or None when there is no such fight."""
@@ -156,6 +156,16 @@ class History(UnitOfWork):
                        FightCommand.created_at)
                 .where(FightCommand.fight_id == fight_id).order_by(FightCommand.seq)).all()
             return [LoggedCommand(seq, data, actor, at) for seq, data, actor, at in rows]
+
+    def fight_progress(self, fight_id: int) -> tuple[int, bool] | None:
+        """Fight ``fight_id``'s newest command number (0 before any) and whether it goes
+        on, in one cheap query (a live page's poll); None when there is no such fight."""
+        with self._tx(write=False) as session:
+            newest = select(func.coalesce(func.max(FightCommand.seq), 0)).where(
+                FightCommand.fight_id == fight_id).scalar_subquery()
+            found = session.execute(select(newest, Fight.active).where(
+                Fight.id == fight_id)).one_or_none()
+            return None if found is None else (int(found[0]), bool(found[1]))
 
 
 def _networks(session: Session) -> bool:

@@ -3,10 +3,8 @@
 reason, which days, which fight); whole and streamed in batches (``ancath-bot ledger``,
 the downloads; as plain values for the command line's encoders), or a page at a time,
 newest first, by row id (the leadership pages: a page costs the same at row 100 as at
-row 100,000). Also its head with the whole MAC, and the moderators' actions: their
-ledger rows with the undo records of the fights' command logs (each undo once, as its
-record: its ``undo`` row is left out there), and what the rows' columns do not say
-(whom ``!mod add`` named, the armour set)."""
+row 100,000). Also its head with the whole MAC. The pages' lists with their counts, and
+the moderators' actions, are :mod:`storage.paging`."""
 
 from __future__ import annotations
 
@@ -21,26 +19,22 @@ from sqlalchemy import (
     Select,
     Text,
     TypeDecorator,
-    and_,
-    false,
     func,
-    or_,
     select,
-    true,
     type_coerce,
 )
 from sqlalchemy.orm import Session
 
 from storage.damage import loads
-from storage.fight_rebuild import UNDO
 from storage.ledger import Anchor, head_row
 from storage.ledger_words import detail_words
-from storage.models import Entry, FightCommand, LedgerRow, Warrior
-from storage.records import LedgerEntry, LogPlace, ModeratorLog, UndoRecord
+from storage.models import Entry, LedgerRow, Warrior
+from storage.records import LedgerEntry
 from storage.unit_of_work import UnitOfWork
 from storage.warrior_rows import warrior_row
 
-__all__ = ["LEDGER_BATCH", "LEDGER_KEYS", "LedgerFilter", "LedgerPage", "LedgerView"]
+__all__ = ["LEDGER_BATCH", "LEDGER_KEYS", "LedgerFilter", "LedgerPage", "LedgerView",
+           "ledger_dict", "ledger_query"]
 
 _Columns = tuple[Any, ...]
 _T = TypeVar("_T")
@@ -54,9 +48,6 @@ _LEDGER_COLUMNS: _Columns = (
     LedgerRow.skill_value, LedgerRow.status, LedgerRow.actor, LedgerRow.moderator,
     LedgerRow.fight_id, LedgerRow.reason, LedgerRow.detail, LedgerRow.created_at,
     LedgerRow.hash, LedgerRow.key_id)
-_DETAILED = frozenset(e.value for e in (Entry.MODERATOR_ADDED, Entry.MODERATOR_REMOVED,
-                                        Entry.MODERATOR_ARMOUR))
-"""The moderators' rows whose detail says what they changed (``ModeratorLog.details``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +59,8 @@ class LedgerFilter:
     moderator: str | None = None
     """The moderator's identity, exactly as the rows keep it."""
     entry: Entry | None = None
+    entries: tuple[Entry, ...] = ()
+    """Rows of any of these kinds (with ``entry``: of both, so of that one)."""
     reason: str | None = None
     """Words the reason contains, in any case."""
     since: date | None = None
@@ -100,7 +93,7 @@ def _ledger_values(row: Sequence[Any]) -> tuple[Any, ...]:
             detail_words(entry, detail) if detail else "", at, digest, key)
 
 
-def _ledger_dict(row: Row[Any]) -> LedgerEntry:
+def ledger_dict(row: Row[Any]) -> LedgerEntry:
     """A ledger row as ``Store.ledger`` gives it."""
     return cast(LedgerEntry, dict(zip(LEDGER_KEYS, _ledger_values(row), strict=True)))
 
@@ -126,7 +119,7 @@ _SQLITE_COLUMNS: _Columns = tuple(
     for c in _LEDGER_COLUMNS)
 
 
-def _query(session: Session, where: LedgerFilter) -> Select[*_Columns]:
+def ledger_query(session: Session, where: LedgerFilter) -> Select[*_Columns]:
     """The rows ``where`` picks, with their warrior's name (a fight's rows: none)."""
     sqlite = session.get_bind().dialect.name == "sqlite"
     query = select(*(_SQLITE_COLUMNS if sqlite else _LEDGER_COLUMNS),
@@ -140,6 +133,8 @@ def _query(session: Session, where: LedgerFilter) -> Select[*_Columns]:
         query = query.where(LedgerRow.moderator.is_not(None))
     if where.entry is not None:
         query = query.where(LedgerRow.entry == where.entry.value)
+    if where.entries:
+        query = query.where(LedgerRow.entry.in_([entry.value for entry in where.entries]))
     if where.reason:
         query = query.where(func.lower(LedgerRow.reason).like(_like(where.reason.lower()),
                                                               escape="\\"))
@@ -173,7 +168,7 @@ class LedgerView(UnitOfWork):
         are those of one moment: the last batch's. An unknown warrior is refused here,
         before any row."""
         return self._stream(self._checked(where or LedgerFilter(warrior=name)), batch,
-                            _ledger_dict)
+                            ledger_dict)
 
     def ledger_values(self, name: str | None = None, batch: int | None = None,
                       where: LedgerFilter | None = None) -> Iterator[tuple[Any, ...]]:
@@ -184,7 +179,7 @@ class LedgerView(UnitOfWork):
 
     def _checked(self, where: LedgerFilter) -> LedgerFilter:
         with self._tx(write=False) as session:
-            _query(session, where)   # refuses an unknown warrior now
+            ledger_query(session, where)   # refuses an unknown warrior now
         return where
 
     def _stream(self, where: LedgerFilter, batch: int | None,
@@ -193,7 +188,7 @@ class LedgerView(UnitOfWork):
         last = 0
         while True:
             with self._tx(write=False) as session:
-                query = _query(session, where).order_by(LedgerRow.id).limit(size)
+                query = ledger_query(session, where).order_by(LedgerRow.id).limit(size)
                 found = session.connection().execute(query.where(LedgerRow.id > last)).all()
             if not found:
                 return
@@ -205,17 +200,17 @@ class LedgerView(UnitOfWork):
         """Up to ``limit`` rows ``where`` picks, newest first, of those numbered below
         ``before`` when given."""
         with self._tx(write=False) as session:
-            query = _query(session, where).order_by(LedgerRow.id.desc()).limit(limit + 1)
+            query = ledger_query(session, where).order_by(LedgerRow.id.desc()).limit(limit + 1)
             if before is not None:
                 query = query.where(LedgerRow.id < before)
-            rows = [_ledger_dict(row) for row in session.execute(query)]
+            rows = [ledger_dict(row) for row in session.execute(query)]
         older = rows[limit - 1]["id"] if len(rows) > limit else None
         return LedgerPage(rows[:limit], older)
 
     def ledger_count(self, where: LedgerFilter) -> int:
         """How many rows ``where`` picks."""
         with self._tx(write=False) as session:
-            picked = _query(session, where).subquery()
+            picked = ledger_query(session, where).subquery()
             return session.scalar(select(func.count()).select_from(picked)) or 0
 
     def ledger_head(self) -> Anchor | None:
@@ -224,35 +219,3 @@ class LedgerView(UnitOfWork):
         with self._tx(write=False) as session:
             head = head_row(session)
             return Anchor(head.last_id, head.last_hash) if head and head.last_id else None
-
-    def moderator_log(self, before: LogPlace | None = None, limit: int = 100) -> ModeratorLog:
-        """The moderators' ledger rows and undo records, newest first (an undo before the
-        rows it wrote), ``limit`` of them from ``before`` (exclusive) on. An undo is
-        there once, as its record in the fight's command log (an undo's ``undo`` ledger
-        row, which says the same, is left out)."""
-        undo = FightCommand.command["type"].as_string() == UNDO
-        with self._tx(write=False) as session:
-            rows = _query(session, LedgerFilter(moderated=True)).where(
-                LedgerRow.entry != Entry.UNDO.value).order_by(
-                LedgerRow.created_at.desc(), LedgerRow.id.desc()).limit(limit + 1)
-            undos = select(FightCommand).where(undo).order_by(
-                FightCommand.created_at.desc(), FightCommand.id.desc()).limit(limit + 1)
-            if before is not None:
-                rows = rows.where(or_(LedgerRow.created_at < before.at, and_(
-                    LedgerRow.created_at == before.at,
-                    true() if before.undo else LedgerRow.id < before.id)))
-                undos = undos.where(or_(FightCommand.created_at < before.at, and_(
-                    FightCommand.created_at == before.at,
-                    FightCommand.id < before.id if before.undo else false())))
-            found: list[tuple[LogPlace, LedgerEntry | UndoRecord]] = []
-            details: dict[int, dict[str, Any]] = {}
-            for row in session.execute(rows):
-                found.append((LogPlace(row.created_at, False, row.id), _ledger_dict(row)))
-                if row.entry in _DETAILED:
-                    details[row.id] = dict(row.detail or {})
-            found += [(LogPlace(c.created_at, True, c.id), UndoRecord(
-                c.fight_id, c.seq, c.actor, c.command.get("reason", ""),
-                c.command.get("keep", 0), c.created_at)) for c in session.scalars(undos)]
-        found.sort(key=lambda pair: pair[0], reverse=True)
-        older = found[limit - 1][0] if len(found) > limit else None
-        return ModeratorLog([entry for _, entry in found[:limit]], older, details)

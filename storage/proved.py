@@ -37,7 +37,7 @@ from storage.sheets import Systems
 from storage.signing import PublicKey
 from storage.unit_of_work import UnitOfWork
 from storage.warrior_rows import fighter_of
-from storage.warrior_totals import differences
+from storage.warrior_totals import differences, differs_said
 
 __all__ = ["MOST_ROW_ID", "Advance", "ProvedFight", "ProvedView", "ProvedWarrior",
            "RowChecks", "pages_proof"]
@@ -86,7 +86,7 @@ class ProvedWarrior:
         label = self.columns["name"]
         if not self.in_ledger:
             return [f"warrior {label}: no ledger rows (not created through the bot)"]
-        out = [f"warrior {label}: {name} is {stored!r}, ledger says {proved!r}"
+        out = [f"warrior {label}: {differs_said(name, stored, proved)}"
                for name, (stored, proved) in self.differs.items()]
         if self.proved is None:
             out.append(f"warrior {label}: the sheet its ledger rows give cannot be read")

@@ -229,6 +229,8 @@ class WarriorStats:
     """Tenths of BP moderators gave or took (``!mod bp``)."""
     bp: int
     """Tenths of BP in all."""
+    status: Status = "free"
+    """Free, a prisoner or dead, as its column holds it (a cache of the ledger)."""
 
 
 @dataclass(frozen=True, slots=True)

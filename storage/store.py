@@ -16,6 +16,10 @@
 - :mod:`storage.ledger_view`: the ledger read whole, streamed, filtered or paged;
 - :mod:`storage.proved`: the records as the ledger proves them, beside their stored
   columns (the leadership pages);
+- :mod:`storage.lookup`: warriors by part of their name and the ranking's rows (the
+  leadership pages' search and ranking history);
+- :mod:`storage.paging`: the pages' lists a page at a time with their counts, the
+  moderators' actions, a warrior's running BP;
 - and here, auditing it (:mod:`storage.audit`).
 
 A fight command, the events it caused, the ledger rows they imply and the warrior
@@ -48,7 +52,9 @@ from storage.history import History
 from storage.keys import KeyringError
 from storage.ledger import Anchor
 from storage.ledger_view import LedgerView
+from storage.lookup import Lookup
 from storage.models import Setting
+from storage.paging import Pages
 from storage.proof import CHECKED, Verdict, checked_note, noted_head, proof_since
 from storage.proved import ProvedView
 from storage.records import (
@@ -77,7 +83,7 @@ __all__ = [
     "WarriorRecord",
 ]
 
-class Store(Warriors, Fights, Club, History, LedgerView, ProvedView):
+class Store(Warriors, Fights, Club, History, LedgerView, Pages, ProvedView, Lookup):
     """Warriors, the ledger, settings and fights over one SQLAlchemy engine.
 
     ``keyring`` signs and checks the ledger; without one, the first write loads the

@@ -12,7 +12,7 @@ from typing import Any
 from storage.models import Entry, LedgerRow
 from storage.sheets import Systems
 
-__all__ = ["add_total", "derived_totals", "differences", "new_totals"]
+__all__ = ["add_total", "derived_totals", "differences", "differs_said", "new_totals"]
 
 _IDENTITY = ("name", "owner", "system", "culture", "armour", "profile")
 _SETS: dict[str, tuple[str, ...]] = {
@@ -81,6 +81,19 @@ def differences(warrior: Any, derived: dict[str, Any],
     cached = _cached(warrior, systems)
     return [(name, cached[name], derived[name]) for name in _FIELDS
             if name in derived and cached[name] != derived[name]]
+
+
+def differs_said(name: str, stored: Any, proved: Any) -> str:
+    """One field of :func:`differences` in words: ``owner is 'mallory', ledger says
+    'olaf'``; BP (kept in tenths) in points, as the chat says it: ``BP is 7.7, ledger
+    says 2.7``."""
+    if name == "bp":
+        return f"BP is {_points(stored)}, ledger says {_points(proved)}"
+    return f"{name} is {stored!r}, ledger says {proved!r}"
+
+
+def _points(tenths: Any) -> str:
+    return f"{tenths / 10:.1f}" if type(tenths) is int else repr(tenths)
 
 
 def _cached(warrior: Any, systems: Systems) -> dict[str, Any]:

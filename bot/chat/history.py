@@ -95,8 +95,13 @@ def _player(identity: str) -> str:
     return "unregistered" if is_host_identity(identity) else identity
 
 
+def _dead(status: str) -> str:
+    """The mark after a dead warrior's name: `` (dead)``."""
+    return " (dead)" if status == "dead" else ""
+
+
 def _standing(place: int, standing: Standing) -> str:
-    return (f"{place}. {standing.name} {standing.bp / 10:.1f} BP "
+    return (f"{place}. {standing.name}{_dead(standing.status)} {standing.bp / 10:.1f} BP "
             f"({standing.wins}-{standing.losses}-{standing.draws})")
 
 
@@ -109,16 +114,17 @@ def _fought(line: FightLine) -> str:
 
 
 def _counts(stats: WarriorStats) -> str:
-    return (f"{stats.name}: fights {stats.fights} (won {stats.wins}, lost {stats.losses}, "
-            f"drawn {stats.draws}), kills {stats.kills}, yields {stats.yields}, escapes "
-            f"{stats.escapes}, prisoners taken {stats.prisoners_taken}; BP "
+    return (f"{stats.name}{_dead(stats.status)}: fights {stats.fights} (won {stats.wins}, "
+            f"lost {stats.losses}, drawn {stats.draws}), kills {stats.kills}, yields "
+            f"{stats.yields}, escapes {stats.escapes}, prisoners taken {stats.prisoners_taken}; BP "
             f"{stats.bp / 10:.1f}: {_bp(stats.bp_fights)} from fights, "
             f"{_bp(stats.bp_moderators)} from moderators")
 
 
 def _summary(fight: FightSummary, base_url: str | None) -> str:
     """``Fight #1, practice, 2025-05-01: Olaf (olaf) +0.2 BP vs Gorbag (gob) +0.1 BP;
-    Olaf won by kill; replay: <base_url>/fights/1`` (no BP while it goes on)."""
+    Olaf won by kill; replay: <base_url>/fights/1`` (no BP while it goes on; a fight
+    going on links its live page: ``live: <base_url>/fights/1/live``)."""
     sides = " vs ".join(
         f"{name} ({_player(account)})" + ("" if fight.active else f" {_bp(tenths)} BP")
         for name, account, tenths in zip(fight.names, fight.accounts, fight.bp, strict=True))
@@ -130,7 +136,8 @@ def _summary(fight: FightSummary, base_url: str | None) -> str:
     else:
         parts.append(f"{fight.names[fight.winner]} {_how('won', fight.ending)}")
     if base_url is not None:
-        parts.append(f"replay: {base_url}/fights/{fight.id}")
+        parts.append(f"live: {base_url}/fights/{fight.id}/live" if fight.active
+                     else f"replay: {base_url}/fights/{fight.id}")
     return "; ".join(parts)
 
 

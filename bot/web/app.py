@@ -19,15 +19,19 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from bot.web.access import Headers, TokenGate
+from bot.web.access import Access, Headers, TokenGate
+from bot.web.chances import WinChances
 from bot.web.export import audit_export
 from bot.web.fights import fight, fights
 from bot.web.integrity import integrity
 from bot.web.integrity_check import IntegrityCheck
 from bot.web.ledger import ledger, ledger_csv, ledger_json
+from bot.web.live import LiveFeeds, events, live
 from bot.web.moderators import moderators
 from bot.web.proving import REWALK_SECONDS, LedgerProof
 from bot.web.query import PageError
+from bot.web.search import search
+from bot.web.sign_in import sign_in, sign_out
 from bot.web.site import Site, render, templates
 from bot.web.standings import standings
 from bot.web.warriors import warrior
@@ -59,16 +63,20 @@ def _refused(request: Request, error: Exception) -> Response:
     return render(request, "error.html", status, code=status, message=message)
 
 
-def make_app(store: Store, *, token: str | None = None,
+def make_app(store: Store, *, token: str | None = None, access: Access | None = None,
              audit_seconds: float = AUDIT_SECONDS,
              rewalk_seconds: float = REWALK_SECONDS,
-             trusted: tuple[PublicKey, ...] = ()) -> Starlette:
+             trusted: tuple[PublicKey, ...] = (),
+             chances: WinChances | None = None) -> Starlette:
     """The pages over ``store`` (open it read-only: ``open_read_only(url, live=True)``),
-    behind ``token`` when one is given, proving the ledger with the store's keys and the
+    behind ``token`` when one is given (or ``access``: the token, ``web.base_url`` and
+    how long a sign-in lasts), proving the ledger with the store's keys and the
     ``trusted`` public keys (a server without the ledger secret needs only these). The
     ledger's first walk starts now, in a thread of its own (``app.state.site.proof``:
     ``wait()`` for it); the whole chain is walked again every ``rewalk_seconds`` (0:
-    only when the integrity page asks)."""
+    only when the integrity page asks). ``chances`` keeps the replays' win chances
+    (default: worked out in a worker process started with the first)."""
+    access = access or Access(token)
     app = Starlette(
         routes=[
             Route("/", standings, name="standings"),
@@ -78,18 +86,26 @@ def make_app(store: Store, *, token: str | None = None,
             Route("/ledger.json", ledger_json, name="ledger_json"),
             Route("/fights", fights, name="fights"),
             Route("/fights/{number}", fight, name="fight"),
+            Route("/fights/{number}/live", live, name="live"),
+            Route("/fights/{number}/events", events, name="events"),
             Route("/moderators", moderators, name="moderators"),
             Route("/integrity", integrity, name="integrity"),
+            Route("/search", search, name="search"),
             Route("/audit-export.jsonl", audit_export, name="audit_export"),
+            Route("/sign-in", sign_in, methods=["GET", "POST"], name="sign_in"),
+            Route("/sign-out", sign_out, methods=["POST"], name="sign_out"),
             Mount("/static", StaticFiles(directory=_STATIC), name="static"),
         ],
-        middleware=[Middleware(Headers), Middleware(TokenGate, token=token)],
+        middleware=[Middleware(Headers), Middleware(TokenGate, access=access)],
         exception_handlers={PageError: _refused, StorageError: _refused,
                             HTTPException: _refused, PoolTimeout: _refused,
                             Exception: _refused},
     )
     proof = LedgerProof(store, rewalk_seconds, trusted)
     proof.integrity = IntegrityCheck(store, audit_seconds, proof.report, trusted)
+    app.state.access = access
     app.state.site = Site(store, templates(), proof.integrity, proof)
+    app.state.chances = chances or WinChances()   # replays' win chances: bot.web.chances
+    app.state.live = LiveFeeds(store)   # the live pages' polls: bot.web.live
     proof.start()
     return app

@@ -1,6 +1,8 @@
-"""The fights: the list (``/fights``, newest first, 50 a page, ``before=<number>``) and
+"""The fights: the list (``/fights``, newest first, 50 a page, ``before=<number>``,
+``after=<number>`` for the newer page, ``at=<number>`` for the page from that fight on) and
 a fight's page (``/fights/<number>``): the fight in brief and its replay, the whole list
-of steps, and one step at a time (``?step=N``, with links to the steps around it).
+of steps, and one step at a time (``?step=N``, with links to the steps around it), and
+each step's win chances (:mod:`bot.web.chances`, never waited for).
 
 How a fight ended is what its closing ledger row records (:mod:`bot.web.proving`), not
 its stored columns: a stored ending or winner that says otherwise is shown beside,
@@ -18,10 +20,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bot.systems.registry import PLUGINS
+from bot.web.chances import of_fight
+from bot.web.pager import keyed
 from bot.web.proving import Reading
-from bot.web.query import NotFound, number
+from bot.web.query import BadRequest, NotFound, number
 from bot.web.replay import replay
 from bot.web.site import render, site_of
+from bot.web.swing import swing_chart
 from storage.ledger_view import LedgerFilter
 from storage.proved import ProvedFight, RowChecks
 from storage.records import FightSummary
@@ -33,15 +38,15 @@ FIGHTS_PAGE = 50
 
 def _words(names: tuple[str, ...], ending: str | None, winner: int | None) -> str:
     ended = f" ({ending})" if ending else ""
-    if winner is None:
-        return f"a draw{ended}"
+    if winner is None:   # "a draw", not "a draw (draw)"; a ruled one says so
+        return "a draw" if ending in (None, "draw") else f"a draw{ended}"
     if not isinstance(winner, int) or not 0 <= winner < len(names):   # as stored
         return f"side {winner} won{ended}"
     return f"{names[winner]} won{ended}"
 
 
 def result(summary: FightSummary) -> str:
-    """``Olaf won (kill)``, ``a draw (draw)``, or ``going on``: as stored."""
+    """``Olaf won (kill)``, ``a draw``, or ``going on``: as stored."""
     if summary.active:
         return "going on"
     return _words(summary.names, summary.ending, summary.winner)
@@ -94,16 +99,22 @@ def outcome(summary: FightSummary, found: ProvedFight | None, seen: Reading) -> 
 
 
 def fights(request: Request) -> Response:
-    before = number(request.query_params, "before")
+    params = request.query_params
+    before, after = number(params, "before"), number(params, "after", low=0)
+    at = number(params, "at")
+    if sum(given is not None for given in (before, after, at)) > 1:
+        raise BadRequest("give one of before, after and at")
     site = site_of(request)
     with site.proof.reading() as seen:
-        listed = site.store.fights(before, FIGHTS_PAGE)
+        window = site.store.fight_window(at + 1 if at else before, after, FIGHTS_PAGE)
+        listed = [s for s in map(site.store.fight_summary, window.items) if s is not None]
         found = seen.fights(f.id for f in listed)
         outcomes = {f.id: outcome(f, found.get(f.id), seen) for f in listed}
     checked = site.proof.unheld(o.row for o in outcomes.values() if o.row is not None)
     outcomes = {fight_id: held(ended, checked) for fight_id, ended in outcomes.items()}
-    older = listed[-1].id if len(listed) == FIGHTS_PAGE and listed[-1].id > 1 else None
-    return render(request, "fights.html", fights=listed, older=older, before=before,
+    paging = keyed(window, [str(n) for n in window.items], "fights", {"after": "0"},
+                   jump="at", jump_label="Go to fight #")
+    return render(request, "fights.html", fights=listed, paging=paging, at=at,
                   outcomes=outcomes)
 
 
@@ -125,5 +136,10 @@ def fight(request: Request) -> Response:
     step = number(request.query_params, "step", low=0)
     if step is not None and step >= len(replayed.steps):
         raise NotFound(f"fight {summary.id} has steps 0 to {len(replayed.steps) - 1}")
+    plugin = PLUGINS[summary.system]
+    chances = of_fight(request.app.state.chances, summary, log,
+                       [s.after for s in replayed.steps], plugin.advised)
+    swing = swing_chart(chances.figures) if chances and chances.figures else None
     return render(request, "fight.html", fight=summary, replay=replayed, step=step,
-                  outcome=ended, found=found, label=PLUGINS[summary.system].label)
+                  outcome=ended, found=found, label=plugin.label, chances=chances,
+                  swing=swing)

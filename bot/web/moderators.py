@@ -2,8 +2,10 @@
 newest first, with who and why and what it set: the ledger rows with a moderator
 (``!mod bp``, ``skill``, ``armour``, ``free``, ``add``, ``remove``, an end's awards and
 closing row, an undo's reversals and reopening) and every undo from the fights' command
-logs (an undo that took back no ledger row is only there). 100 a page, older ones by
-``before=<place>`` (the time, then ``u`` and the undo's or ``r`` and the ledger row's id)."""
+logs (an undo that took back no ledger row is only there). Filters by moderator (as
+the page shows them) and days from and to (UTC, ``since``, ``until``); 100 a page, with
+their count, older ones by ``before=<place>``, newer by ``after=<place>`` (the time,
+then ``u`` and the undo's or ``r`` and the ledger row's id)."""
 
 from __future__ import annotations
 
@@ -13,12 +15,17 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from bot.web.query import log_place, place_text
+from bot.web.pager import keyed
+from bot.web.query import BadRequest, day, log_place, place_text, words
 from bot.web.redact import hide_hosts, ledger_fields, who
 from bot.web.site import render, site_of
+from storage.ledger_view import LedgerFilter
+from storage.paging import FIRST_PLACE
 from storage.records import LedgerEntry, UndoRecord
 
-__all__ = ["PAGE", "Action", "moderators"]
+__all__ = ["FILTERS", "PAGE", "Action", "moderators", "undone"]
+
+FILTERS = ("moderator", "since", "until")
 
 PAGE = 100
 """Actions a page."""
@@ -67,19 +74,31 @@ def _change(row: LedgerEntry, detail: dict[str, Any]) -> str:
         or hide_hosts(row["detail"])   # a setting's new value, in the ledger's words
 
 
+def undone(keep: int) -> str:
+    """What an undo did, in a member's words: its record keeps the fight's first
+    ``keep`` commands and takes back the rest (R8.1)."""
+    if keep <= 0:
+        return "undo: took back the whole fight"
+    return f"undo: took the fight back to its command {keep}"
+
+
 def moderators(request: Request) -> Response:
-    before = log_place(request.query_params, "before")
+    params = request.query_params
+    before, after = log_place(params, "before"), log_place(params, "after")
+    if before is not None and after is not None:
+        raise BadRequest("give one of before and after")
+    where = LedgerFilter(moderator=words(params, "moderator"), since=day(params, "since"),
+                         until=day(params, "until"))
     site = site_of(request)
     site.proof.advance()
-    log = site.store.moderator_log(before, PAGE)
-    checked = site.proof.unheld(entry["id"] for entry in log.entries
+    log = site.store.moderator_window(where, before, after, PAGE)
+    checked = site.proof.unheld(entry["id"] for entry in log.items
                                 if not isinstance(entry, UndoRecord))
     actions = []
-    for entry in log.entries:
+    for entry in log.items:
         if isinstance(entry, UndoRecord):
-            actions.append(Action(entry.at, who(entry.moderator),
-                                  f"undo (kept {entry.keep} commands)", None, 0, entry.fight,
-                                  hide_hosts(entry.reason), None))
+            actions.append(Action(entry.at, who(entry.moderator), undone(entry.keep), None,
+                                  0, entry.fight, hide_hosts(entry.reason), None))
             continue
         row = ledger_fields(entry)
         actions.append(Action(row["at"], row["moderator"] or "",
@@ -88,5 +107,7 @@ def moderators(request: Request) -> Response:
                               _change(entry, log.details.get(entry["id"], {})),
                               checked.unheld.get(row["id"]),
                               checked.unproved.get(row["id"])))
-    return render(request, "moderators.html", actions=actions, before=before,
-                  older=place_text(log.older) if log.older else None)
+    given = {name: params[name].strip() for name in FILTERS if params.get(name, "").strip()}
+    paging = keyed(log, [place_text(place) for place in log.places], "actions",
+                   {"after": place_text(FIRST_PLACE)})
+    return render(request, "moderators.html", actions=actions, paging=paging, given=given)

@@ -8,13 +8,13 @@ naming it, so hostile input gets a 400 page with one short line, never a server 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 
 from storage.records import LogPlace
 
 __all__ = ["LONGEST", "BadRequest", "NotFound", "NotNow", "PageError", "day", "log_place",
-           "number", "one_of", "place_text", "words"]
+           "number", "one_of", "place_text", "some_of", "words"]
 
 LONGEST = 200
 """The most characters a text parameter may have."""
@@ -68,6 +68,17 @@ def one_of(params: Mapping[str, str], name: str, choices: Collection[str]) -> st
     return value
 
 
+def some_of(values: Iterable[str], name: str, choices: Collection[str]) -> tuple[str, ...]:
+    """Any of ``choices``, each once, in the order given (``?kind=award&kind=spend``)."""
+    found: dict[str, None] = {}
+    for value in (v.strip() for v in values):
+        if value and value not in choices:
+            raise BadRequest(f"{name}: any of {', '.join(sorted(choices))}")
+        if value:
+            found[value] = None
+    return tuple(found)
+
+
 def day(params: Mapping[str, str], name: str) -> date | None:
     """A day as ``YYYY-MM-DD``, from 0001-01-01 to 9999-12-30."""
     value = _given(params, name)
@@ -89,7 +100,7 @@ def log_place(params: Mapping[str, str], name: str) -> LogPlace | None:
         return None
     found = _PLACE.fullmatch(value)
     if found is None:
-        raise BadRequest(f"{name}: a place in the log, as the Older link gives it")
+        raise BadRequest(f"{name}: a place in the log, as the Newer and Older links give it")
     return LogPlace(found[1], found[2] == "u", int(found[3]))
 
 

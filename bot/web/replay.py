@@ -64,6 +64,8 @@ class Step:
     line: str
     sent: tuple[Sent, ...]
     state: Glance
+    after: Any = None
+    """The rules state after it (what the win chances are worked out from)."""
     ruling: Ruling | None = None
     """This step is a moderator's undo or end."""
     undone_by: Ruling | None = None
@@ -168,7 +170,8 @@ class _Walk:
         line = self.plugin.answer(events, self.state, self._manual(), self.cast,
                                   self._awarded(events), anchor, head, not self.steps)
         self.steps.append(Step(number, at, hide_hosts(line), tuple(sent),
-                               glance(self.plugin, self.state, self.cast), ruling))
+                               glance(self.plugin, self.state, self.cast), self.state,
+                               ruling))
 
     def undo(self, row: LoggedCommand) -> None:
         """A moderator's undo: back to the state after the commands it kept."""
@@ -182,7 +185,8 @@ class _Walk:
         line += " " + self.plugin.prompt(self.state, self._manual(), self.cast)
         self.steps.append(Step(ruling.step, row.at, hide_hosts(line.strip()),
                                (Sent(ruling.moderator, f"!mod undo {ruling.reason}"),),
-                               glance(self.plugin, self.state, self.cast), ruling))
+                               glance(self.plugin, self.state, self.cast), self.state,
+                               ruling))
 
 
 def replay(summary: FightSummary, log: Sequence[LoggedCommand],

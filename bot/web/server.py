@@ -19,7 +19,9 @@ import uvicorn
 from bot.config import BotConfig, ConfigError
 from bot.logs import setup_logging
 from bot.systems.registry import SYSTEMS
+from bot.web.access import Access
 from bot.web.app import make_app
+from bot.web.live import LiveFeeds
 from storage.db import open_read_only
 from storage.db_urls import shown_url, sqlite_path
 from storage.keys import load_keyring
@@ -61,6 +63,19 @@ def _stopped(_signum: int, _frame: FrameType | None) -> None:
     raise _Stopped
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server; told to stop, it ends the live pages' streams first (an open
+    stream would hold it until its browser leaves)."""
+
+    def __init__(self, config: uvicorn.Config, live: LiveFeeds) -> None:
+        super().__init__(config)
+        self.live = live
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.live.close()
+        super().handle_exit(sig, frame)
+
+
 def serve(config: BotConfig, database: str, *, key_file: str | None = None,
           host: str | None = None, port: int | None = None,
           public_key: PublicKey | None = None) -> int:
@@ -86,9 +101,10 @@ def serve(config: BotConfig, database: str, *, key_file: str | None = None,
         print(f"ancath-bot web: note: {host} may be reached from other machines and no token "
               f"is set: anyone who reaches it reads the pages", file=sys.stderr, flush=True)
     store = Store(engine, systems=SYSTEMS.rules, keyring=keyring)
-    app = make_app(store, token=token, trusted=trusted)
-    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False,
-                                           server_header=False, lifespan="off"))
+    access = Access(token, config.web.base_url, config.web.session_days * 86400)
+    app = make_app(store, access=access, trusted=trusted)
+    server = _Server(uvicorn.Config(app, log_config=None, access_log=False,
+                                    server_header=False, lifespan="off"), app.state.live)
     previous = signal.signal(signal.SIGTERM, _stopped)
     try:
         server.run(sockets=[sock])
@@ -97,6 +113,7 @@ def serve(config: BotConfig, database: str, *, key_file: str | None = None,
     finally:
         signal.signal(signal.SIGTERM, previous)
         app.state.site.proof.stop()
+        app.state.chances.stop()
         sock.close()
         engine.dispose()
     return 0

@@ -23,9 +23,10 @@ __all__ = ["Site", "render", "site_of", "templates", "url"]
 
 
 def url(path: str, params: dict[str, Any] | None = None, **more: Any) -> str:
-    """``path`` with the query of ``params`` and ``more`` that are set."""
+    """``path`` with the query of ``params`` and ``more`` that are set (a list: the
+    parameter once per value)."""
     query = {k: v for k, v in {**(params or {}), **more}.items() if v not in (None, "")}
-    return f"{path}?{urlencode(query)}" if query else path
+    return f"{path}?{urlencode(query, doseq=True)}" if query else path
 
 
 def _tenths(value: int) -> str:
@@ -72,9 +73,11 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
     """``template`` rendered with ``context`` (the request is there as ``request``), and
     what every page says: the ledger's proof (``proved``: a ``proving.Status``) and the
     club's public keys (``club_keys``). ``sealed=True``: a page for a visitor without
-    the token, which names no problem."""
+    the token, which names no problem; ``signed_in``: the request carried the session
+    cookie (the nav offers to sign out)."""
     site = site_of(request)
     context.setdefault("proved", site.proof.status())
     context.setdefault("club_keys", [key.text for key in site.proof.public_keys()])
     context.setdefault("sealed", False)
+    context.setdefault("signed_in", bool(request.scope.get("ancath.signed_in")))
     return site.templates.TemplateResponse(request, template, context, status_code=status)

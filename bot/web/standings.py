@@ -1,6 +1,7 @@
 """The standings page (``/``): every warrior as ``!top`` ranks them (BP, ties by wins),
 sortable by any column on the server (``?sort=bp&order=desc``), An Cath warriors
-filtered by culture (``?culture=goblin``).
+filtered by culture (``?culture=goblin``); a dead warrior is marked beside its name;
+below, the ranking history (:mod:`bot.web.ranking`).
 
 BP, status, culture and player are the ledger's (:mod:`bot.web.proving`): the ranking
 is by the BP its rows give, and a stored column that says otherwise is shown beside,
@@ -17,6 +18,7 @@ from starlette.responses import Response
 
 from bot.systems.registry import PLUGINS
 from bot.web.query import one_of
+from bot.web.ranking_history import ranking_history
 from bot.web.redact import who
 from bot.web.site import render, site_of
 from rules.ancath.tables import Culture
@@ -75,6 +77,9 @@ def standings(request: Request) -> Response:
     with site.proof.reading() as seen:
         listed = site.store.standings(culture)
         warriors = seen.warriors()
+        failed = frozenset(seen.proof.failed) if seen.proof is not None else frozenset()
+    head = site.proof.status().head
+    drawn = ranking_history(request, site.store).chart(head, failed) if head else None
     rows = [proved(standing, warriors.get(standing.name)) for standing in listed]
     rows.sort(key=lambda row: (-row[0].bp, -row[0].wins, row[0].name.casefold()))
     ranked = [(rank, standing, flags) for rank, (standing, flags) in enumerate(rows, 1)]
@@ -82,4 +87,5 @@ def standings(request: Request) -> Response:
     ranked.sort(key=lambda row: key(row[1]), reverse=order == "desc")
     labels = {name: plugin.label for name, plugin in PLUGINS.items()}
     return render(request, "standings.html", ranked=ranked, sort=sort, order=order,
-                  culture=culture, cultures=CULTURES, columns=COLUMNS, labels=labels)
+                  culture=culture, cultures=CULTURES, columns=COLUMNS, labels=labels,
+                  drawn=drawn, head=head)

@@ -140,7 +140,7 @@ def test_a_stored_bp_changed(club: Path) -> None:
     with sqlite3.connect(club) as raw:
         raw.execute("UPDATE warriors SET bp = 77 WHERE name_key = 'olaf'")
     code, said = check(export(club), key)
-    assert code == 1 and "warrior Olaf: bp is 77, ledger says 2" in said, said
+    assert code == 1 and "warrior Olaf: BP is 7.7, ledger says 0.2" in said, said
 
 
 def test_an_award_edited_in_place(club: Path) -> None:

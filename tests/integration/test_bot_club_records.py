@@ -81,6 +81,23 @@ def test_stats_counts_fights_endings_prisoners_and_where_bp_came_from(club: Club
         "escapes 0, prisoners taken 0; BP 1.9: +0.9 from fights, +1.0 from moderators")
 
 
+def test_a_dead_warrior_is_marked_in_top_and_stats(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    club.say("gob !create Gorbag goblin club spear")
+    club.say("olaf !create Olaf free-clans broadsword shield")
+    club.say("olaf !challenge Gorbag mortal")
+    club.dice.push(50, 40, 20, 80, 5)   # Olaf first; 20 hits; dodge 80 fails; 5 kills
+    club.say("gob !accept")
+    club.say("olaf !first")
+    club.say("olaf !attack")
+    assert "Gorbag is dead." in one(club.say("gob !dodge"))
+    assert one(club.say("ann !top")) == (
+        "#arena ann: Standings: 1. Olaf 1.5 BP (1-0-0) | 2. Gorbag (dead) 0.5 BP (0-1-0)")
+    assert one(club.say("ann !stats Gorbag")).startswith(
+        "#arena ann: Gorbag (dead): fights 1 (won 0, lost 1, drawn 0)")
+    assert one(club.say("ann !stats Olaf")).startswith("#arena ann: Olaf: fights 1 (won 1")
+
+
 def test_fight_gives_sides_kind_ending_and_bp(club: Club, day: str) -> None:
     assert one(club.say("ann !fight 1")) == one(club.say("ann !fight #1")) == (
         f"#arena ann: Fight #1, practice, {day}: Olaf (olaf) +0.2 BP vs Gorbag (gob) +0.1 BP; "

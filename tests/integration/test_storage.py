@@ -790,7 +790,7 @@ def test_a_changed_cached_total_is_detected(store: Store) -> None:
     _filled(store)
     with store.engine.begin() as connection:
         connection.execute(text("UPDATE warriors SET bp = 400 WHERE name_key = 'olaf'"))
-    assert store.verify() == ["warrior Olaf: bp is 400, ledger says 32"]
+    assert store.verify() == ["warrior Olaf: BP is 40.0, ledger says 3.2"]
 
 
 # -- migrations -----------------------------------------------------------------------------

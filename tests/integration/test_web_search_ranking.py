@@ -1,0 +1,162 @@
+"""The search box, the ranking history and the dead warrior's mark on the leadership
+pages (issue 35, items 6 and 7), through Starlette's test client over clubs played
+through the referee: a mortal fight to a kill, and two warriors overtaking each other
+by a moderator's BP."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from html import unescape
+from pathlib import Path
+
+import pytest
+from club import Club
+from starlette.testclient import TestClient
+
+from bot.systems.registry import SYSTEMS
+from bot.web.app import make_app
+from bot.web.ranking import ranking
+from storage.db import open_read_only
+from storage.keys import load_keyring
+from storage.store import Store
+
+
+def kill(club: Club) -> None:
+    """Fight #1, mortal: Olaf kills Gorbag (dice 50, 40; 20 hits; dodge 80 fails, 5 kills)."""
+    club.say("gob !create Gorbag goblin club spear")
+    club.say("olaf !create Olaf free-clans broadsword shield")
+    club.say("olaf !challenge Gorbag mortal")
+    club.dice.push(50, 40, 20, 80, 5)
+    club.say("gob !accept")
+    club.say("olaf !first")
+    club.say("olaf !attack")
+    assert "Gorbag is dead." in club.say("gob !dodge")[-1]
+
+
+@pytest.fixture
+def serve() -> Iterator[object]:
+    stores: list[Store] = []
+
+    def client(club: Club) -> TestClient:
+        store = Store(open_read_only(club.db, live=True), systems=SYSTEMS.rules,
+                      keyring=load_keyring(club.db, create=False))
+        stores.append(store)
+        app = make_app(store)
+        assert app.state.site.proof.wait(30)
+        return TestClient(app)
+
+    yield client
+    for store in stores:
+        store.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    club = Club(tmp_path_factory.mktemp("search"))
+    kill(club)
+    club.say("gob !create Gorm goblin club spear")
+    club.say("one !create Gorm2 free-clans axe shield")   # a name that holds a number
+    store = Store(open_read_only(club.db, live=True), systems=SYSTEMS.rules,
+                  keyring=load_keyring(club.db, create=False))
+    app = make_app(store)
+    assert app.state.site.proof.wait(30)
+    yield TestClient(app)
+    store.engine.dispose()
+
+
+def go(client: TestClient, q: str) -> tuple[int, str]:
+    """What ``/search?q=`` answers: where it sends the browser, or the page."""
+    response = client.get("/search", params={"q": q}, follow_redirects=False)
+    if response.status_code == 303:
+        return 303, response.headers["location"]
+    return response.status_code, response.text
+
+
+def words(html: str) -> str:
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip())
+
+
+def test_every_page_has_the_search_form_in_its_header(killed: TestClient) -> None:
+    for path in ("/", "/fights", "/ledger", "/warriors/Olaf", "/nowhere"):
+        header = killed.get(path).text.split("</header>")[0]
+        assert '<form method="get" action="/search"' in header and 'name="q"' in header
+
+
+def test_a_fight_number_goes_to_the_fight(killed: TestClient) -> None:
+    assert go(killed, "#1") == go(killed, "# 001") == (303, "/fights/1")
+
+
+def test_a_name_goes_to_its_warrior_folded_as_the_bot_folds_names(killed: TestClient) -> None:
+    assert go(killed, "OLAF") == go(killed, " olaf ") == (303, "/warriors/Olaf")
+    assert go(killed, "gorb") == (303, "/warriors/Gorbag")   # the only one found
+
+
+def test_more_than_one_found_is_a_list_with_the_dead_marked(killed: TestClient) -> None:
+    status, html = go(killed, "gor")
+    assert status == 200
+    assert "3 warriors' names hold it: Gorbag † dead Gorm Gorm2" in words(html)
+
+
+def test_a_number_with_no_fight_is_looked_for_in_the_names(killed: TestClient) -> None:
+    assert go(killed, "2") == (303, "/warriors/Gorm2")
+
+
+def test_nothing_found_says_so(killed: TestClient) -> None:
+    assert "Nothing found for <q>zz</q>: no warrior's name holds it." in unescape(
+        go(killed, "zz")[1])
+    assert "no warrior's name holds it, and there is no fight #99." in words(
+        go(killed, "#99")[1])
+    assert "Type a warrior's name" in words(go(killed, "")[1])
+
+
+def test_hostile_words_are_escaped_and_long_ones_refused(killed: TestClient) -> None:
+    status, html = go(killed, "<script>alert(1)</script>%_")
+    assert status == 200 and "<script" not in html.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;%_" in html
+    status, html = go(killed, "x" * 61)
+    assert status == 400
+    assert "q: a warrior's name or a fight number, at most 60 characters" in words(html)
+
+
+def test_the_standings_mark_a_dead_warrior(killed: TestClient) -> None:
+    html = killed.get("/").text
+    assert '<a href="/warriors/Gorbag">Gorbag</a> <span class="dead">† dead</span>' in html
+    assert '<a href="/warriors/Olaf">Olaf</a></td>' in html
+
+
+def test_two_warriors_overtaking_each_other(tmp_path: Path, serve: object) -> None:
+    club = Club(tmp_path)
+    club.say("ann !create Alda free-clans axe shield")
+    club.say("bob !create Bron goblin club spear")
+    for line in ("mod !mod bp Bron +1.0 first", "mod !mod bp Alda +2.0 second",
+                 "mod !mod bp Bron +1.5 third"):
+        assert "recorded" in club.say(line)[-1]
+    store = club.referee.store
+    found: list[object] = []
+    store.ranking_rows(99, lambda rows: found.append(ranking(rows)))
+    lines, steps, _, _ = found[0]   # type: ignore[misc]
+    # before any BP: Alda 1, Bron 2 (by name); then Bron 1, Alda 1, Bron 1 again
+    assert steps == 3
+    assert [(line.name, line.places, line.now, line.best, line.lowest) for line in lines] == [
+        ("Bron", ((1, 1), (2, 2), (3, 1)), 1, 1, 2),
+        ("Alda", ((1, 2), (2, 1), (3, 2)), 2, 1, 2)]
+
+    client = serve(club)   # type: ignore[operator]
+    table = client.get("/").text.split('id="ranking-table"')[1].split("</table>")[0]
+    assert words(table).endswith("Now Warrior Best Lowest Changes of place "
+                                 "1 Bron 1 2 2 2 Alda 1 2 2")
+    club.say("mod !mod bp Alda +1.0 fourth")   # a new head: drawn again
+    table = client.get("/").text.split('id="ranking-table"')[1].split("</table>")[0]
+    assert "1 Alda 1 2 3 2 Bron 1 2 3" in words(table)
+
+
+def test_a_fight_won_counts_for_ties_as_top_ranks_them(tmp_path: Path) -> None:
+    club = Club(tmp_path)
+    kill(club)
+    club.say("mod !mod bp Gorbag +1.0 even")   # 1.5 each: Olaf first by his win
+    found: list[object] = []
+    club.referee.store.ranking_rows(99, lambda rows: found.append(ranking(rows)))
+    lines = found[0][0]   # type: ignore[index]
+    assert [(line.name, line.now) for line in lines] == [("Olaf", 1), ("Gorbag", 2)]
+    assert club.say("ann !top")[-1].startswith("#arena ann: Standings: 1. Olaf 1.5 BP")
