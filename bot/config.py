@@ -211,9 +211,8 @@ class WebConfig(_Strict):
     """The environment variable holding the pages' access token; when it is set, every
     page asks for it. Unset: anyone who reaches the address reads the pages."""
     base_url: str | None = Field(None, max_length=80)
-    """Where players reach the pages (``https://ancath.club.example.org``), for the link
-    ``!fight`` gives; None: no link. The pages are served at the root of their address
-    (their links start with ``/``); at most 80 characters, so ``!fight`` stays one line."""
+    """Where players reach the pages (``https://ancath.club.example.org``), for ``!fight``'s
+    link (None: none); at most 80 characters (``!fight``: one line). Served at its root."""
 
     @field_validator("base_url")
     @classmethod
@@ -222,8 +221,7 @@ class WebConfig(_Strict):
             raise ValueError("an http:// or https:// address")
         return value.rstrip("/") if value else value
 
-    session_days: int = Field(30, ge=1, le=365)
-    """How long a sign-in to the pages lasts (the session cookie's expiry), in days."""
+    session_days: int = Field(30, ge=1, le=365)   # how long a sign-in (its cookie) lasts
     public_key: str | None = None
     """The club's public key (``ed25519:<64 hex>``, as ``ancath-bot key public`` prints
     it): the pages prove the ledger with it, so their server needs no ledger secret."""

@@ -96,7 +96,7 @@ ANCHOR_DIGITS = 16
 """Hex digits of a row's hash an anchor says: 64 bits, too many to search for a
 rewrite whose row matches."""
 _ANCHOR = re.compile(r"ledger #(\d{1,18}) ([0-9a-fA-F]{8,64})\b")
-"""A row id is at most 18 digits (below 2**63, every database's largest)."""
+"""A row id is at most 18 digits (below 2**63, SQLite's largest)."""
 
 
 # -- anchors ----------------------------------------------------------------------------

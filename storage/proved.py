@@ -42,8 +42,9 @@ from storage.warrior_totals import differences, differs_said
 __all__ = ["MOST_ROW_ID", "Advance", "ProvedFight", "ProvedView", "ProvedWarrior",
            "RowChecks", "pages_proof"]
 
-MOST_ROW_ID = 2**63 - 1
-"""The greatest row id a database holds (SQLite's INTEGER, PostgreSQL's BIGINT)."""
+MOST_ROW_ID = 2**31 - 1
+"""The greatest ledger row id every backend holds (the id column is an INTEGER: 32 bits
+on PostgreSQL, more on SQLite, and no club comes near it)."""
 
 _FIGHTS = select(Fight.id, Fight.active, Fight.ending, Fight.winner, Fight.ended_at)
 _CHUNK = 500

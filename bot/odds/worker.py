@@ -13,7 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from typing import ParamSpec, TypeVar
 
-__all__ = ["NICENESS", "WORKERS", "InlineExecutor", "start_workers"]
+__all__ = ["NICENESS", "WORKERS", "InlineExecutor", "below_and_watching", "start_workers"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -24,21 +24,26 @@ WORKERS = 2
 """Worker processes: one per range of a fight (and this machine has two cores)."""
 
 
-def _warm() -> None:
-    """The worker's start: below the bot in priority, the advisor imported, and a
-    watch on the bot: a worker whose bot was killed would otherwise wait for jobs
-    forever (it holds its own job queue open)."""
+def below_and_watching(watch: str) -> None:
+    """A worker process's start: below its parent (the bot, the web server) in
+    priority, and a thread named ``watch`` on the parent: a worker whose parent was
+    killed would otherwise wait for jobs forever (it holds its own job queue open)."""
     os.nice(NICENESS)
-    importlib.import_module("bot.odds.advisor")
-    importlib.import_module("bot.odds.linear")
-    bot = multiprocessing.parent_process()
-    if bot is not None:
-        threading.Thread(target=_exit_with, args=(bot.sentinel,), name="odds-watch",
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent.sentinel,), name=watch,
                          daemon=True).start()
 
 
+def _warm() -> None:
+    """The worker's start: below the bot and watching it, the advisor imported."""
+    below_and_watching("odds-watch")
+    importlib.import_module("bot.odds.advisor")
+    importlib.import_module("bot.odds.linear")
+
+
 def _exit_with(sentinel: int) -> None:
-    """Exit as soon as the bot's process has ended."""
+    """Exit as soon as the parent's process has ended."""
     multiprocessing.connection.wait([sentinel])
     os._exit(1)
 

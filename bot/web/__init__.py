@@ -6,7 +6,9 @@ Pages, server-rendered, working without script (two small files of the site's ow
 :mod:`bot.web.app` builds them over one read-only store; :mod:`bot.web.server` serves
 them with uvicorn):
 
-- ``/``: the standings (:mod:`bot.web.standings`);
+- ``/``: the standings (:mod:`bot.web.standings`) and the ranking history
+  (:mod:`bot.web.ranking`, kept by :mod:`bot.web.ranking_history`);
+- ``/search?q=``: a warrior or a fight number (:mod:`bot.web.search`);
 - ``/warriors/<name>``: a warrior's sheet, BP chart, purchases, fights and prisoner
   history (:mod:`bot.web.warriors`, the chart :mod:`bot.web.chart`);
 - ``/ledger``, ``/ledger.csv``, ``/ledger.json``: the ledger filtered and paged, and its
@@ -19,7 +21,9 @@ them with uvicorn):
 - ``/moderators``: the moderators' actions (:mod:`bot.web.moderators`);
 - ``/integrity``: the ledger's proof, the audit, the ledger's head, a pasted anchor
   checked, the club's public key (:mod:`bot.web.integrity`);
-- ``/audit-export.jsonl``: the audit export, streamed (:mod:`bot.web.export`).
+- ``/audit-export.jsonl``: the audit export, streamed (:mod:`bot.web.export`);
+- ``/sign-in``, ``/sign-out``: the token's form and the session ended
+  (:mod:`bot.web.sign_in`).
 
 Every page shows what the ledger proves (:mod:`bot.web.proving`: walked when the server
 starts, then each new row), and says on every page (``id="integrity-status"``) whether

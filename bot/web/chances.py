@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import multiprocessing.connection
-import os
 import signal
 import threading
 from collections import OrderedDict
@@ -24,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.odds.advisor import chance_part, ranges
-from bot.odds.worker import NICENESS
+from bot.odds.worker import below_and_watching
 from rules.ancath.state import FightState
 from storage.records import FightSummary, LoggedCommand
 
@@ -72,16 +70,7 @@ def _start() -> None:
     """The worker's start: below the pages in priority, gone with the server (as the
     bot's odds workers), and Ctrl-C left to the server, which stops it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.nice(NICENESS)
-    server = multiprocessing.parent_process()
-    if server is not None:
-        threading.Thread(target=_exit_with, args=(server.sentinel,), name="chances-watch",
-                         daemon=True).start()
-
-
-def _exit_with(sentinel: int) -> None:
-    multiprocessing.connection.wait([sentinel])
-    os._exit(1)
+    below_and_watching("chances-watch")
 
 
 class WinChances:

@@ -23,7 +23,7 @@ from bot.systems.registry import PLUGINS
 from bot.web.chances import of_fight
 from bot.web.pager import keyed
 from bot.web.proving import Reading
-from bot.web.query import BadRequest, NotFound, number
+from bot.web.query import LARGEST, BadRequest, NotFound, number
 from bot.web.replay import replay
 from bot.web.site import render, site_of
 from bot.web.swing import swing_chart
@@ -101,7 +101,7 @@ def outcome(summary: FightSummary, found: ProvedFight | None, seen: Reading) -> 
 def fights(request: Request) -> Response:
     params = request.query_params
     before, after = number(params, "before"), number(params, "after", low=0)
-    at = number(params, "at")
+    at = number(params, "at", high=LARGEST - 1)   # the page is read below at + 1
     if sum(given is not None for given in (before, after, at)) > 1:
         raise BadRequest("give one of before, after and at")
     site = site_of(request)
@@ -120,7 +120,8 @@ def fights(request: Request) -> Response:
 
 def fight(request: Request) -> Response:
     text = request.path_params["number"]
-    fight_id = int(text) if text.isascii() and text.isdecimal() and len(text) <= 12 else None
+    fight_id = int(text) if text.isascii() and text.isdecimal() and len(text) <= 12 \
+        and int(text) <= LARGEST else None
     site = site_of(request)
     store = site.store
     with site.proof.reading() as seen:

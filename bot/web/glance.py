@@ -45,7 +45,7 @@ _WON = {"kill": "won by a kill", "first-blood": "won at first blood (R3.2)",
         "escape": "won: the foe fled", "forfeit": "won by forfeit (R7.4)",
         "moderator": "won: a moderator's end (R8.1)", "yield": "won: the foe yielded"}
 _LOST = {"kill": "slain", "first-blood": "lost at first blood (R3.2)",
-         "escape": "fled and got away (a loss, R4.8)",
+         "escape": "fled and got away (R4.8; a loss, R7.2)",
          "forfeit": "forfeited: the time ran out (R7.4)",
          "moderator": "lost: a moderator's end (R8.1)", "yield": "yielded",
          "dead": "dead", "dying": "dying", "out": "out of the fight (rating 0)",

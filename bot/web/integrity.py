@@ -5,8 +5,8 @@ against the chain (``?anchor=ledger #4123 9f2c1a7e0b5d8c33`` or ``4123:9f2c...``
 the club's public key with the audit export to check it all with. The audit is kept a
 while, and never waited for (:mod:`bot.web.integrity_check`).
 
-A pasted anchor's row id is at most ``MOST_ROW_ID`` (2**63 - 1, every database's
-largest): a longer one is answered as no such row, never looked up."""
+A pasted anchor's row id is at most ``MOST_ROW_ID`` (2**31 - 1, PostgreSQL's largest
+integer): a greater one is answered as no such row, never looked up."""
 
 from __future__ import annotations
 
@@ -44,16 +44,14 @@ def pasted(text: str) -> Anchor | None:
 
 
 def past_every_row(text: str) -> str | None:
-    """What to answer an anchor whose row id is over ``MOST_ROW_ID`` (or of 19 digits,
-    which ``pasted`` does not take); None for any other text."""
+    """What to answer an anchor whose row id is over ``MOST_ROW_ID`` (also one of 19
+    digits or more, which ``pasted`` does not take); None for any other text."""
     for found in _TOO_LONG.finditer(text):
         digits = found[1] or found[2]
         shown = digits if len(digits) <= 24 else f"{digits[:20]}... ({len(digits)} digits)"
         if len(digits) > len(str(MOST_ROW_ID)) or int(digits) > MOST_ROW_ID:
             return (f"there is no row {shown}: no ledger row id is over {MOST_ROW_ID} "
-                    "(2**63 - 1, every database's largest)")
-        if len(digits) > 18:
-            return f"there is no row {shown}: no ledger has that many rows"
+                    "(the largest the ledger's id column holds)")
     return None
 
 

@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import chain
+from urllib.parse import quote
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
@@ -29,7 +30,7 @@ from starlette.responses import Response, StreamingResponse
 
 from bot.web.downloads import balanced_csv_chunks, csv_chunks, json_chunks
 from bot.web.pager import keyed
-from bot.web.query import BadRequest, NotFound, NotNow, day, number, some_of, words
+from bot.web.query import LARGEST, BadRequest, NotFound, NotNow, day, number, some_of, words
 from bot.web.redact import ledger_fields
 from bot.web.site import render, site_of
 from storage.errors import UnknownWarrior
@@ -38,7 +39,8 @@ from storage.models import Entry
 from storage.records import LedgerEntry
 from storage.store import Store
 
-__all__ = ["FILTERS", "PAGE", "SEARCHES", "filename", "ledger", "ledger_csv", "ledger_json"]
+__all__ = ["FILTERS", "PAGE", "SEARCHES", "disposition", "filename", "ledger", "ledger_csv",
+           "ledger_json"]
 
 PAGE = 100
 """Rows a page."""
@@ -71,6 +73,8 @@ KINDS = tuple(e.value for e in Entry)
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_UNSAFE_LETTERS = re.compile(r"[^\w-]+")
+"""Outside letters (of any script), digits, ``_`` and ``-``: for ``filename*``."""
 
 
 def _where(params: QueryParams) -> LedgerFilter:
@@ -96,11 +100,14 @@ def _unknown(where: LedgerFilter) -> NotFound:
     return NotFound(f"no warrior named {where.warrior}")
 
 
-def filename(where: LedgerFilter, suffix: str) -> str:
+def filename(where: LedgerFilter, suffix: str, *, letters: bool = False) -> str:
     """The download's file name, naming its filters in safe characters only:
-    ``ancath-ledger-Gorbag-award+spend-2026-03-01-to-2026-03-31.csv``."""
+    ``ancath-ledger-Gorbag-award+spend-2026-03-01-to-2026-03-31.csv``; ``letters``:
+    keeping the letters of every script (``ancath-ledger-Ólaf.csv``)."""
+    unsafe = _UNSAFE_LETTERS if letters else _UNSAFE
+
     def safe(text: str) -> str:
-        return _UNSAFE.sub("_", text).strip("_")[:40]
+        return unsafe.sub("_", text).strip("_")[:40]
     since, until = where.since, where.until
     days = f"{since}-to-{until}" if since and until else f"from-{since}" if since else \
         f"to-{until}" if until else ""
@@ -115,7 +122,7 @@ def ledger(request: Request) -> Response:
     params = request.query_params
     where = _where(params)
     before, after = number(params, "before"), number(params, "after", low=0)
-    at = number(params, "at")
+    at = number(params, "at", high=LARGEST - 1)   # the page is read below at + 1
     if sum(given is not None for given in (before, after, at)) > 1:
         raise BadRequest("give one of before, after and at")
     site = site_of(request)
@@ -166,7 +173,15 @@ def _download(request: Request, chunks: Callable[[Iterator[LedgerEntry]], Iterat
     text = balanced_csv_chunks(_balanced(store, where.warrior, body)) \
         if where.warrior and suffix == "csv" else chunks(body)
     return StreamingResponse(text, media_type=media, headers={
-        "content-disposition": f'attachment; filename="{filename(where, suffix)}"'})
+        "content-disposition": disposition(where, suffix)})
+
+
+def disposition(where: LedgerFilter, suffix: str) -> str:
+    """The download's ``Content-Disposition``: its name in ASCII, and, when a filter has
+    other letters, also as ``filename*`` (RFC 6266), which browsers prefer."""
+    plain, named = filename(where, suffix), filename(where, suffix, letters=True)
+    said = f'attachment; filename="{plain}"'
+    return said if named == plain else f"{said}; filename*=UTF-8''{quote(named, safe='+')}"
 
 
 def ledger_csv(request: Request) -> Response:

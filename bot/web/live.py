@@ -9,7 +9,8 @@ The store is polled off the event loop, in a thread, about once a second, by one
 for every fight anyone watches (:class:`LiveFeeds`): one cheap query per fight
 (``Store.fight_progress``, its newest command), and the fight read and replayed only
 when that moved, however many watch it. The access gate applies to the stream as to
-every page."""
+every page. At most ``WATCHERS`` streams are open at once (each holds a connection):
+one more is refused (503) rather than let watchers use up the server's connections."""
 
 from __future__ import annotations
 
@@ -26,18 +27,20 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from bot.web.glance import Glance
-from bot.web.query import NotFound, number
+from bot.web.query import LARGEST, NotFound, NotNow, number
 from bot.web.replay import Step, replay
 from bot.web.site import render
 from storage.ledger_view import LedgerFilter
 from storage.store import Store
 
-__all__ = ["KEEPALIVE", "POLL", "LiveFeeds", "events", "live", "state_words"]
+__all__ = ["KEEPALIVE", "POLL", "WATCHERS", "LiveFeeds", "events", "live", "state_words"]
 
 POLL = 1.0
 """Seconds between two polls of the store."""
 KEEPALIVE = 15.0
 """Seconds of quiet after which a stream sends a comment (proxies keep it open)."""
+WATCHERS = 200
+"""Streams open at once at most, over every fight."""
 _log = logging.getLogger(__name__)
 
 
@@ -82,6 +85,8 @@ class LiveFeeds:
         self.reads = 0
         """How many times a fight was read and replayed (the tests count them)."""
         self.closing = False
+        self.watchers = 0
+        """Streams open now, over every fight."""
         self._feeds: dict[int, _Feed] = {}
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -136,15 +141,17 @@ class LiveFeeds:
         """Fight ``fight_id``'s feed, polled for as long as someone watches it."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:   # a new event loop (a test client's): start afresh
-            self._loop, self._feeds, self._task = loop, {}, None
+            self._loop, self._feeds, self._task, self.watchers = loop, {}, None, 0
         feed = self._feeds.setdefault(fight_id, _Feed())
         feed.watchers += 1
+        self.watchers += 1
         if self._task is None:
             self._task = loop.create_task(self._run())
         try:
             yield feed
         finally:
             feed.watchers -= 1
+            self.watchers -= 1
             if not feed.watchers:
                 self._feeds.pop(fight_id, None)
 
@@ -159,7 +166,8 @@ class LiveFeeds:
 
 def _fight_id(request: Request) -> int:
     text = request.path_params["number"]
-    if not (text.isascii() and text.isdecimal() and 0 < len(text) <= 12):
+    if not (text.isascii() and text.isdecimal() and 0 < len(text) <= 12) \
+            or int(text) > LARGEST:
         raise NotFound(f"no fight number {text[:60]}")
     return int(text)
 
@@ -193,6 +201,9 @@ async def events(request: Request) -> Response:
     feeds: LiveFeeds = request.app.state.live
     if await run_in_threadpool(feeds.store.fight_progress, fight_id) is None:
         raise NotFound(f"no fight number {fight_id}")
+    if feeds.watchers >= WATCHERS:
+        raise NotNow(f"{WATCHERS} streams are open, the most at once: reload the page in "
+                     "a minute")
     start = _start(request)
 
     async def stream() -> AsyncIterator[str]:

@@ -5,11 +5,13 @@ closing row, an undo's reversals and reopening) and every undo from the fights' 
 logs (an undo that took back no ledger row is only there). Filters by moderator (as
 the page shows them) and days from and to (UTC, ``since``, ``until``); 100 a page, with
 their count, older ones by ``before=<place>``, newer by ``after=<place>`` (the time,
-then ``u`` and the undo's or ``r`` and the ledger row's id)."""
+then ``u`` and the undo's or ``r`` and the ledger row's id), and a jump to a day
+(``day=2026-03-01``: the page that starts with that day's newest action)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from starlette.requests import Request
@@ -21,7 +23,7 @@ from bot.web.redact import hide_hosts, ledger_fields, who
 from bot.web.site import render, site_of
 from storage.ledger_view import LedgerFilter
 from storage.paging import FIRST_PLACE
-from storage.records import LedgerEntry, UndoRecord
+from storage.records import LedgerEntry, LogPlace, UndoRecord
 
 __all__ = ["FILTERS", "PAGE", "Action", "moderators", "undone"]
 
@@ -87,6 +89,9 @@ def moderators(request: Request) -> Response:
     before, after = log_place(params, "before"), log_place(params, "after")
     if before is not None and after is not None:
         raise BadRequest("give one of before and after")
+    jumped = day(params, "day")
+    if jumped is not None and before is None and after is None:   # older than the next day
+        before = LogPlace((jumped + timedelta(days=1)).isoformat(), False, 0)
     where = LedgerFilter(moderator=words(params, "moderator"), since=day(params, "since"),
                          until=day(params, "until"))
     site = site_of(request)
@@ -109,5 +114,6 @@ def moderators(request: Request) -> Response:
                               checked.unproved.get(row["id"])))
     given = {name: params[name].strip() for name in FILTERS if params.get(name, "").strip()}
     paging = keyed(log, [place_text(place) for place in log.places], "actions",
-                   {"after": place_text(FIRST_PLACE)})
+                   {"after": place_text(FIRST_PLACE)}, jump="day", jump_label="Go to day",
+                   jump_date=True)
     return render(request, "moderators.html", actions=actions, paging=paging, given=given)

@@ -39,10 +39,12 @@ class Pager:
     jump_label: str = ""
     anchor: str = ""
     """Where on the page its links land (``#steps``), or ''."""
+    jump_date: bool = False
+    """The jump takes a day (``2026-03-01``) rather than a number."""
 
 
 def keyed(window: Window[_T], keys: Sequence[str], noun: str, oldest: Link, *,
-          jump: str | None = None, jump_label: str = "") -> Pager:
+          jump: str | None = None, jump_label: str = "", jump_date: bool = False) -> Pager:
     """The pager of ``window``, whose items have ``keys`` (in order), by ``before`` and
     ``after``; ``oldest`` is the link to the oldest page."""
     shown = len(window.items)
@@ -53,7 +55,7 @@ def keyed(window: Window[_T], keys: Sequence[str], noun: str, oldest: Link, *,
                  {**none, "after": keys[0]} if newer and shown else None,
                  {**none, "before": keys[-1]} if older and shown else None,
                  {**none, **oldest} if older or (window.total and not shown) else None,
-                 jump, jump_label)
+                 jump, jump_label, jump_date=jump_date)
 
 
 def sliced(items: Sequence[_T], page: int | None, size: int, param: str, noun: str, *,

@@ -13,12 +13,14 @@ from datetime import date
 
 from storage.records import LogPlace
 
-__all__ = ["LONGEST", "BadRequest", "NotFound", "NotNow", "PageError", "day", "log_place",
-           "number", "one_of", "place_text", "some_of", "words"]
+__all__ = ["LARGEST", "LONGEST", "BadRequest", "NotFound", "NotNow", "PageError", "day",
+           "log_place", "number", "one_of", "place_text", "some_of", "words"]
 
 LONGEST = 200
 """The most characters a text parameter may have."""
-_BIGGEST = 10**12
+LARGEST = 2**31 - 1
+"""The largest whole number a parameter may give: PostgreSQL's ``integer``, the type of
+the ids the pages look up by (a larger one there would fail the query: a 500)."""
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _PLACE = re.compile(r"(\d{4}-\d{2}-\d{2}T[0-9:.+\-]{1,40})~([ur])(\d{1,12})")
 
@@ -49,7 +51,7 @@ def _given(params: Mapping[str, str], name: str) -> str | None:
 
 
 def number(params: Mapping[str, str], name: str, low: int = 1,
-           high: int = _BIGGEST) -> int | None:
+           high: int = LARGEST) -> int | None:
     """A whole number from ``low`` to ``high``."""
     value = _given(params, name)
     if value is None:
@@ -99,7 +101,7 @@ def log_place(params: Mapping[str, str], name: str) -> LogPlace | None:
     if value is None:
         return None
     found = _PLACE.fullmatch(value)
-    if found is None:
+    if found is None or int(found[3]) > LARGEST:
         raise BadRequest(f"{name}: a place in the log, as the Newer and Older links give it")
     return LogPlace(found[1], found[2] == "u", int(found[3]))
 

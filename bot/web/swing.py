@@ -17,7 +17,7 @@ LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 24
 
 
 def pct(chance: float) -> str:
-    """``62.5%``, as ``!odds`` says a chance."""
+    """A chance as ``!odds`` says it: a percentage to one decimal place."""
     return f"{100 * chance:.1f}%"
 
 
@@ -39,7 +39,7 @@ class Swing:
     path: str
     points: tuple[Point, ...]
     ticks: tuple[tuple[float, str], ...]
-    """The y axis: height and label of each grid line (0% to 100%)."""
+    """The y axis: height and label of each grid line (none to certain, by quarters)."""
     width: int = WIDTH
     height: int = HEIGHT
     left: int = LEFT

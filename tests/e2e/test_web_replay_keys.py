@@ -125,3 +125,23 @@ def test_the_replay_and_the_live_page_fit_a_phone(browser: Browser) -> None:
                 "return document.documentElement.scrollWidth <= window.innerWidth"), path
     finally:
         browser.driver.set_window_size(1280, 800)
+
+
+def test_a_stream_refused_for_good_says_the_page_is_not_live(browser: Browser) -> None:
+    """A stream the server will not keep (here a 404: no fight 99999; a 503 when too many
+    are open, a 401 once the sign-in is gone) closes for good, and the note stops
+    promising new steps."""
+    browser.visit("/fights")
+    browser.driver.execute_script("""
+        const list = document.createElement("ol");
+        list.id = "live-steps";
+        list.dataset.events = "/fights/99999/events";
+        const note = document.createElement("p");
+        note.id = "live-note";
+        const script = document.createElement("script");
+        script.src = "/static/live.js";
+        document.body.append(list, note, script);""")
+    until(browser, "closed for good", lambda d: browser.texts("#live-note") == [
+        "Not live: the server did not keep the stream; reload the page."])
+    refused = browser.problems()
+    assert refused and all("404" in problem for problem in refused), refused

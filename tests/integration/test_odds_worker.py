@@ -7,6 +7,7 @@ import logging
 import os
 import queue
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from bot.config import BotConfig
 from bot.messages import Incoming, Outgoing, Sender
 from bot.odds import pending
 from bot.odds.worker import NICENESS, WORKERS, start_workers
+from bot.web.chances import WinChances
 
 
 def test_the_workers_are_other_processes_below_the_bot() -> None:
@@ -27,6 +29,18 @@ def test_the_workers_are_other_processes_below_the_bot() -> None:
     finally:
         for worker in workers:
             worker.shutdown()
+
+
+def test_the_pages_win_chance_worker_starts_as_the_odds_workers_do() -> None:
+    """The web server's worker (``bot.web.chances``) starts through the same function
+    as the bot's: below its parent in priority, with a thread watching the parent."""
+    kept = WinChances()
+    try:
+        worker = kept._executor()
+        assert worker.submit(os.nice, 0).result(timeout=60) == min(19, os.nice(0) + NICENESS)
+        assert worker.submit(threading.active_count).result(timeout=60) == 2  # + the watch
+    finally:
+        kept.stop()
 
 
 def test_a_referee_answers_from_its_worker(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from bot.web import ledger as ledger_page
 from bot.web import moderators as moderators_page
 from bot.web import warriors as warrior_page
 from bot.web.app import make_app
-from bot.web.ledger import filename
+from bot.web.ledger import disposition, filename
 from storage.db import open_read_only
 from storage.keys import load_keyring
 from storage.ledger_view import LedgerFilter
@@ -217,6 +217,11 @@ def test_the_downloads_are_named_for_their_filters_in_safe_characters(
     assert hostile["content-disposition"] == \
         'attachment; filename="ancath-ledger-by-filename_evil_exe_X-A_1-reason-etc.csv"'
     assert "x-a" not in hostile
+    assert disposition(LedgerFilter(warrior="Ólaf", moderator="Åse"), "csv") == (
+        'attachment; filename="ancath-ledger-laf-by-se.csv"; '
+        "filename*=UTF-8''ancath-ledger-%C3%93laf-by-%C3%85se.csv")   # other letters kept
+    assert disposition(LedgerFilter(warrior='Ó"\r\n\u202e'), "csv") == (
+        'attachment; filename="ancath-ledger.csv"; filename*=UTF-8\'\'ancath-ledger-%C3%93.csv')
     where = LedgerFilter(warrior='Grí"m\\/\r\n', fight=4, since=TODAY)
     assert filename(where, "csv") == f"ancath-ledger-Gr_m-fight-4-from-{TODAY}.csv"
     assert re.fullmatch(r"[A-Za-z0-9_+.-]+", filename(LedgerFilter(
@@ -270,6 +275,21 @@ def test_the_moderators_page_filtered_by_moderator_and_days_and_paged(
     assert set(column(oldest, "Moderator")) == {"mod"}
     assert "give one of before and after" in page(
         client, "/moderators?before=2026-01-01T00:00~r1&after=2026-01-01T00:00~r1", 400).text
+
+
+def test_the_moderators_page_jumps_to_a_day(
+        client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(moderators_page, "PAGE", 4)
+    first = page(client, "/moderators").text
+    assert 'type="date" name="day"' in first
+    total = store.moderator_window(limit=1000).total
+    for day in (TODAY, TODAY + timedelta(days=1)):   # that day's newest action first
+        jumped = page(client, f"/moderators?day={day}").text
+        assert column(jumped, "Why") == column(first, "Why")
+        assert count(jumped) == f"Actions 1-4 of {total}"
+    before = page(client, f"/moderators?day={TODAY - timedelta(days=1)}").text
+    assert column(before, "Why") == [] and link(before, "first") is not None
+    assert "day: a day as YYYY-MM-DD" in page(client, "/moderators?day=soon", 400).text
 
 
 def walk_actions(client: TestClient, path: str, rel: str) -> list[tuple[str, list[str]]]:

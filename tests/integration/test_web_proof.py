@@ -641,7 +641,7 @@ def test_a_server_without_any_key_shows_no_row_as_holding(club: Club, serve: obj
 
 
 def test_an_anchor_past_every_row_id_is_no_such_row(club: Club, serve: object) -> None:
-    """No 500 (a row id over 2**63 - 1 cannot be asked of SQLite or PostgreSQL): no such
+    """No 500 (a row id over 2**31 - 1 cannot be asked of PostgreSQL): no such
     row, or for thousands of digits a 400 with one line."""
     client = serve(club.db)   # type: ignore[operator]
     for given in ("99999999999999999999:deadbeef", f"{MOST_ROW_ID + 1}:deadbeef",

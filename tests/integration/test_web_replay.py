@@ -121,7 +121,7 @@ def test_the_played_clubs_endings_a_kill_a_prisoner_a_flight_a_draw(tmp_path: Pa
         "Olaf": ("unhurt", "won: took Gorbag prisoner, ransom: 10 silver"),
         "Gorbag": ("unhurt", "yielded; taken prisoner by Olaf, ransom: 10 silver (R4.6)")}
     assert fates(store, 3) == {"Gorbag": ("unhurt", "won: the foe fled"),
-                               "Olaf": ("unhurt", "fled and got away (a loss, R4.8)")}
+                               "Olaf": ("unhurt", "fled and got away (R4.8; a loss, R7.2)")}
     assert fates(store, 4) == {"Bran": ("unhurt", "a draw: a moderator's end (R8.1)"),
                                "Gorbag": ("unhurt", "a draw: a moderator's end (R8.1)")}
     html = TestClient(make_app(store)).get("/fights/1?step=5").text

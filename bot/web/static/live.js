@@ -49,6 +49,9 @@
   source.addEventListener("error", () => {
     if (source.readyState === EventSource.CONNECTING) {
       note.textContent = "Connection lost: trying again (or reload the page).";
+    } else if (source.readyState === EventSource.CLOSED && !note.dataset.over) {
+      // refused for good (the server busy, the sign-in gone): nothing is live any more
+      note.textContent = "Not live: the server did not keep the stream; reload the page.";
     }
   });
 })();
