@@ -151,7 +151,8 @@ def test_the_pages_name_a_fights_network_once_the_club_has_two(
     second = fight(beta, "#ancath", "Bran", "Snaga")
     assert "<dd>#ancath on alpha</dd>" in pages.get(f"/fights/{first}").text
     listed = pages.get("/fights").text
-    assert "<td>#ancath on alpha</td>" in listed and "<td>#ancath on beta</td>" in listed
+    assert '<td data-label="Channel">#ancath on alpha</td>' in listed
+    assert '<td data-label="Channel">#ancath on beta</td>' in listed
     assert beta.say(f"ann !fight {second}")[0].endswith("ongoing in #ancath on beta")
 
 
