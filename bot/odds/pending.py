@@ -276,12 +276,11 @@ def wait(owner: HasOdds, timeout: float) -> bool:
 
 
 def close(owner: HasOdds) -> None:
-    """Drop the answers not yet out, cancel the jobs not started and stop the workers
-    (waiting for the jobs running); again is harmless."""
+    """Drop the answers not yet out, cancel the jobs not started and stop the workers,
+    waiting for the jobs running and each executor's own thread (one left running races
+    the interpreter's exit: a traceback in the log); again is harmless."""
     requests = owner.odds
     with requests.changed:
         requests.closed = True
-    for worker in requests.workers:  # every queue emptied first, then the running jobs awaited
-        worker.shutdown(wait=False, cancel_futures=True)
-    for worker in requests.workers:
-        worker.shutdown(wait=True)
+    for worker in requests.workers:   # a second shutdown would not wait: one that does
+        worker.shutdown(wait=True, cancel_futures=True)

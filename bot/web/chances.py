@@ -121,9 +121,11 @@ class WinChances:
                 self._kept.popitem(last=False)
 
     def stop(self) -> None:
-        """Stop the worker this started (the server is stopping)."""
+        """Stop the worker this started (the server is stopping), waiting for the job it
+        runs and the executor's own thread (one left running races the interpreter's
+        exit)."""
         if self._own and self._workers is not None:
-            self._workers.shutdown(wait=False, cancel_futures=True)
+            self._workers.shutdown(wait=True, cancel_futures=True)
 
 
 def of_fight(kept: WinChances, summary: FightSummary, log: Sequence[LoggedCommand],

@@ -9,6 +9,7 @@ import queue
 import signal
 import threading
 import time
+from concurrent.futures.process import _ExecutorManagerThread
 from pathlib import Path
 
 from bot.app import build_referee
@@ -60,6 +61,9 @@ def test_a_referee_answers_from_its_worker(tmp_path: Path) -> None:
         assert pending.wait(referee, 0)
     finally:
         pending.close(referee)
+    # no executor's thread left to race the interpreter's exit (its atexit hook writes
+    # to a pipe that thread closes: "Bad file descriptor" in the bot's log at a stop)
+    assert [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread)] == []
 
 
 def test_a_worker_that_died_is_replaced_and_odds_go_on(tmp_path: Path) -> None:
