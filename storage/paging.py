@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from storage.fight_rebuild import UNDO
 from storage.ledger_view import LedgerFilter, ledger_dict, ledger_query
 from storage.models import Entry, Fight, FightCommand, LedgerRow
-from storage.records import LedgerEntry, LogPlace, ModeratorLog, UndoRecord
+from storage.records import LedgerEntry, LogPlace, UndoRecord
 from storage.unit_of_work import UnitOfWork
 from storage.warrior_rows import warrior_row
 
@@ -189,9 +189,3 @@ class Pages(UnitOfWork):
                        if isinstance(entry, dict) and detail is not None}
         return Window([entry for _, entry, _ in found], above, total,
                       [place for place, _, _ in found], details)
-
-    def moderator_log(self, before: LogPlace | None = None, limit: int = 100) -> ModeratorLog:
-        """``moderator_window``'s page older than ``before``, with where the next starts."""
-        page = self.moderator_window(before=before, limit=limit + 1)
-        older = page.places[limit - 1] if len(page.items) > limit else None
-        return ModeratorLog(page.items[:limit], older, page.details)

@@ -3,7 +3,7 @@ of a fight, its BP awards and pending challenges (never a database row)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypedDict, TypeVar
 
 from typing_extensions import TypeVar as DefaultedTypeVar
@@ -14,7 +14,7 @@ from storage.log_digests import LogDigests
 from storage.models import Entry, Status
 
 __all__ = ["Award", "ChallengeRecord", "ClubState", "Entry", "FightLine", "FightSummary", "Fighter",
-           "LedgerEntry", "LogPlace", "LoggedCommand", "ModeratorLog", "OpenFight", "Standing",
+           "LedgerEntry", "LogPlace", "LoggedCommand", "OpenFight", "Standing",
            "Status", "Step", "UndoRecord", "WarriorRecord", "WarriorStats"]
 
 
@@ -302,14 +302,3 @@ class LogPlace:
     """The ledger row's id, or the undo's command row id."""
 
 
-@dataclass(frozen=True, slots=True)
-class ModeratorLog:
-    """Moderators' actions, newest first: the ledger rows a moderator made and the undo
-    records of the fights' command logs."""
-
-    entries: list[LedgerEntry | UndoRecord]
-    older: LogPlace | None
-    """Give it as ``before`` for the next (older) actions; None on the last."""
-    details: dict[int, dict[str, Any]] = field(default_factory=dict)
-    """What a row's columns do not say, by row id: whom ``!mod add`` or ``remove``
-    named (``name``), the armour a moderator set (``armour``, and ``was``)."""

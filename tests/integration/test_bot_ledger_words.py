@@ -372,7 +372,7 @@ def test_the_moderators_log_has_an_undo_once(tmp_path: Path) -> None:
     club.say("olaf !attack")
     club.say("mod !mod undo misclick")
     club.say("mod !mod fairy open")
-    entries = club.referee.store.moderator_log().entries
+    entries = club.referee.store.moderator_window().items
     assert len(entries) == 2   # the setting's row, and the undo (as its record) once
     assert [getattr(e, "reason", None) for e in entries] == [None, "misclick"]
 

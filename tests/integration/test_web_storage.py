@@ -73,30 +73,30 @@ def test_the_head_with_its_whole_mac(club: Club) -> None:
 
 
 def test_the_moderators_actions_newest_first_with_undo_records(club: Club) -> None:
-    log = club.referee.store.moderator_log()
-    rows = [e for e in log.entries if not isinstance(e, UndoRecord)]
+    log = club.referee.store.moderator_window()
+    rows = [e for e in log.items if not isinstance(e, UndoRecord)]
     assert [(r["entry"], r["warrior"], r["reason"]) for r in rows] == [
         ("moderator-bp", "Gorbag", "good sportsmanship"),
         ("fight-closed", None, "duel fight ended: draw; ruling: both left"),
         ("award", "Gorbag", "duel fight: draw; ruling: both left"),
         ("award", "Bran", "duel fight: draw; ruling: both left")]
-    undo = log.entries[-1]   # it took back no ledger row: only the command log has it
+    undo = log.items[-1]   # it took back no ledger row: only the command log has it
     assert isinstance(undo, UndoRecord)
     assert (undo.fight, undo.moderator, undo.reason, undo.keep) == (1, "mod", "misclick", 3)
-    assert log.older is None
+    assert (log.above, len(log.items)) == (0, log.total)
 
 
 def test_the_moderators_actions_paged(club: Club) -> None:
     store = club.referee.store
-    whole = store.moderator_log().entries
+    whole = store.moderator_window().items
     seen: list[LedgerEntry | UndoRecord] = []
     before = None
     while True:
-        page = store.moderator_log(before, limit=2)
-        seen += page.entries
-        if page.older is None:
+        page = store.moderator_window(before=before, limit=2)
+        seen += page.items
+        if page.above + len(page.items) == page.total:
             break
-        before = page.older
+        before = page.places[-1]
     assert seen == whole and len(whole) == 5
 
 
@@ -112,10 +112,11 @@ def test_an_undo_comes_before_the_rows_it_wrote(tmp_path: Path) -> None:
     club.say("olaf !attack")
     assert "Olaf wins by a kill." in club.say("gob !dodge")[-1]
     club.say("mod !mod undo wrong dodge")
-    entries = club.referee.store.moderator_log(limit=3).entries
+    entries = club.referee.store.moderator_window(limit=3).items
     assert isinstance(entries[0], UndoRecord) and entries[0].reason == "wrong dodge"
     assert [e["entry"] for e in entries[1:] if not isinstance(e, UndoRecord)] == [
         "fight-reopened", "reversal"]
-    paged = club.referee.store.moderator_log(limit=1)
-    assert paged.older is not None and paged.older.undo
-    assert club.referee.store.moderator_log(paged.older, limit=2).entries == entries[1:]
+    paged = club.referee.store.moderator_window(limit=1)
+    assert paged.total > 1 and paged.places[-1].undo
+    assert club.referee.store.moderator_window(before=paged.places[-1],
+                                               limit=2).items == entries[1:]
