@@ -207,12 +207,6 @@ class LedgerView(UnitOfWork):
         older = rows[limit - 1]["id"] if len(rows) > limit else None
         return LedgerPage(rows[:limit], older)
 
-    def ledger_count(self, where: LedgerFilter) -> int:
-        """How many rows ``where`` picks."""
-        with self._tx(write=False) as session:
-            picked = ledger_query(session, where).subquery()
-            return session.scalar(select(func.count()).select_from(picked)) or 0
-
     def ledger_head(self) -> Anchor | None:
         """The chain's newest row as its head keeps it, with the whole MAC (``str`` of it
         is the published ``ledger #<id> <mac8>``); None while the ledger is empty."""

@@ -72,7 +72,7 @@ def test_a_fight_in_brief_and_its_whole_command_log(store: Store) -> None:
 
 def test_the_ledger_filtered(store: Store) -> None:
     everything = store.ledger()
-    assert store.ledger_count(LedgerFilter()) == len(everything)
+    assert store.ledger_window(LedgerFilter()).total == len(everything)
     by_mods = list(store.ledger_rows(where=LedgerFilter(moderated=True)))
     assert by_mods and all(r["moderator"] == "mod" for r in by_mods)
     assert list(store.ledger_rows(where=LedgerFilter(moderator="mod"))) == by_mods
@@ -84,9 +84,9 @@ def test_the_ledger_filtered(store: Store) -> None:
     gorbag = list(store.ledger_rows(where=LedgerFilter(warrior="gorbag", entry=Entry.AWARD)))
     assert [r["bp"] for r in gorbag] == [0.1, 0.5, 0.2, 0.1]
     today = datetime.now(UTC).date()
-    assert store.ledger_count(LedgerFilter(since=today, until=today)) == len(everything)
-    assert store.ledger_count(LedgerFilter(until=today - timedelta(days=1))) == 0
-    assert store.ledger_count(LedgerFilter(since=date(2999, 1, 1))) == 0
+    assert store.ledger_window(LedgerFilter(since=today, until=today)).total == len(everything)
+    assert store.ledger_window(LedgerFilter(until=today - timedelta(days=1))).total == 0
+    assert store.ledger_window(LedgerFilter(since=date(2999, 1, 1))).total == 0
     with pytest.raises(UnknownWarrior):
         store.ledger_rows(where=LedgerFilter(warrior="Nobody"))
 
