@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import case, func, null, select
 
 from storage.models import Entry, LedgerRow, Warrior
 from storage.unit_of_work import UnitOfWork
@@ -20,6 +20,9 @@ RANKING_ENTRIES = (Entry.CREATED.value, Entry.ATTESTED.value, Entry.RENAMED.valu
                    Entry.FIGHT_CLOSED.value, Entry.FIGHT_REOPENED.value)
 """Besides the rows that change BP, the rows the ranking reads: who is in it and by
 which name, and who won each fight."""
+_SAYING = (Entry.CREATED.value, Entry.ATTESTED.value, Entry.RENAMED.value,
+           Entry.FIGHT_CLOSED.value)
+"""The rows whose ``detail`` the ranking reads (a name, a fight's winner)."""
 _BATCH = 2000
 """Rows read per query (by id, so no cursor stays open)."""
 
@@ -42,10 +45,13 @@ class Lookup(UnitOfWork):
     def ranking_rows(self, upto: int, take: Callable[[Iterator[Any]], None]) -> None:
         """The ledger rows through row ``upto`` that change BP or are of
         :data:`RANKING_ENTRIES`, in id order (``id``, ``warrior_id``, ``entry``, ``bp``,
-        ``fight_id``, ``detail``, ``created_at``), handed to ``take`` as they are read, in
-        one read transaction."""
+        ``fight_id``, ``detail``, ``created_at``; ``detail`` None but for the rows of
+        ``_SAYING``: the others' is neither read nor decoded), handed to ``take`` as they
+        are read, in one read transaction."""
+        detail = case((LedgerRow.entry.in_(_SAYING), LedgerRow.detail),
+                      else_=null()).label("detail")
         query = (select(LedgerRow.id, LedgerRow.warrior_id, LedgerRow.entry, LedgerRow.bp,
-                        LedgerRow.fight_id, LedgerRow.detail, LedgerRow.created_at)
+                        LedgerRow.fight_id, detail, LedgerRow.created_at)
                  .where((LedgerRow.bp != 0) | LedgerRow.entry.in_(RANKING_ENTRIES))
                  .order_by(LedgerRow.id).limit(_BATCH))
 

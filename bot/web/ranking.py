@@ -8,27 +8,31 @@ creation row, its BP is the sum of its rows', its wins the fights whose newest
 ``fight-reopened`` row takes the win back); a row that does not hold counts for
 nothing. A place is taken after each row that changes a BP (the chart's steps). The
 rows, read once, are kept compact, summed for who is first now, and walked once more
-for those warriors' places, the ranking kept as a sorted list (a step costs a bisect
-per warrior drawn).
+for those warriors' places, the ranking kept as a sorted list: a row that moves a
+warrior from one index to another changes the places of those between only, so only
+they are looked at.
 
-What it draws is bounded: a place below ``DEEPEST`` is drawn at the bottom edge, and
-steps closer than half a unit share one point."""
+What it draws is bounded by the drawing's resolution: a place below ``DEEPEST`` is
+drawn at the bottom edge, and the steps within ``X_UNITS`` of x share one point per
+line, drawn as a vertical stroke over the places they reached (ending at the last)."""
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
 from storage.models import Entry
 
-__all__ = ["DEEPEST", "TOP", "Line", "RankChart", "rank_chart", "ranking"]
+__all__ = ["DEEPEST", "TOP", "X_UNITS", "Line", "RankChart", "rank_chart", "ranking"]
 
 TOP = 10
 """Warriors drawn: the first ten now."""
 DEEPEST = 20
 """The lowest place drawn; one below it is drawn at the bottom edge."""
+X_UNITS = 3
+"""The chart's resolution: one point per line per this many SVG units of x."""
 WIDTH, HEIGHT = 640, 260
 LEFT, RIGHT, TOP_EDGE, BOTTOM = 36, 12, 12, 28
 
@@ -92,15 +96,20 @@ def _compact(rows: Iterable[Any], failed: frozenset[int]) -> Iterator[_Row]:
 
 
 class _Ranking:
-    """The club's ranking as the rows go by (``ordered``: kept sorted for places)."""
+    """The club's ranking as the rows go by; with ``drawn``, kept sorted, and the
+    places of the ``drawn`` warriors kept (``moved``: those whose place may have
+    changed since it was last cleared)."""
 
-    def __init__(self, ordered: bool) -> None:
+    def __init__(self, drawn: Iterable[int] | None = None) -> None:
         self.bp: dict[int, int] = {}
         self.wins: dict[int, int] = {}
         self.names: dict[int, str] = {}
         self.won: dict[int, int] = {}
         """Fight id -> the warrior its closing row names the winner."""
-        self.order: list[_Key] | None = [] if ordered else None
+        self.order: list[_Key] | None = None if drawn is None else []
+        self.drawn = frozenset(drawn or ())
+        self.place: dict[int, int] = {}
+        self.moved: set[int] = set()
 
     def key(self, warrior: int) -> _Key:
         return (-self.bp[warrior], -self.wins[warrior], self.names[warrior].casefold(),
@@ -109,14 +118,23 @@ class _Ranking:
     def _change(self, warrior: int, bp: int = 0, wins: int = 0,
                 name: str | None = None) -> None:
         known = warrior in self.bp
-        if known and self.order is not None:
-            del self.order[bisect.bisect_left(self.order, self.key(warrior))]
+        order = self.order
+        if known and order is not None:
+            was = bisect.bisect_left(order, self.key(warrior))
+            del order[was]
         self.bp[warrior] = self.bp.get(warrior, 0) + bp
         self.wins[warrior] = self.wins.get(warrior, 0) + wins
         if name is not None or not known:
             self.names[warrior] = name or self.names.get(warrior, f"#{warrior}")
-        if self.order is not None:
-            bisect.insort(self.order, self.key(warrior))
+        if order is not None:
+            key = self.key(warrior)
+            at = bisect.bisect_left(order, key)
+            order.insert(at, key)
+            low, high = (min(was, at), max(was, at) + 1) if known else (at, len(order))
+            for index in range(low, high):   # only these places changed
+                if (moved := order[index][3]) in self.drawn:
+                    self.place[moved] = index + 1
+                    self.moved.add(moved)
 
     def add(self, row: _Row) -> None:
         warrior, entry, bp, fight, said, _ = row
@@ -129,10 +147,6 @@ class _Ranking:
                 self.won[fight] = said
                 self._change(said, wins=1)
 
-    def place(self, warrior: int) -> int:
-        assert self.order is not None
-        return bisect.bisect_left(self.order, self.key(warrior)) + 1
-
 
 def ranking(rows: Iterable[Any], failed: Iterable[int] = (),
             top: int = TOP) -> tuple[list[Line], int, str, str]:
@@ -140,21 +154,22 @@ def ranking(rows: Iterable[Any], failed: Iterable[int] = (),
     of ``rows`` (``Store.ranking_rows``', oldest first; ``failed``: the ids of rows that
     do not hold); how many steps; when the first and the last were."""
     kept = list(_compact(rows, frozenset(failed)))
-    now = _Ranking(ordered=False)
+    now = _Ranking()
     for row in kept:
         now.add(row)
     first = sorted(now.bp, key=now.key)[:top]
-    walk, places = _Ranking(ordered=True), {w: list[tuple[int, int]]() for w in first}
+    walk, places = _Ranking(first), {w: list[tuple[int, int]]() for w in first}
     steps, start, end = 0, "", ""
     for row in kept:
         walk.add(row)
         if row[2] and isinstance(row[0], int):
             steps += 1
             start, end = start or row[5], row[5]
-            for warrior in places.keys() & walk.bp.keys():
-                place = walk.place(warrior)
+            for warrior in walk.moved:
+                place = walk.place[warrior]
                 if not places[warrior] or places[warrior][-1][1] != place:
                     places[warrior].append((steps, place))
+            walk.moved.clear()
     lines = []
     for rank, warrior in enumerate(first, 1):
         seen = [p for _, p in places[warrior]] or [rank]
@@ -163,26 +178,48 @@ def ranking(rows: Iterable[Any], failed: Iterable[int] = (),
     return lines, steps, start, end
 
 
+def _path(places: tuple[tuple[int, int], ...], xs: list[int],
+          y: Callable[[int], float]) -> str:
+    """One line's path: per ``X_UNITS`` of x (``xs``: each step's), a vertical stroke
+    over the heights its steps there reached, ending at the last of them."""
+    found: list[tuple[int, int, int, int]] = []   # x, highest, lowest, last place
+    for step, place in places:
+        x = xs[step]
+        if found and found[-1][0] == x:
+            _, high, low, _ = found[-1]
+            found[-1] = (x, min(high, place), max(low, place), place)
+        else:
+            found.append((x, place, place, place))
+    buckets = [(x, y(top), y(end), y(last)) for x, top, end, last in found]
+    path: list[str] = []
+    now, was = -1.0, 0
+    for x, up, down, to in buckets:
+        marks = [v for v in dict.fromkeys((up, down)) if v not in (to, now)] + [to]
+        if not path:
+            path.append(f"M{x} {marks.pop(0):g}")
+        elif marks != [now]:
+            path.append(f"h{x - was}")
+        else:
+            continue
+        path.extend(f"V{v:g}" for v in marks)
+        now, was = to, x
+    return "".join([*path, f"H{WIDTH - RIGHT}"] if path else [])
+
+
 def rank_chart(lines: list[Line], steps: int, first: str = "", last: str = "") -> RankChart:
     """The chart of ``lines`` over ``steps`` steps."""
     deepest = min(DEEPEST, max([len(lines), *(line.lowest for line in lines)]))
     x_step = (WIDTH - RIGHT - LEFT) / max(steps, 1)
     height = HEIGHT - BOTTOM - TOP_EDGE
+    ys = {p: float(round(TOP_EDGE + (p - 1) * height / max(deepest - 1, 1)))
+          for p in range(1, deepest + 1)}
 
     def y(place: int) -> float:
-        return round(TOP_EDGE + (min(place, deepest) - 1) * height / max(deepest - 1, 1), 1)
+        return ys[min(place, deepest)]
 
-    drawn = []
-    for line in lines:
-        points: list[tuple[float, float]] = []
-        for step, place in line.places:
-            x = round(LEFT + step * x_step * 2) / 2 if steps > 1 else float(WIDTH - RIGHT)
-            if points and points[-1][0] == x:   # one point per half unit: its last place
-                points.pop()
-            if not points or points[-1][1] != y(place):
-                points.append((x, y(place)))
-        path = [f"M {x} {at}" if not n else f"H {x} V {at}" for n, (x, at) in enumerate(points)]
-        drawn.append(replace(line, path=" ".join([*path, f"H {WIDTH - RIGHT}"] if path else [])))
+    xs = [LEFT + round(step * x_step / X_UNITS) * X_UNITS if steps > 1 else WIDTH - RIGHT
+          for step in range(steps + 1)]
+    drawn = [replace(line, path=_path(line.places, xs, y)) for line in lines]
     marks = sorted({1, deepest, *range(5, deepest, 5)})
     ticks = tuple((y(p), f"{p}+" if p == deepest and p == DEEPEST else str(p))
                   for p in marks)

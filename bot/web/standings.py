@@ -10,6 +10,7 @@ flagged."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -79,7 +80,8 @@ def standings(request: Request) -> Response:
         warriors = seen.warriors()
         failed = frozenset(seen.proof.failed) if seen.proof is not None else frozenset()
     head = site.proof.status().head
-    drawn = ranking_history(request, site.store).chart(head, failed) if head else None
+    drawn, redraw = ranking_history(request, site.store).chart(head, failed) if head else \
+        (None, 0.0)
     rows = [proved(standing, warriors.get(standing.name)) for standing in listed]
     rows.sort(key=lambda row: (-row[0].bp, -row[0].wins, row[0].name.casefold()))
     ranked = [(rank, standing, flags) for rank, (standing, flags) in enumerate(rows, 1)]
@@ -88,4 +90,4 @@ def standings(request: Request) -> Response:
     labels = {name: plugin.label for name, plugin in PLUGINS.items()}
     return render(request, "standings.html", ranked=ranked, sort=sort, order=order,
                   culture=culture, cultures=CULTURES, columns=COLUMNS, labels=labels,
-                  drawn=drawn, head=head)
+                  drawn=drawn, head=head, redraw=math.ceil(redraw))

@@ -6,20 +6,36 @@ by a moderator's BP."""
 from __future__ import annotations
 
 import re
+import threading
+import time
 from collections.abc import Iterator
 from html import unescape
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 from club import Club
 from starlette.testclient import TestClient
 
 from bot.systems.registry import SYSTEMS
+from bot.web import ranking_history
 from bot.web.app import make_app
-from bot.web.ranking import ranking
+from bot.web.ranking import X_UNITS, rank_chart, ranking
 from storage.db import open_read_only
 from storage.keys import load_keyring
 from storage.store import Store
+
+
+class Row(NamedTuple):
+    """A row as ``Store.ranking_rows`` gives it."""
+
+    id: int
+    warrior_id: int | None
+    entry: str
+    bp: int
+    fight_id: int | None
+    detail: Any
+    created_at: str = "2026-03-01 12:00"
 
 
 def kill(club: Club) -> None:
@@ -160,3 +176,66 @@ def test_a_fight_won_counts_for_ties_as_top_ranks_them(tmp_path: Path) -> None:
     lines = found[0][0]   # type: ignore[index]
     assert [(line.name, line.now) for line in lines] == [("Olaf", 1), ("Gorbag", 2)]
     assert club.say("ann !top")[-1].startswith("#arena ann: Standings: 1. Olaf 1.5 BP")
+
+
+def test_a_slow_walk_keeps_no_page_waiting_one_at_a_time_and_rarely(
+        tmp_path: Path, serve: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    club = Club(tmp_path)
+    club.say("ann !create Alda free-clans axe shield")
+    client = serve(club)   # type: ignore[operator]
+    assert "1 Alda 1 1 0" in words(client.get("/").text)   # a small club: fresh at once
+    history = client.app.state.ranking_history
+    walked, release = [], threading.Event()
+    slow = history._walk
+
+    def walk(head: object, failed: frozenset[int]) -> object:
+        walked.append(head)
+        release.wait(5)
+        return slow(head, failed)
+
+    monkeypatch.setattr(history, "_walk", walk)
+    monkeypatch.setattr(ranking_history, "WAIT_SECONDS", 0.05)
+    club.say("bob !create Bron goblin club spear")   # a new head: the walk hangs
+    start = time.monotonic()
+    html, again = words(client.get("/").text), words(client.get("/").text)
+    assert time.monotonic() - start < 1   # each page waited WAIT_SECONDS, not the walk
+    assert "Drawn through ledger #1; the newer rows are being drawn" in html
+    assert "1 Alda 1 1 0" in html and "Bron" not in html.split("Ranking history")[1]
+    assert html == again and len(walked) == 1   # one walk in flight
+    release.set()
+    for _ in range(50):   # the walk took longer than WAIT_SECONDS: the next waits
+        if "Bron" in words(client.get("/").text).split("Ranking history")[1]:
+            break
+        time.sleep(0.05)
+    club.say("mod !mod bp Bron +1.0 busy")
+    html = words(client.get("/").text)
+    assert len(walked) == 1 and "drawn at most once a minute" in html   # no walk now
+    assert re.search(r"Drawn through ledger #2; .* on a visit in (59|60) s\.", html)
+
+
+def test_the_chart_is_bounded_by_its_resolution() -> None:
+    rows = [Row(n, n, "created", 0, None, {"name": f"W{n}"}) for n in range(1, 21)]
+    rows += [Row(n, 1 + n % 20, "award", (n * 7919) % 23 + 1, None, None)
+             for n in range(21, 100_021)]   # 100,000 steps: the places change at each
+    lines, steps, _, _ = ranking(rows)
+    assert steps == 100_000 and all(len(line.places) > 10_000 for line in lines)
+    chart = rank_chart(lines, steps)
+    per_line = (chart.right - chart.left) // X_UNITS + 1
+    for line in chart.lines:
+        points = re.findall(r"[MHh]", line.path)
+        assert len(points) <= per_line + 1
+        assert len(re.findall(r"V", line.path)) <= 3 * per_line
+        assert len(line.path) < 3_000
+        heights = {float(v) for v in re.findall(r"[V ](\d+(?:\.\d+)?)", line.path)}
+        assert (min(heights), max(heights)) == (   # its whole vertical extent
+            round(12 + (line.best - 1) * 220 / 19), round(12 + (line.lowest - 1) * 220 / 19))
+
+
+def test_a_sparse_history_keeps_every_place_change() -> None:
+    rows = [Row(1, 1, "created", 0, None, {"name": "Alda"}),
+            Row(2, 2, "created", 0, None, {"name": "Bron"}),
+            Row(3, 2, "award", 10, None, None), Row(4, 1, "award", 20, None, None),
+            Row(5, 2, "award", 15, None, None)]
+    chart = rank_chart(*ranking(rows))
+    assert [line.path for line in chart.lines] == ["M234 12h198V232h195V12H628",
+                                                   "M234 232h198V12h195V232H628"]
