@@ -5,20 +5,29 @@ by the key in force at it (the first signed row's, or the one the last ``key-rot
 row before it brought in); a legacy or HMAC row holds only before the first signed row,
 and only as the seal of that row covers it (the seal's digest after each such row is
 kept, so a row edited since the walk no longer gives it); a row signed with a key not
-known here is not proved, never held."""
+known here is not proved, never held. A signed row found to hold is remembered
+(:attr:`RowWalker.verified`) by its key and every column as read: a row edited since
+misses it and is checked again; the link to the row before is checked every time."""
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from bisect import bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
-from storage.chain import GENESIS, Walker, row_hash, row_mac, seal_step, signed_hash
+from storage.chain import CONTENT, GENESIS, Walker, row_hash, row_mac, seal_step, signed_hash
 from storage.keys import Keyring
 from storage.signing import PublicKey
 
-__all__ = ["Judge", "RowWalker"]
+__all__ = ["VERIFIED", "Judge", "RowWalker"]
+
+VERIFIED = 200_000
+"""Rows whose signature held a :class:`RowWalker` remembers at most (the least recently
+used forgotten first): about 150 bytes each."""
 
 
 @dataclass(eq=False)
@@ -36,6 +45,9 @@ class RowWalker(Walker):
     each (:meth:`seal_at`)."""
     why: dict[int, str] = field(default_factory=dict)
     """What the walk found of each row that failed (the first thing)."""
+    verified: OrderedDict[bytes, None] = field(default_factory=OrderedDict)
+    """Rows whose hash and signature held (:meth:`held`), by a digest of the key and
+    the row as read, least recently used first."""
 
     def __post_init__(self) -> None:
         if self.in_force is not None and not self.keys_from:   # Walker.after
@@ -54,6 +66,23 @@ class RowWalker(Walker):
             first = row.id if place == 0 and row.id == self.signed_from else row.id + 1
             self.keys_from.append((first, key))
 
+    def held(self, key: PublicKey, row: Any) -> tuple[bytes, bool]:
+        """Whether the signature of ``row`` as read now was found to hold under ``key``
+        (remembered: :meth:`holds`), with what it is remembered by: a digest of the
+        key and every column read, which the signature covers and more."""
+        seen = hashlib.blake2b(key.raw + repr(_read(row)).encode(), digest_size=16).digest()
+        if seen in self.verified:
+            self.verified.move_to_end(seen)
+            return seen, True
+        return seen, False
+
+    def holds(self, seen: bytes) -> None:
+        """Remember a signature that held (:meth:`held`), forgetting the least recently
+        used beyond ``VERIFIED``."""
+        self.verified[seen] = None
+        if len(self.verified) > VERIFIED:
+            self.verified.popitem(last=False)
+
     def key_at(self, row_id: int) -> PublicKey | None:
         """The key in force at row ``row_id``: the one that must have signed it; None
         before the first signed row, or when the first signed row's key is not known
@@ -69,6 +98,16 @@ class RowWalker(Walker):
             return None
         before = self.seals[end - 64:end - 32].hex() if row_id > 1 else GENESIS
         return before, self.seals[end - 32:end].hex()
+
+
+_FIELDS = (*CONTENT, "prev_hash", "hash", "key_id", "signature")
+"""A ledger row's every column (``storage.ledger.ROW_FIELDS``)."""
+_fields = attrgetter(*_FIELDS)
+
+
+def _read(row: Any) -> tuple[Any, ...]:
+    """A row's every column as read (a row of ``storage.ledger.ROWS`` as it is)."""
+    return tuple(row) if getattr(row, "_fields", None) == _FIELDS else _fields(row)
 
 
 _UNREADABLE = "its hash, key id or signature is not what a ledger row holds (edited)"
@@ -109,12 +148,14 @@ class Judge:
                 signed_hash(row.prev_hash, row)   # its content can be read, at least
                 return False, "written after the ledger was walked: not proved yet"
             if walker.signed_from is not None and row.id >= walker.signed_from:
-                return self._signed(row, kept.key_at(row.id))
+                return self._signed(row, kept)
             return self._sealed(row, kept.seal_at(row.id))
         except (TypeError, ValueError):   # no JSON holds it: written outside the bot
             return True, "its content is not what a ledger row holds (edited)"
 
-    def _signed(self, row: Any, key: PublicKey | None) -> tuple[bool, str] | None:
+    def _signed(self, row: Any, kept: RowWalker) -> tuple[bool, str] | None:
+        """A row from the first signed row on."""
+        key = kept.key_at(row.id)
         if row.signature is None:
             kind = "a legacy row" if row.key_id is None else "an HMAC row"
             return True, (f"not signed, after signed rows ({kind}: written without the "
@@ -124,11 +165,15 @@ class Judge:
         if row.key_id != key.id:
             return True, (f"signed by key {row.key_id}, but key {key.id} is in force (a "
                           "key changes only by a key-rotated row)")
+        seen, held = kept.held(key, row)
+        if held:   # this very row was proved before: the same verdict
+            return self.untrusted
         if signed_hash(row.prev_hash, row) != row.hash:
             return True, "content does not match its hash (edited)"
         if not key.verifies(row.signature, row.hash):
             return True, (f"its signature does not hold under key {key.id} (forged, or "
                           "edited and hashed again)")
+        kept.holds(seen)
         return self.untrusted
 
     def _sealed(self, row: Any, seal: tuple[str, str] | None) -> tuple[bool, str] | None:

@@ -26,6 +26,7 @@ from starlette.testclient import TestClient
 
 from bot import ledger_csv
 from bot.systems.registry import SYSTEMS
+from bot.web import chart
 from bot.web import fights as fights_page
 from bot.web import ledger as ledger_page
 from bot.web import moderators as moderators_page
@@ -326,6 +327,25 @@ def test_a_warriors_lists_each_paged_on_its_own_with_jumps(
                  .split('id="steps"')[1]) == "Steps 1-" + str(len(steps) % 10 or 10) + \
         f" of {len(steps)}"
 
+
+def test_a_warrior_with_more_steps_than_marks_marks_the_tables_and_the_moderators(
+        client: TestClient, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Beyond ``MARKS`` steps the chart marks the steps of the table's page and the
+    moderators' (up to ``MARKS`` in all), its caption says so, and the line draws
+    every step."""
+    monkeypatch.setattr(warrior_page, "LIST_PAGE", 10)
+    monkeypatch.setattr(chart, "MARKS", 15)
+    steps = [row for row, bp in ((r["id"], r["bp"]) for r in store.ledger_rows("Gorbag")) if bp]
+    html = page(client, "/warriors/Gorbag?steps=2").text
+    svg = html[html.index('<svg class="chart"'):html.index("</figure>")]
+    marked = [int(row) for row in re.findall(r"<title>ledger #(\d+) ", svg)]
+    assert len(steps) > 15 and len(marked) == 15 and marked == sorted(marked)
+    assert set(steps[-20:-10]) <= set(marked) <= set(steps)
+    diamonds = svg.count('class="mark moderated"')
+    caption = " ".join(unescape(re.sub(r"<[^>]+>", " ", svg.split("<figcaption>")[1])).split())
+    assert f"{len(steps)} steps are too many to mark each: the line draws them all" in caption
+    assert f"marked are the steps of the table below and {diamonds} of the " in caption
+    assert svg.split(' d="')[1].count("V") == len(steps)   # wide enough: a stroke a step
 
 def test_the_pages_storage_reads_alike_on_every_backend(database_url: str,
                                                         tmp_path: Path) -> None:

@@ -52,7 +52,7 @@ from storage.ledger import Anchor
 from storage.models import LedgerHead, LedgerRow, Warrior
 from storage.proof import Proof
 from storage.proved import MOST_ROW_ID, Advance, pages_proof
-from storage.signing import signing_key
+from storage.signing import PublicKey, signing_key
 from storage.store import Store
 
 PAGES = ("/", "/?sort=name&order=desc", "/warriors/Gorbag", "/warriors/Olaf",
@@ -743,3 +743,36 @@ def test_a_closing_row_edited_after_the_walk_proves_no_outcome(tmp_path: Path,
             "does not hold: content does not match its hash (edited)") in fight
     listed = cells(client.get("/fights").text, "/fights/1\"")
     assert listed[0][5].startswith(f"not proved: ledger row #{closing} says Olaf won (kill)")
+
+
+def test_a_rows_signature_checked_once_and_an_edited_row_checked_again(
+        club: Club, tmp_path: Path, serve: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warrior page checks each signed row it shows; the next request remembers the
+    signatures that held (none verified again), but a row edited by SQL since, even
+    hashed again under its old signature, is read anew and caught."""
+    db = copy(club, tmp_path / "remembered")
+    client = serve(db)   # type: ignore[operator]
+    verified: list[str] = []
+    verifies = PublicKey.verifies
+
+    def counted(key: PublicKey, signature: str, row_hash: str, *rest: Any) -> bool:
+        verified.append(row_hash)
+        return verifies(key, signature, row_hash, *rest)
+
+    monkeypatch.setattr(PublicKey, "verifies", counted)
+    assert state(client.get("/warriors/Olaf").text) == "verified"
+    shown = len(verified)
+    assert shown and state(client.get("/warriors/Olaf").text) == "verified"
+    assert len(verified) == shown   # the second request verifies no signature
+    award = first_award(club)
+    row = ledger_rows(db)[award - 1]
+    row["bp"] = 200   # +20.0, hashed again, the old signature kept
+    row["hash"] = signed_hash(row["prev_hash"], SimpleNamespace(**row))
+    rewrite(db, row)
+    olaf = client.get("/warriors/Olaf").text
+    assert state(olaf) == "failed" and len(verified) == shown + 1
+    assert marked(olaf)[award].startswith("does not hold: its signature does not hold under "
+                                          "key")
+    sql(db, "UPDATE ledger SET reason = 'quietly changed' WHERE id = ?", award - 1)
+    assert "content does not match its hash (edited)" in client.get(
+        f"/ledger?before={award}").text

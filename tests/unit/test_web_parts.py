@@ -136,3 +136,27 @@ def test_the_bp_chart_is_bounded_whatever_the_rows_say() -> None:
     assert [(m.row["id"], m.total) for m in odd.marks] == [(5, 2)]
     assert [label for _, label in bp_chart([_row(1, 12.3), _row(2, -40.0)]).ticks] == [
         "-30", "-20", "-10", "0", "10", "20"]
+
+
+def test_a_long_bp_chart_marks_the_pages_steps_and_the_moderators_and_merges_its_line() -> None:
+    """5,000 steps: marked are only the steps the page's table shows and the moderators'
+    (evenly picked beyond ``MARKS`` in all); the line has a stroke per unit of width,
+    still reaching each step's height."""
+    from bot.web.chart import MARKS
+
+    few = bp_chart([_row(1, 0.5), _row(2, 0.5, "mod")])
+    assert few.drawn(few.marks[1:]) == few.marks   # a short chart marks every step
+    for every in (10, 2):   # 500 moderators' steps, then 2,500
+        rows = [_row(1, 0.1 if i % 7 else -0.3, "mod" if i % every == 0 else None)
+                for i in range(5000)]
+        chart = bp_chart([{**row, "id": i} for i, row in enumerate(rows)])
+        shown = chart.marks[-50:]
+        drawn = chart.drawn(shown)
+        assert len(drawn) == MARKS and set(map(id, shown)) <= set(map(id, drawn))
+        assert [m.row["id"] for m in drawn] == sorted(m.row["id"] for m in drawn)
+        assert sum(m.moderated for m in drawn) >= MARKS - 50 + sum(m.moderated for m in shown)
+        heights = [float(h) for h in chart.path.split(" V ")[1:] for h in h.split()[:1]]
+        assert chart.path.count("H") <= chart.right - chart.left + 2
+        assert min(heights) == min(m.y for m in chart.marks)
+        assert max(heights) == max(m.y for m in chart.marks)
+        assert heights[-1] == chart.marks[-1].y
