@@ -21,8 +21,9 @@ proving every row, done), the two servers' requests alternating:
   drawn); of the older server the pages it has (newest, oldest, warrior, the warrior
   page, the standings);
 - the standings' first request after a new ledger head (a warrior created through the
-  referee), three times: how long it took, whether it showed the new ranking history
-  (else it said the newer rows are being drawn), and how long until the page shows it;
+  referee), three times: how long it took, whether it showed the ranking history drawn
+  through that row (else it says through which row it is drawn), and for the first how
+  long until the page shows it (a request a second, at most 75 s);
 - the ranking history's own walk in this process (``Store.ranking_rows``, then
   ``bot.web.ranking``), three times, in CPU seconds;
 - the server's CPU (``/proc/<pid>/stat``) over T seconds (default 20) with no stream
@@ -34,7 +35,7 @@ proving every row, done), the two servers' requests alternating:
 Prints one figure per line, ``name value``: ``web_pages.<page>.ms_p50`` and ``.ms_p90``
 (``before_<page>`` for the older server's), ``.x_before`` (p50 over the older server's
 p50), ``web_pages.<page>.bytes``; ``web_pages.standings_new_head.ms_max``,
-``.fresh`` (of 3), ``.drawn_ms_max``; ``web_pages.ranking_walk.cpu_seconds_max``;
+``.fresh`` (of 3), ``.drawn_ms`` (the first head's); ``web_pages.ranking_walk.cpu_seconds_max``;
 ``web_pages.live.cpu_per_second_idle`` and ``_watched``; ``web_pages.goal_pages_under_1s
 met`` (every p90 under 1000 ms) or ``missed``.
 """
@@ -68,7 +69,11 @@ from storage.db import open_read_only  # noqa: E402
 from storage.keys import default_key_path, load_keyring, new_key  # noqa: E402
 from storage.store import Store  # noqa: E402
 
-STALE = b"the newer rows are being drawn"
+STALE = b"Drawn through ledger #"
+"""What the standings say while the chart is not drawn through the newest row (being
+drawn, or on a busy club waiting for its once-a-minute redraw)."""
+LAG_SECONDS = 75.0
+"""How long the first new head's request waits for the chart drawn through it."""
 WEIGHED = {"standings": "/", "ledger": "/ledger", "fight": "/fights/1",
            "style_css": "/static/style.css", "replay_js": "/static/replay.js",
            "live_js": "/static/live.js"}
@@ -236,21 +241,27 @@ def timed_pages(now: Client, old: Client | None, paths: dict[str, str],
 
 
 def new_heads(club: Club, now: Client, times: int) -> dict[str, float]:
-    """The standings' first request after each of ``times`` new ledger heads."""
-    took, drawn, fresh = [], [], 0
+    """The standings' first request after each of ``times`` new ledger heads (its time,
+    and whether its chart was drawn through that head), and for the first head how long
+    until a request every second shows the chart drawn through it (at most
+    ``LAG_SECONDS``: a busy club's chart is redrawn at most once a minute)."""
+    took, fresh = [], 0
+    drawn = LAG_SECONDS * 1000
     for n in range(times):
         club.say(f"new{n} !create Newcomer{chr(ord('a') + n)} goblin club spear")
         started = time.perf_counter()
         ms, body = now.get("/")
         took.append(ms)
         fresh += STALE not in body
-        while STALE in body:
-            time.sleep(0.02)
-            body = now.get("/")[1]
-        drawn.append((time.perf_counter() - started) * 1000)
+        if n == 0:
+            while STALE in body and time.perf_counter() - started < LAG_SECONDS:
+                time.sleep(1.0)
+                body = now.get("/")[1]
+            if STALE not in body:
+                drawn = (time.perf_counter() - started) * 1000
     return {"standings_new_head.ms_max": round(max(took), 1),
             "standings_new_head.fresh": fresh,
-            "standings_new_head.drawn_ms_max": round(max(drawn), 1)}
+            "standings_new_head.drawn_ms": round(drawn, 1)}
 
 
 def ranking_walk(db: str, times: int) -> float:
