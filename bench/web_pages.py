@@ -329,8 +329,8 @@ def main(argv: list[str] | None = None) -> dict[str, float | str]:
                 old.process.communicate(timeout=20)
         measured["ranking_walk.cpu_seconds_max"] = ranking_walk(db, 3)
     figures = {f"web_pages.{name}": value for name, value in measured.items()}
-    slow = [name for name, value in measured.items()
-            if name.endswith(".ms_p90") and value >= 1000]
+    slow = [name for name, value in measured.items()   # this tree's pages, not the older's
+            if name.endswith(".ms_p90") and not name.startswith("before_") and value >= 1000]
     figures["web_pages.goal_pages_under_1s"] = "missed" if slow else "met"
     for name, value in figures.items():
         print(f"{name} {value}")
