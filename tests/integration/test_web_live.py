@@ -16,17 +16,15 @@ from pathlib import Path
 import httpx
 import pytest
 from club import Club
+from pages_store import read_only_store
 from starlette.testclient import TestClient
 from webserver import web_server
 
 from bot.config import WebConfig
 from bot.safe_text import DEFAULT_BUDGET
-from bot.systems.registry import SYSTEMS
 from bot.web import live as live_module
 from bot.web.app import make_app
 from bot.web.live import LiveFeeds
-from storage.db import open_read_only
-from storage.keys import load_keyring
 from storage.store import Store
 
 
@@ -53,9 +51,8 @@ def finish(club: Club) -> list[str]:
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[tuple[Club, Store]]:
     club = begun(tmp_path)
-    engine = open_read_only(club.db, live=True)
-    yield club, Store(engine, systems=SYSTEMS.rules, keyring=load_keyring(club.db, create=False))
-    engine.dispose()
+    with read_only_store(club.db) as store:
+        yield club, store
 
 
 def stream(lines: Iterator[str]) -> Iterator[tuple[str, dict[str, object]]]:

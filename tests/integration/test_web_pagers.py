@@ -22,19 +22,16 @@ import httpx
 import pytest
 from club import Club
 from club_history import played
+from pages_store import proved_client, read_only_store
 from starlette.testclient import TestClient
 
 from bot import ledger_csv
-from bot.systems.registry import SYSTEMS
 from bot.web import chart
 from bot.web import fights as fights_page
 from bot.web import ledger as ledger_page
 from bot.web import moderators as moderators_page
 from bot.web import warriors as warrior_page
-from bot.web.app import make_app
 from bot.web.ledger import disposition, filename
-from storage.db import open_read_only
-from storage.keys import load_keyring
 from storage.ledger_view import LedgerFilter
 from storage.models import Entry
 from storage.store import Store
@@ -57,16 +54,13 @@ def club(tmp_path_factory: pytest.TempPathFactory) -> Club:
 
 @pytest.fixture(scope="module")
 def store(club: Club) -> Iterator[Store]:
-    engine = open_read_only(club.db, live=True)
-    yield Store(engine, systems=SYSTEMS.rules, keyring=load_keyring(club.db, create=False))
-    engine.dispose()
+    with read_only_store(club.db) as store:
+        yield store
 
 
 @pytest.fixture(scope="module")
 def client(store: Store) -> TestClient:
-    app = make_app(store)
-    assert app.state.site.proof.wait(30)
-    return TestClient(app)
+    return proved_client(store)   # the ledger's first walk, made as it starts, done
 
 
 def page(client: TestClient, path: str, status: int = 200) -> httpx.Response:

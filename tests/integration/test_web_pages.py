@@ -17,6 +17,7 @@ import httpx
 import pytest
 from club import Club
 from club_history import played
+from pages_store import proved_client, read_only_store
 from starlette.testclient import TestClient
 
 from bot.systems.registry import SYSTEMS
@@ -24,7 +25,7 @@ from bot.web import ledger as ledger_page
 from bot.web import moderators as moderators_page
 from bot.web.app import make_app
 from storage.db import open_read_only
-from storage.keys import Keyring, load_keyring
+from storage.keys import Keyring
 from storage.ledger_view import LedgerFilter
 from storage.models import Entry
 from storage.store import Store
@@ -52,16 +53,13 @@ def club(tmp_path_factory: pytest.TempPathFactory) -> Club:
 
 @pytest.fixture(scope="module")
 def store(club: Club) -> Iterator[Store]:
-    engine = open_read_only(club.db, live=True)
-    yield Store(engine, systems=SYSTEMS.rules, keyring=load_keyring(club.db, create=False))
-    engine.dispose()
+    with read_only_store(club.db) as store:
+        yield store
 
 
 @pytest.fixture(scope="module")
 def client(store: Store) -> TestClient:
-    app = make_app(store)
-    assert app.state.site.proof.wait(30)   # the ledger's first walk, made as it starts
-    return TestClient(app)
+    return proved_client(store)   # the ledger's first walk, made as it starts, done
 
 
 def page(client: TestClient, path: str, status: int = 200, **kw: object) -> httpx.Response:

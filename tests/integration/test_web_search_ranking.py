@@ -9,21 +9,18 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from html import unescape
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
 from club import Club
+from pages_store import proved_client, read_only_store
 from starlette.testclient import TestClient
 
-from bot.systems.registry import SYSTEMS
 from bot.web import ranking_history
-from bot.web.app import make_app
 from bot.web.ranking import X_UNITS, rank_chart, ranking
-from storage.db import open_read_only
-from storage.keys import load_keyring
-from storage.store import Store
 
 
 class Row(NamedTuple):
@@ -52,19 +49,8 @@ def kill(club: Club) -> None:
 
 @pytest.fixture
 def serve() -> Iterator[object]:
-    stores: list[Store] = []
-
-    def client(club: Club) -> TestClient:
-        store = Store(open_read_only(club.db, live=True), systems=SYSTEMS.rules,
-                      keyring=load_keyring(club.db, create=False))
-        stores.append(store)
-        app = make_app(store)
-        assert app.state.site.proof.wait(30)
-        return TestClient(app)
-
-    yield client
-    for store in stores:
-        store.engine.dispose()
+    with ExitStack() as opened:
+        yield lambda club: proved_client(opened.enter_context(read_only_store(club.db)))
 
 
 @pytest.fixture(scope="module")
@@ -73,12 +59,8 @@ def killed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     kill(club)
     club.say("gob !create Gorm goblin club spear")
     club.say("one !create Gorm2 free-clans axe shield")   # a name that holds a number
-    store = Store(open_read_only(club.db, live=True), systems=SYSTEMS.rules,
-                  keyring=load_keyring(club.db, create=False))
-    app = make_app(store)
-    assert app.state.site.proof.wait(30)
-    yield TestClient(app)
-    store.engine.dispose()
+    with read_only_store(club.db) as store:
+        yield proved_client(store)
 
 
 def go(client: TestClient, q: str) -> tuple[int, str]:

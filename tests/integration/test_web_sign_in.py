@@ -14,14 +14,12 @@ import httpx
 import pytest
 from club import Club
 from club_history import played
+from pages_store import read_only_store
 from starlette.testclient import TestClient
 from webserver import web_server
 
-from bot.systems.registry import SYSTEMS
 from bot.web.access import COOKIE, Access
 from bot.web.app import make_app
-from storage.db import open_read_only
-from storage.keys import load_keyring
 from storage.store import Store
 
 TOKEN = "s3cret"
@@ -35,9 +33,8 @@ def club(tmp_path_factory: pytest.TempPathFactory) -> Club:
 
 @pytest.fixture(scope="module")
 def store(club: Club) -> Iterator[Store]:
-    engine = open_read_only(club.db, live=True)
-    yield Store(engine, systems=SYSTEMS.rules, keyring=load_keyring(club.db, create=False))
-    engine.dispose()
+    with read_only_store(club.db) as store:
+        yield store
 
 
 def client(store: Store, **access: object) -> TestClient:
