@@ -58,9 +58,8 @@ class LedgerFilter:
     """A warrior's name (an unknown one is refused: ``UnknownWarrior``)."""
     moderator: str | None = None
     """The moderator's identity, exactly as the rows keep it."""
-    entry: Entry | None = None
     entries: tuple[Entry, ...] = ()
-    """Rows of any of these kinds (with ``entry``: of both, so of that one)."""
+    """Rows of any of these kinds (none given: of every kind)."""
     reason: str | None = None
     """Words the reason contains, in any case."""
     since: date | None = None
@@ -131,8 +130,6 @@ def ledger_query(session: Session, where: LedgerFilter) -> Select[*_Columns]:
         query = query.where(LedgerRow.moderator == where.moderator)
     if where.moderated:
         query = query.where(LedgerRow.moderator.is_not(None))
-    if where.entry is not None:
-        query = query.where(LedgerRow.entry == where.entry.value)
     if where.entries:
         query = query.where(LedgerRow.entry.in_([entry.value for entry in where.entries]))
     if where.reason:

@@ -100,7 +100,7 @@ def _seal_legacy(args: argparse.Namespace, url: str) -> int:
         store = Store(engine, systems=SYSTEMS.rules, keyring=keyring_of(args, url, create=True))
         before = store.ledger_head()
         written = store.seal_legacy(legacy=True)
-        keyed = store.ledger_page(LedgerFilter(entry=Entry.LEDGER_KEYED), limit=1).rows
+        keyed = store.ledger_page(LedgerFilter(entries=(Entry.LEDGER_KEYED,)), limit=1).rows
     finally:
         engine.dispose()
     if not written or before is None or not keyed or keyed[0]["id"] != before.id + 1:

@@ -76,12 +76,12 @@ def test_the_ledger_filtered(store: Store) -> None:
     by_mods = list(store.ledger_rows(where=LedgerFilter(moderated=True)))
     assert by_mods and all(r["moderator"] == "mod" for r in by_mods)
     assert list(store.ledger_rows(where=LedgerFilter(moderator="mod"))) == by_mods
-    (bp,) = store.ledger_rows(where=LedgerFilter(entry=Entry.MODERATOR_BP))
+    (bp,) = store.ledger_rows(where=LedgerFilter(entries=(Entry.MODERATOR_BP,)))
     assert (bp["warrior"], bp["bp"], bp["reason"]) == ("Gorbag", 1.0, "good sportsmanship")
     assert [r["id"] for r in store.ledger_rows(where=LedgerFilter(reason="SPORTS"))] == [bp["id"]]
     assert list(store.ledger_rows(where=LedgerFilter(reason="100%_"))) == []  # no wildcards
     assert {r["fight"] for r in store.ledger_rows(where=LedgerFilter(fight=2))} == {2}
-    gorbag = list(store.ledger_rows(where=LedgerFilter(warrior="gorbag", entry=Entry.AWARD)))
+    gorbag = list(store.ledger_rows(where=LedgerFilter(warrior="gorbag", entries=(Entry.AWARD,))))
     assert [r["bp"] for r in gorbag] == [0.1, 0.5, 0.2, 0.1]
     today = datetime.now(UTC).date()
     assert store.ledger_window(LedgerFilter(since=today, until=today)).total == len(everything)

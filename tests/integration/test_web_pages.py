@@ -150,7 +150,7 @@ def test_the_ledger_filtered_and_paged_newest_first(
     for query, wanted in (
             ("warrior=olaf", LedgerFilter(warrior="olaf")),
             ("moderator=mod&kind=moderator-bp", LedgerFilter(moderator="mod",
-                                                             entry=Entry.MODERATOR_BP)),
+                                                             entries=(Entry.MODERATOR_BP,))),
             ("reason=SPORTS", LedgerFilter(reason="SPORTS")),
             ("fight=2", LedgerFilter(fight=2)),
             ("since=2000-01-01&until=2999-12-31", LedgerFilter())):
